@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: Apache-2.0
+# One non-recursive GNU Makefile for all of bento.  Sources are picked up by
+# wildcard: a new .c file in a program's folder is built into that program.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+BUILDDIR ?= build
+WERROR ?= 1
+SANITIZE ?= 0
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PYTHON ?= /usr/bin/python3
+
+# Dependencies come from pkg-config.  Missing ones are reported by `make`
+# itself: run contrib/install-deps.sh (root) first.
+PKGS_BUNDLE := yajl
+PKGS_RUNTIME := yajl libseccomp libcap libsystemd
+PKGS_TRANSLATE := yajl yaml-0.1 libcrypto
+
+pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
+pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+        -Wimplicit-fallthrough -Wundef -Wpointer-arith -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+ifeq ($(SANITIZE),1)
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+HARDEN :=
+LDSAN := -fsanitize=address,undefined
+else
+OPT := -O2 -g
+HARDEN := -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
+          -fstack-clash-protection -fcf-protection
+LDSAN :=
+endif
+
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+VERSION := 0.1.0
+
+CFLAGS ?=
+LDFLAGS ?=
+ALL_CFLAGS := -std=gnu17 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) -fPIE -MMD -MP \
+              -Ibundle -DBENTO_VERSION='"$(VERSION)"' -DBENTO_COMMIT='"$(GIT_COMMIT)"' $(CFLAGS)
+ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now,-z,noexecstack $(LDSAN) $(LDFLAGS)
+
+BUNDLE_SRC := $(wildcard bundle/*.c)
+RUNTIME_SRC := $(wildcard runtime/*.c)
+TRANSLATE_SRC := $(wildcard translate/*.c)
+UNIT_SRC := $(wildcard tests/unit/test-*.c)
+
+obj = $(patsubst %.c,$(BUILDDIR)/obj/%.o,$(1))
+
+LIBBENTO := $(BUILDDIR)/lib/libbento.a
+BINS := $(BUILDDIR)/bin/bento-runtime
+ifneq ($(TRANSLATE_SRC),)
+BINS += $(BUILDDIR)/bin/bento
+endif
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
+PROBE := $(BUILDDIR)/tests/bento-probe
+
+.PHONY: all debug check check-unit check-integration check-debug check-layering lint fuzz \
+        fuzz-smoke demo install clean deps
+
+all: $(BINS)
+
+$(BUILDDIR)/obj/bundle/%.o: bundle/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_BUNDLE)) -c -o $@ $<
+
+$(BUILDDIR)/obj/runtime/%.o: runtime/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_RUNTIME)) -Iruntime -c -o $@ $<
+
+$(BUILDDIR)/obj/translate/%.o: translate/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_TRANSLATE)) -Itranslate -c -o $@ $<
+
+$(BUILDDIR)/obj/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -c -o $@ $<
+
+$(LIBBENTO): $(call obj,$(BUNDLE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILDDIR)/bin/bento-runtime: $(call obj,$(RUNTIME_SRC)) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_RUNTIME))
+
+$(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_TRANSLATE))
+
+$(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
+
+# The probe runs inside containers whose rootfs holds nothing but busybox: it
+# must be static, so it is built without the sanitizers.
+$(PROBE): tests/probe/probe.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu17 -D_GNU_SOURCE -O2 -Wall -Wextra -static -o $@ $<
+
+deps:
+	@contrib/install-deps.sh
+
+debug:
+	$(MAKE) BUILDDIR=build/debug SANITIZE=1 all $(patsubst $(BUILDDIR)/%,build/debug/%,$(UNIT_BINS))
+
+check-unit: $(UNIT_BINS)
+	prove -v $(UNIT_BINS)
+
+check-integration: all $(PROBE)
+	BENTO_BUILD=$(abspath $(BUILDDIR)) $(PYTHON) -m pytest -q -ra tests/integration
+
+check: deps
+	$(MAKE) check-layering
+	$(MAKE) check-unit
+	$(MAKE) check-integration
+
+check-debug:
+	$(MAKE) BUILDDIR=build/debug SANITIZE=1 check-unit
+
+# bundle/ includes nothing outside itself; runtime/ and translate/ never
+# include each other (design.md).
+check-layering:
+	@! grep -nE '#include "(\.\./)?(runtime|translate|hooks)/' bundle/*.c bundle/*.h
+	@! grep -nE '#include "(\.\./)?translate/' runtime/*.c runtime/*.h 2>/dev/null
+	@! grep -nE '#include "(\.\./)?runtime/' translate/*.c translate/*.h hooks/*.c 2>/dev/null
+	@echo "layering: ok"
+
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILDDIR)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_CFLAGS := -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ibundle
+
+$(BUILDDIR)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(BUNDLE_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $(call pkg_cflags,$(PKGS_BUNDLE)) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
+
+fuzz: $(FUZZ_TARGETS)
+
+FUZZ_SECONDS ?= 60
+fuzz-smoke: $(FUZZ_TARGETS)
+	@for f in $(FUZZ_TARGETS); do \
+		n=$$(basename $$f); mkdir -p $(BUILDDIR)/fuzz/corpus-$$n; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILDDIR)/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
+
+lint:
+	contrib/lint.sh
+
+demo: deps all
+	contrib/demo.sh $(abspath $(BUILDDIR))
+
+install: all
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
+	if [ -d docs/man ]; then install -d $(DESTDIR)$(MANDIR)/man1; \
+		install -m 0644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/; fi
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILDDIR) -name '*.d' 2>/dev/null)

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The error type shared by every bento module (see err.h). */
+#include "err.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Messages may quote hostile input (paths, JSON keys): never let a control
+ * character reach a terminal or a log line. */
+static void strip_controls(char *s)
+{
+        for (; *s; s++)
+                if ((unsigned char) *s < 0x20 || *s == 0x7f)
+                        *s = '?';
+}
+
+static int vset(struct bento_err *err, int code, int with_strerror, const char *fmt, va_list ap)
+{
+        char tmp[BENTO_ERR_MSG_MAX];
+
+        if (code <= 0)
+                code = EINVAL;
+        vsnprintf(tmp, sizeof(tmp), fmt, ap);
+        if (with_strerror)
+                snprintf(err->msg, sizeof(err->msg), "%s: %s", tmp, strerror(code));
+        else
+                snprintf(err->msg, sizeof(err->msg), "%s", tmp);
+        strip_controls(err->msg);
+        err->code = code;
+        return -code;
+}
+
+int bento_err_set(struct bento_err *err, int code, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vset(err, code, 1, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int bento_err_setx(struct bento_err *err, int code, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vset(err, code, 0, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int bento_err_prefix(struct bento_err *err, const char *fmt, ...)
+{
+        char ctx[BENTO_ERR_MSG_MAX];
+        char old[BENTO_ERR_MSG_MAX];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(ctx, sizeof(ctx), fmt, ap);
+        va_end(ap);
+        memcpy(old, err->msg, sizeof(old));
+        snprintf(err->msg, sizeof(err->msg), "%s: %s", ctx, old);
+        strip_controls(err->msg);
+        if (err->code <= 0)
+                err->code = EINVAL;
+        return -err->code;
+}
+
+void bento_err_clear(struct bento_err *err)
+{
+        err->code = 0;
+        err->msg[0] = '\0';
+}

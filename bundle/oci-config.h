@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The OCI runtime-spec config.json model.
+ *
+ * oci_config_parse() follows runtime-spec's rules for readers: unknown
+ * properties are ignored, invalid values are rejected with the JSON path of
+ * the bad value ("linux.namespaces[2].type: ..."), the input is size-capped,
+ * embedded NUL bytes (raw or \u0000) and duplicate object keys are rejected.
+ * oci_config_write() emits a deterministic, pretty-printed document: the same
+ * model always gives the same bytes.
+ *
+ * Strings are heap-allocated, NUL-terminated, never NULL unless documented as
+ * optional.  Arrays come as (pointer, count) pairs.  Optional scalars carry a
+ * `has_` flag.  linux.resources and linux.seccomp are kept as raw JSON
+ * subtrees (struct bento_json) for the runtime's cgroup and seccomp modules.
+ */
+#ifndef BENTO_OCI_CONFIG_H
+#define BENTO_OCI_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "json.h"
+
+#define OCI_CONFIG_MAX_BYTES (4u * 1024u * 1024u)
+
+enum oci_ns_type {
+        OCI_NS_PID,
+        OCI_NS_NETWORK,
+        OCI_NS_MOUNT,
+        OCI_NS_IPC,
+        OCI_NS_UTS,
+        OCI_NS_USER,
+        OCI_NS_CGROUP,
+        OCI_NS_TIME,
+        _OCI_NS_MAX,
+};
+
+/* "pid", "network", ... ; NULL for out-of-range values. */
+const char *oci_ns_type_to_string(enum oci_ns_type t);
+/* Returns the type or -1 when the name is not a runtime-spec namespace. */
+int oci_ns_type_from_string(const char *s);
+
+struct oci_namespace {
+        enum oci_ns_type type;
+        char *path; /* optional: join this namespace instead of creating one */
+};
+
+struct oci_id_mapping {
+        uint32_t container_id;
+        uint32_t host_id;
+        uint32_t size;
+};
+
+struct oci_mount {
+        char *destination;
+        char *source;  /* optional */
+        char *type;    /* optional */
+        char **options; /* n_options entries */
+        size_t n_options;
+};
+
+enum oci_cap_set {
+        OCI_CAP_BOUNDING,
+        OCI_CAP_EFFECTIVE,
+        OCI_CAP_INHERITABLE,
+        OCI_CAP_PERMITTED,
+        OCI_CAP_AMBIENT,
+        _OCI_CAP_SET_MAX,
+};
+
+struct oci_capabilities {
+        /* names as written ("CAP_CHOWN"); validation of the names is the
+         * runtime's job (unknown ones are a warning per runtime-spec). */
+        char **set[_OCI_CAP_SET_MAX];
+        size_t n[_OCI_CAP_SET_MAX];
+        bool present[_OCI_CAP_SET_MAX]; /* the key was in the document */
+};
+
+struct oci_rlimit {
+        char *type;   /* "RLIMIT_NOFILE" */
+        int resource; /* RLIMIT_NOFILE; unknown names are rejected by the parser */
+        uint64_t soft;
+        uint64_t hard;
+};
+
+struct oci_user {
+        uint32_t uid;
+        uint32_t gid;
+        bool has_umask;
+        uint32_t umask;
+        uint32_t *additional_gids;
+        size_t n_additional_gids;
+};
+
+struct oci_process {
+        bool terminal;
+        bool has_console_size;
+        uint32_t console_height;
+        uint32_t console_width;
+        struct oci_user user;
+        char **args; /* at least one entry */
+        size_t n_args;
+        char **env;
+        size_t n_env;
+        char *cwd; /* absolute */
+        struct oci_capabilities *capabilities; /* optional */
+        struct oci_rlimit *rlimits;
+        size_t n_rlimits;
+        bool no_new_privileges;
+        bool has_oom_score_adj;
+        int oom_score_adj;
+        char *apparmor_profile; /* optional */
+        char *selinux_label;    /* optional */
+        struct bento_json *landlock; /* optional, raw (proposed spec shape) */
+};
+
+struct oci_root {
+        char *path; /* as written: absolute or bundle-relative */
+        bool readonly;
+};
+
+struct oci_device {
+        char type; /* 'c', 'b', 'u' or 'p' */
+        char *path;
+        int64_t major; /* -1 when absent (allowed for 'p') */
+        int64_t minor;
+        bool has_file_mode;
+        uint32_t file_mode;
+        bool has_uid;
+        uint32_t uid;
+        bool has_gid;
+        uint32_t gid;
+};
+
+struct oci_kv {
+        char *key;
+        char *value;
+};
+
+struct oci_hook {
+        char *path;
+        char **args;
+        size_t n_args;
+        char **env;
+        size_t n_env;
+        bool has_env; /* distinguishes "env": [] from no env at all */
+        bool has_timeout;
+        int timeout; /* seconds, > 0 */
+};
+
+enum oci_hook_kind {
+        OCI_HOOK_PRESTART,
+        OCI_HOOK_CREATE_RUNTIME,
+        OCI_HOOK_CREATE_CONTAINER,
+        OCI_HOOK_START_CONTAINER,
+        OCI_HOOK_POSTSTART,
+        OCI_HOOK_POSTSTOP,
+        _OCI_HOOK_KIND_MAX,
+};
+
+/* "prestart", "createRuntime", ... */
+const char *oci_hook_kind_to_string(enum oci_hook_kind k);
+
+struct oci_linux {
+        struct oci_namespace *namespaces;
+        size_t n_namespaces;
+        struct oci_id_mapping *uid_mappings;
+        size_t n_uid_mappings;
+        struct oci_id_mapping *gid_mappings;
+        size_t n_gid_mappings;
+        struct oci_device *devices;
+        size_t n_devices;
+        struct oci_kv *sysctl; /* sorted by key */
+        size_t n_sysctl;
+        char *cgroups_path;       /* optional */
+        char *rootfs_propagation; /* optional: shared slave private unbindable (or r-forms) */
+        char **masked_paths;
+        size_t n_masked_paths;
+        char **readonly_paths;
+        size_t n_readonly_paths;
+        char *mount_label;            /* optional */
+        struct bento_json *resources; /* optional, raw */
+        struct bento_json *seccomp;   /* optional, raw */
+};
+
+struct oci_config {
+        char *oci_version;
+        struct oci_process *process; /* optional (create may omit it; start refuses) */
+        struct oci_root root;        /* required on Linux */
+        char *hostname;              /* optional */
+        char *domainname;            /* optional */
+        struct oci_mount *mounts;
+        size_t n_mounts;
+        struct oci_hook *hooks[_OCI_HOOK_KIND_MAX];
+        size_t n_hooks[_OCI_HOOK_KIND_MAX];
+        struct oci_kv *annotations; /* sorted by key */
+        size_t n_annotations;
+        bool has_linux;
+        struct oci_linux linux_; /* zeroed when absent */
+};
+
+/* Parse a config.json document held in memory (len bytes, need not be
+ * NUL-terminated).  On success *ret owns a new model.  Errors name the JSON
+ * path of the bad value, e.g. "process.user.uid: expected an unsigned
+ * integer".  Never aborts on any input. */
+int oci_config_parse(const char *data, size_t len, struct oci_config **ret, struct bento_err *err);
+
+/* Read and parse a file, refusing files above OCI_CONFIG_MAX_BYTES.  Error
+ * messages are prefixed with the file name. */
+int oci_config_load(const char *path, struct oci_config **ret, struct bento_err *err);
+
+/* Serialise deterministically (two-space indentation, fixed key order, a
+ * trailing newline).  *ret_buf is heap-allocated and NUL-terminated. */
+int oci_config_write(const struct oci_config *cfg, char **ret_buf, size_t *ret_len,
+                     struct bento_err *err);
+
+/* Free a model; accepts NULL, returns NULL. */
+struct oci_config *oci_config_free(struct oci_config *cfg);
+
+/* Look up an annotation; NULL when absent. */
+const char *oci_config_annotation(const struct oci_config *cfg, const char *key);
+
+/* Find the namespace entry of a type; NULL when the config does not list it. */
+const struct oci_namespace *oci_config_namespace(const struct oci_config *cfg,
+                                                 enum oci_ns_type type);
+
+static inline void cleanup_oci_config_fn(struct oci_config **p)
+{
+        oci_config_free(*p);
+}
+#define cleanup_oci_config __attribute__((cleanup(cleanup_oci_config_fn)))
+
+#endif

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Two JSON documents about a container:
+ *
+ *  - the runtime's persistent record (`<root>/<id>/state.json`): what was
+ *    created and how to find it again (pid + start time, bundle, rootfs,
+ *    cgroup) plus what was actually applied (namespaces and their inodes,
+ *    mounts made, id mappings), for `bento-runtime state`;
+ *  - the OCI "container state" object handed to hooks on stdin and printed
+ *    by `state` (ociVersion, id, status, pid, bundle, annotations).
+ *
+ * The record is parsed as hostile input (a state directory may have been
+ * tampered with): every field is type-checked, sizes are capped.
+ */
+#ifndef BENTO_STATE_H
+#define BENTO_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "oci-config.h"
+
+#define BENTO_STATE_MAX_BYTES (1024u * 1024u)
+#define BENTO_OCI_VERSION "1.2.0"
+
+enum bento_status {
+        BENTO_STATUS_CREATING,
+        BENTO_STATUS_CREATED,
+        BENTO_STATUS_RUNNING,
+        BENTO_STATUS_PAUSED,
+        BENTO_STATUS_STOPPED,
+        _BENTO_STATUS_MAX,
+};
+
+/* "creating", "created", "running", "paused", "stopped" */
+const char *bento_status_to_string(enum bento_status s);
+
+struct bento_applied_ns {
+        char *type;    /* "pid", "network", ... */
+        uint64_t inode; /* of /proc/<pid>/ns/<name> */
+        bool joined;   /* joined by path rather than created */
+        char *path;    /* optional: the path joined */
+};
+
+struct bento_applied_mount {
+        char *destination; /* inside the container */
+        char *type;
+        char *source;
+        char *options; /* as the kernel reports them (mountinfo) */
+};
+
+struct bento_record {
+        char *id;
+        pid_t pid;                    /* host pid of the container init */
+        uint64_t start_time;          /* field 22 of /proc/<pid>/stat */
+        char *bundle;                 /* absolute */
+        char *rootfs;                 /* absolute */
+        char *created;                /* RFC 3339, UTC */
+        char *owner;                  /* user name or numeric uid */
+        char *cgroup_path;            /* optional */
+        bool systemd_cgroup;
+        struct bento_applied_ns *namespaces;
+        size_t n_namespaces;
+        struct bento_applied_mount *mounts;
+        size_t n_mounts;
+        char *uid_map; /* optional: contents of /proc/<pid>/uid_map */
+        char *gid_map; /* optional */
+        struct bento_json *extra; /* optional object: other applied facts, emitted as "applied" */
+};
+
+/* Serialise a record (deterministic, pretty). */
+int bento_record_write(const struct bento_record *rec, char **ret_buf, size_t *ret_len,
+                       struct bento_err *err);
+
+/* Parse a record; errors name the JSON path. */
+int bento_record_parse(const char *data, size_t len, struct bento_record **ret,
+                       struct bento_err *err);
+
+struct bento_record *bento_record_free(struct bento_record *rec);
+
+static inline void cleanup_bento_record_fn(struct bento_record **p)
+{
+        bento_record_free(*p);
+}
+#define cleanup_bento_record __attribute__((cleanup(cleanup_bento_record_fn)))
+
+/* The OCI state object.  When `rec` is given with `verbose`, an extra
+ * "bento" member describes what was applied (namespaces, mounts, maps).
+ * pid is written as given (0 when stopped).  annotations come from cfg
+ * (may be NULL). */
+struct bento_oci_state {
+        const char *id;
+        enum bento_status status;
+        pid_t pid;
+        const char *bundle;
+        const char *rootfs;  /* optional */
+        const char *created; /* optional */
+        const char *owner;   /* optional */
+        const struct oci_config *cfg;    /* optional: annotations */
+        const struct bento_record *rec;  /* optional: applied facts */
+};
+
+int bento_oci_state_write(const struct bento_oci_state *st, bool pretty, char **ret_buf,
+                          size_t *ret_len, struct bento_err *err);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What the container-setup steps need to know, gathered once by `create`
+ * before the container init is cloned.  The init gets a copy of this through
+ * clone() and must not allocate more than it has to: every setup step takes
+ * the context read-only and reports failure through a struct bento_err.
+ */
+#ifndef RT_CONTEXT_H
+#define RT_CONTEXT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "oci-config.h"
+
+struct rt_context {
+        const struct oci_config *cfg;
+        const char *id;
+        const char *bundle; /* absolute path of the bundle directory */
+        const char *rootfs; /* absolute host path of the root filesystem */
+
+        /* namespaces the container gets for itself (created, not joined) */
+        bool new_ns[_OCI_NS_MAX];
+        /* namespaces listed in the config at all (created or joined) */
+        bool has_ns[_OCI_NS_MAX];
+        /* the init runs in a user namespace (new or joined), so mknod is
+         * impossible and mounts inherit locked flags */
+        bool in_userns;
+        /* the runtime itself runs without root on the host */
+        bool rootless;
+
+        bool no_pivot;
+        bool no_new_keyring;
+        int preserve_fds;
+};
+
+#endif
