@@ -15,6 +15,18 @@ static void strip_controls(char *s)
                         *s = '?';
 }
 
+/* dst = a + ": " + b, truncated to size (bounded by hand: snprintf's
+ * truncation warnings cannot be silenced portably). */
+static void join(char *dst, size_t size, const char *a, const char *b)
+{
+        size_t n = 0;
+
+        for (const char *parts[] = {a, ": ", b}, **p = parts; p < parts + 3; p++)
+                for (const char *c = *p; *c && n + 1 < size; c++)
+                        dst[n++] = *c;
+        dst[n] = '\0';
+}
+
 static int vset(struct bento_err *err, int code, int with_strerror, const char *fmt, va_list ap)
 {
         char tmp[BENTO_ERR_MSG_MAX];
@@ -23,9 +35,9 @@ static int vset(struct bento_err *err, int code, int with_strerror, const char *
                 code = EINVAL;
         vsnprintf(tmp, sizeof(tmp), fmt, ap);
         if (with_strerror)
-                snprintf(err->msg, sizeof(err->msg), "%s: %s", tmp, strerror(code));
+                join(err->msg, sizeof(err->msg), tmp, strerror(code));
         else
-                snprintf(err->msg, sizeof(err->msg), "%s", tmp);
+                memcpy(err->msg, tmp, sizeof(err->msg));
         strip_controls(err->msg);
         err->code = code;
         return -code;
@@ -63,7 +75,7 @@ int bento_err_prefix(struct bento_err *err, const char *fmt, ...)
         vsnprintf(ctx, sizeof(ctx), fmt, ap);
         va_end(ap);
         memcpy(old, err->msg, sizeof(old));
-        snprintf(err->msg, sizeof(err->msg), "%s: %s", ctx, old);
+        join(err->msg, sizeof(err->msg), ctx, old);
         strip_controls(err->msg);
         if (err->code <= 0)
                 err->code = EINVAL;

@@ -55,12 +55,17 @@ struct bento_json {
         } u;
 };
 
-/* Parse a whole document (max_bytes caps len).  Errors say what is wrong and,
- * where yajl can tell, at which byte offset. */
+/* Parse a whole document (max_bytes caps len; data need not be
+ * NUL-terminated).  Errors say what is wrong and where: the JSON path for
+ * duplicate keys, NUL characters, malformed UTF-8 and nesting deeper than
+ * BENTO_JSON_MAX_DEPTH, the byte offset for syntax errors.  Trailing data
+ * after the value and comments are rejected.  Returns 0 or -errno (EFBIG
+ * above max_bytes, EINVAL for bad documents, ENOMEM). */
 int bento_json_parse(const char *data, size_t len, size_t max_bytes, struct bento_json **ret,
                      struct bento_err *err);
 
-/* Member of an object by key; NULL when absent or when obj is not an object. */
+/* Member of an object by key; NULL when absent or when obj is not an object.
+ * A linear scan: objects are small, and parsed ones have unique keys. */
 struct bento_json *bento_json_get(const struct bento_json *obj, const char *key);
 
 /* Deep copy; NULL on allocation failure. */
@@ -69,12 +74,42 @@ struct bento_json *bento_json_dup(const struct bento_json *v);
 /* Free a tree; accepts NULL, returns NULL. */
 struct bento_json *bento_json_free(struct bento_json *v);
 
+/* Strict UTF-8 (no overlong forms, surrogates or code points above
+ * U+10FFFF), the rule every string in a parsed tree satisfies. */
+bool bento_json_utf8_valid(const char *s, size_t len);
+
 /* Human name of a type for messages: "a string", "an object", ... */
 const char *bento_json_type_name(enum bento_json_type t);
 
 /* Serialise a tree with yajl_gen (beautify, UTF-8 validated) into an open
  * generator; the generator type is hidden to keep yajl out of this header. */
 int bento_json_emit(void *yajl_gen_handle, const struct bento_json *v, struct bento_err *err);
+
+/*
+ * Building trees in code (raw subtrees such as linux.resources or
+ * linux.seccomp).  Constructors return NULL when out of memory.  The two
+ * insertion calls consume v in every case: on failure it is freed, and a
+ * NULL v (a constructor that failed) gives -ENOMEM, so calls can be nested:
+ *
+ *      r = bento_json_object_set(res, "limit", bento_json_new_int(512));
+ *
+ * Numbers made here carry their text, so they are emitted exactly.
+ * bento_json_new_string returns NULL also when s is not valid UTF-8.
+ */
+struct bento_json *bento_json_new_null(void);
+struct bento_json *bento_json_new_bool(bool b);
+struct bento_json *bento_json_new_int(int64_t i);
+struct bento_json *bento_json_new_uint(uint64_t u);
+struct bento_json *bento_json_new_string(const char *s);
+struct bento_json *bento_json_new_array(void);
+struct bento_json *bento_json_new_object(void);
+
+/* Append v to an array.  Returns 0, -EINVAL (arr is not an array), -ENOMEM. */
+int bento_json_array_append(struct bento_json *arr, struct bento_json *v);
+
+/* Set obj[key] = v, replacing (and freeing) an existing value, so a built
+ * object never holds a key twice.  Returns 0, -EINVAL, -ENOMEM. */
+int bento_json_object_set(struct bento_json *obj, const char *key, struct bento_json *v);
 
 static inline void cleanup_bento_json_fn(struct bento_json **p)
 {

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Whole-file reads and atomic whole-file writes, for config.json, the state
+ * record and the other small files the runtime keeps.
+ *
+ * Reads are for files that may have been tampered with: the last path
+ * component is never followed if it is a symbolic link (O_NOFOLLOW; earlier
+ * components are resolved normally), only regular files are read (a FIFO
+ * cannot block the caller, a device cannot be read), and the size is capped
+ * whatever fstat() claims, so /proc files (which report size 0) work too.
+ *
+ * Writes go to a fresh temporary file in the target's directory, are
+ * fsync()ed and then rename()d over the target, so a reader sees the old
+ * content or the new one, never a mix; the directory itself is not
+ * fsync()ed (state lives on tmpfs; a crash may lose the rename, not tear the
+ * file).  The target, if it is a symlink, is replaced rather than followed.
+ *
+ * All descriptors are O_CLOEXEC.  Returns 0 or -errno with err filled; the
+ * message names the file.
+ */
+#ifndef BENTO_FILEIO_H
+#define BENTO_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+/* Read path (at most max bytes; larger files fail with EFBIG).  *ret is
+ * heap-allocated and NUL-terminated; *ret_len excludes the terminator.  A
+ * symlink as last component fails with ELOOP, a non-regular file with
+ * EINVAL. */
+int bento_read_file(const char *path, size_t max, char **ret, size_t *ret_len,
+                    struct bento_err *err);
+
+/* The same, relative to a directory descriptor (AT_FDCWD allowed). */
+int bento_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len,
+                       struct bento_err *err);
+
+/* Read an open descriptor to EOF under the same cap, without any checks on
+ * what it is (pipes, sockets).  name is only used in messages. */
+int bento_read_fd(int fd, const char *name, size_t max, char **ret, size_t *ret_len,
+                  struct bento_err *err);
+
+/* Replace path with len bytes of data; the file gets exactly mode (the umask
+ * does not apply). */
+int bento_write_file_atomic(const char *path, const char *data, size_t len, mode_t mode,
+                            struct bento_err *err);
+
+/* The same, for a plain file name (no '/') inside a directory descriptor. */
+int bento_write_file_atomic_at(int dirfd, const char *name, const char *data, size_t len,
+                               mode_t mode, struct bento_err *err);
+
+#endif

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The verbs state and list. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cleanup.h"
+#include "commands.h"
+#include "log.h"
+#include "store.h"
+
+struct snapshot {
+        struct rt_container_dir dir;
+        struct bento_record *rec;
+        struct oci_config *cfg;
+        enum bento_status status;
+};
+
+static void snapshot_close(struct snapshot *s)
+{
+        bento_record_free(s->rec);
+        oci_config_free(s->cfg);
+        rt_container_dir_close(&s->dir);
+}
+
+static int snapshot_take(struct rt_store *store, const char *id, struct snapshot *s,
+                         struct bento_err *err)
+{
+        int r;
+
+        *s = (struct snapshot){.dir = {.path = NULL, .fd = -1}};
+        r = rt_container_dir_open(store, id, false, &s->dir, err);
+        if (r < 0)
+                return r;
+        r = rt_container_record_load(&s->dir, &s->rec, err);
+        if (r == -ENOENT) {
+                s->status = BENTO_STATUS_CREATING;
+                return 0;
+        }
+        if (r >= 0)
+                r = rt_container_config_load(&s->dir, &s->cfg, err);
+        if (r < 0) {
+                snapshot_close(s);
+                return r;
+        }
+        s->status = rt_container_status(&s->dir, s->rec);
+        return 0;
+}
+
+static int print_state(const char *id, const struct snapshot *s, bool verbose, FILE *out,
+                       struct bento_err *err)
+{
+        const struct bento_record *rec = s->rec;
+        struct bento_oci_state st = {
+                .id = id,
+                .status = s->status,
+                .pid = rec && (s->status == BENTO_STATUS_CREATED ||
+                               s->status == BENTO_STATUS_RUNNING ||
+                               s->status == BENTO_STATUS_PAUSED)
+                               ? rec->pid
+                               : 0,
+                .bundle = rec ? rec->bundle : "",
+                .rootfs = rec ? rec->rootfs : NULL,
+                .created = rec ? rec->created : NULL,
+                .owner = rec ? rec->owner : NULL,
+                .cfg = s->cfg,
+                .rec = verbose ? rec : NULL,
+        };
+        cleanup_free char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        r = bento_oci_state_write(&st, true, &buf, &len, err);
+        if (r < 0)
+                return r;
+        fwrite(buf, 1, len, out);
+        return 0;
+}
+
+int cmd_state(const struct rt_global *g, int argc, char **argv)
+{
+        struct rt_store store = {.root = NULL, .root_fd = -1};
+        struct bento_err err = {0};
+        struct snapshot s;
+        int r;
+
+        if (argc != 2) {
+                rt_log_error("state: expected a container id");
+                rt_usage("state", true);
+                return 1;
+        }
+        r = rt_store_open(g->root, &store, &err);
+        if (r >= 0)
+                r = snapshot_take(&store, argv[1], &s, &err);
+        if (r >= 0) {
+                r = print_state(argv[1], &s, true, stdout, &err);
+                snapshot_close(&s);
+        }
+        rt_store_close(&store);
+        return r < 0 ? rt_log_err(&err) : 0;
+}
+
+static void list_one(struct rt_store *store, const char *id, bool json, bool quiet, bool *first)
+{
+        struct bento_err err = {0};
+        struct snapshot s;
+
+        if (snapshot_take(store, id, &s, &err) < 0)
+                return; /* removed while listing */
+        if (quiet) {
+                printf("%s\n", id);
+        } else if (json) {
+                printf("%s", *first ? "" : ",\n");
+                if (print_state(id, &s, false, stdout, &err) < 0)
+                        rt_log_warning("%s", err.msg);
+        } else {
+                printf("%-24s %-8d %-10s %-40s %-32s %s\n", id,
+                       s.rec && s.status != BENTO_STATUS_STOPPED ? (int) s.rec->pid : 0,
+                       bento_status_to_string(s.status), s.rec ? s.rec->bundle : "",
+                       s.rec ? s.rec->created : "", s.rec ? s.rec->owner : "");
+        }
+        *first = false;
+        snapshot_close(&s);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int cmd_list(const struct rt_global *g, int argc, char **argv)
+{
+        static const struct rt_opt opts[] = {{"format", 'f', true, 'f'},
+                                             {"quiet", 'q', false, 'q'},
+                                             {NULL, 0, false, 0}};
+        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        struct rt_store store = {.root = NULL, .root_fd = -1};
+        struct bento_err err = {0};
+        const char *value = NULL;
+        bool json = false, quiet = false, first = true;
+        cleanup_dir DIR *d = NULL;
+        char **names = NULL;
+        size_t n = 0;
+        struct dirent *e;
+        int id, r;
+
+        while ((r = rt_args_next(&a, opts, &id, &value, &err)) > 0) {
+                if (id == 'q')
+                        quiet = true;
+                else if (!strcmp(value, "json") || !strcmp(value, "table"))
+                        json = !strcmp(value, "json");
+                else
+                        r = bento_err_setx(&err, EINVAL, "--format: expected table or json");
+                if (r < 0)
+                        break;
+        }
+        if (r >= 0 && a.i != argc)
+                r = bento_err_setx(&err, EINVAL, "list takes no arguments");
+        if (r >= 0)
+                r = rt_store_open(g->root, &store, &err);
+        if (r >= 0 && !(d = opendir(store.root)))
+                r = bento_err_set(&err, errno, "cannot list %s", store.root);
+        while (r >= 0 && (e = readdir(d))) {
+                char **grown;
+                if (e->d_name[0] == '.' || e->d_type != DT_DIR)
+                        continue;
+                grown = realloc(names, (n + 1) * sizeof(*names));
+                if (!grown || !(grown[n] = strdup(e->d_name))) {
+                        names = grown ? grown : names;
+                        r = bento_err_set(&err, ENOMEM, "list");
+                        break;
+                }
+                names = grown;
+                n++;
+        }
+        if (r >= 0) {
+                qsort(names, n, sizeof(*names), compare_names);
+                if (json)
+                        printf("[");
+                else if (!quiet)
+                        printf("%-24s %-8s %-10s %-40s %-32s %s\n", "ID", "PID", "STATUS",
+                               "BUNDLE", "CREATED", "OWNER");
+                for (size_t i = 0; i < n; i++)
+                        list_one(&store, names[i], json, quiet, &first);
+                if (json)
+                        printf("]\n");
+        }
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
+        free(names);
+        rt_store_close(&store);
+        return r < 0 ? rt_log_err(&err) : 0;
+}

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * `create`: read and check the bundle, make the state directory and
+ * exec.fifo, clone the init through the handshake, record what was applied.
+ * Any failure undoes everything made so far.
+ */
+#include "container.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "log.h"
+#include "mounts.h"
+#include "namespaces.h"
+#include "proc.h"
+#include "process.h"
+#include "record.h"
+#include "spawn.h"
+
+/* Layers this build cannot enforce yet: refusing them is the only honest
+ * answer (a container must never run with a requested guarantee dropped). */
+static int refuse_unsupported(const struct oci_config *cfg, struct bento_err *err)
+{
+        for (int k = 0; k < _OCI_HOOK_KIND_MAX; k++)
+                if (cfg->n_hooks[k])
+                        return bento_err_setx(err, ENOTSUP, "hooks.%s: hooks are not supported "
+                                              "by this build of bento-runtime",
+                                              oci_hook_kind_to_string(k));
+        if (cfg->linux_.seccomp)
+                return bento_err_setx(err, ENOTSUP, "linux.seccomp: seccomp is not supported by "
+                                      "this build of bento-runtime; refusing to run without it");
+        if (cfg->linux_.resources && cfg->linux_.resources->type == BENTO_JSON_OBJECT &&
+            cfg->linux_.resources->u.object.n > 0)
+                return bento_err_setx(err, ENOTSUP, "linux.resources: cgroup limits are not "
+                                      "supported by this build of bento-runtime; refusing to run "
+                                      "without them");
+        if (cfg->process->landlock)
+                return bento_err_setx(err, ENOTSUP, "process.landlock: not supported by this "
+                                      "build of bento-runtime");
+        if (cfg->process->apparmor_profile && cfg->process->apparmor_profile[0])
+                return bento_err_setx(err, ENOTSUP, "process.apparmorProfile: AppArmor is not "
+                                      "supported by bento-runtime");
+        if ((cfg->process->selinux_label && cfg->process->selinux_label[0]) ||
+            (cfg->linux_.mount_label && cfg->linux_.mount_label[0]))
+                return bento_err_setx(err, ENOTSUP, "process.selinuxLabel/linux.mountLabel: "
+                                      "SELinux is not supported by bento-runtime");
+        return 0;
+}
+
+static int check_config(const struct oci_config *cfg, const struct rt_create_opts *opts,
+                        struct bento_err *err)
+{
+        char warnings[2048] = "";
+        int r;
+
+        if (!cfg->process)
+                return bento_err_setx(err, EINVAL, "process: missing; the container would have "
+                                      "nothing to run");
+        if (!cfg->has_linux)
+                return bento_err_setx(err, EINVAL, "linux: missing; bento-runtime runs Linux "
+                                      "containers only");
+        r = refuse_unsupported(cfg, err);
+        if (r < 0)
+                return r;
+        if (cfg->process->terminal && !opts->console_socket)
+                return bento_err_setx(err, EINVAL, "process.terminal is true: --console-socket "
+                                      "is required");
+        r = rt_mounts_validate(cfg, err);
+        if (r < 0)
+                return r;
+        r = rt_process_validate(cfg, warnings, sizeof(warnings), err);
+        if (r < 0)
+                return r;
+        for (char *save = NULL, *w = strtok_r(warnings, "\n", &save); w;
+             w = strtok_r(NULL, "\n", &save))
+                rt_log_warning("%s", w);
+        return 0;
+}
+
+static int check_preserved_fds(int n, struct bento_err *err)
+{
+        for (int fd = 3; fd < 3 + n; fd++)
+                if (fcntl(fd, F_GETFD) < 0)
+                        return bento_err_setx(err, EBADF, "--preserve-fds %d: fd %d is not open",
+                                              n, fd);
+        return 0;
+}
+
+static int resolve_rootfs(const char *bundle, const struct oci_config *cfg, char **ret,
+                          struct bento_err *err)
+{
+        cleanup_free char *joined = NULL;
+        char real[PATH_MAX];
+        struct stat st;
+
+        if (cfg->root.path[0] == '/')
+                joined = strdup(cfg->root.path);
+        else if (asprintf(&joined, "%s/%s", bundle, cfg->root.path) < 0)
+                joined = NULL;
+        if (!joined)
+                return bento_err_set(err, ENOMEM, "root.path");
+        if (!realpath(joined, real))
+                return bento_err_set(err, errno, "root.path: '%s'", joined);
+        if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+                return bento_err_setx(err, ENOTDIR, "root.path: '%s' is not a directory", real);
+        *ret = strdup(real);
+        return *ret ? 0 : bento_err_set(err, ENOMEM, "root.path");
+}
+
+struct create_job {
+        const struct rt_create_opts *opts;
+        char *bundle;
+        char *rootfs;
+        char *config_data;
+        size_t config_len;
+        struct oci_config *cfg;
+        struct rt_container_dir dir;
+        char *fifo_path;
+        struct rt_ns_plan plan;
+};
+
+static int load_bundle(struct create_job *job, struct bento_err *err)
+{
+        char real[PATH_MAX];
+        cleanup_free char *config_path = NULL;
+        int r;
+
+        if (!realpath(job->opts->bundle ? job->opts->bundle : ".", real))
+                return bento_err_set(err, errno, "--bundle '%s'",
+                                     job->opts->bundle ? job->opts->bundle : ".");
+        job->bundle = strdup(real);
+        if (!job->bundle || asprintf(&config_path, "%s/config.json", real) < 0)
+                return bento_err_set(err, ENOMEM, "bundle");
+        r = bento_read_file(config_path, OCI_CONFIG_MAX_BYTES, &job->config_data,
+                            &job->config_len, err);
+        if (r < 0)
+                return r;
+        r = oci_config_parse(job->config_data, job->config_len, &job->cfg, err);
+        if (r < 0)
+                return bento_err_prefix(err, "%s", config_path);
+        r = check_config(job->cfg, job->opts, err);
+        if (r < 0)
+                return bento_err_prefix(err, "%s", config_path);
+        r = check_preserved_fds(job->opts->preserve_fds, err);
+        if (r < 0)
+                return r;
+        return resolve_rootfs(job->bundle, job->cfg, &job->rootfs, err);
+}
+
+static int write_pid_file(const char *path, pid_t pid, struct bento_err *err)
+{
+        char buf[32];
+        int len = snprintf(buf, sizeof(buf), "%d", (int) pid);
+
+        return bento_write_file_atomic(path, buf, (size_t) len, 0644, err);
+}
+
+static int spawn_and_record(struct create_job *job, struct rt_context *ctx,
+                            struct rt_created *ret, struct bento_err *err)
+{
+        cleanup_bento_record struct bento_record *rec = NULL;
+        struct rt_spawn_opts so = {.child_of_caller = job->opts->child_of_caller,
+                                   .console_socket = job->opts->console_socket,
+                                   .fifo_path = job->fifo_path};
+        struct rt_spawned sp = {.pid = 0, .pidfd = -1};
+        int r;
+
+        r = rt_spawn_init(ctx, &job->plan, &so, &sp, err);
+        if (r < 0)
+                return r;
+        r = rt_record_build(ctx, sp.pid, &rec, err);
+        if (r >= 0)
+                r = rt_container_config_save(&job->dir, job->config_data, job->config_len, err);
+        if (r >= 0)
+                r = rt_container_record_save(&job->dir, rec, err);
+        if (r >= 0 && job->opts->pid_file)
+                r = write_pid_file(job->opts->pid_file, sp.pid, err);
+        if (r < 0) {
+                struct bento_err ignored;
+                (void) rt_pidfd_signal(sp.pidfd, 9, &ignored);
+                (void) rt_pidfd_wait_exit(sp.pidfd, 5000);
+                close(sp.pidfd);
+                return r;
+        }
+        ret->pid = sp.pid;
+        ret->pidfd = sp.pidfd;
+        return 0;
+}
+
+static void job_free(struct create_job *job)
+{
+        free(job->bundle);
+        free(job->rootfs);
+        free(job->config_data);
+        free(job->fifo_path);
+        oci_config_free(job->cfg);
+        rt_ns_plan_close(&job->plan);
+        rt_container_dir_close(&job->dir);
+}
+
+int rt_container_create(struct rt_store *store, const struct rt_create_opts *opts,
+                        struct rt_created *ret, struct bento_err *err)
+{
+        struct create_job job = {.opts = opts, .dir = {.path = NULL, .fd = -1}};
+        struct rt_context ctx;
+        int r;
+
+        for (int i = 0; i < _OCI_NS_MAX; i++)
+                job.plan.join_fd[i] = -1;
+        memset(&ctx, 0, sizeof(ctx));
+        r = rt_id_validate(opts->id, err);
+        if (r >= 0)
+                r = load_bundle(&job, err);
+        if (r < 0)
+                goto out;
+        ctx = (struct rt_context){.cfg = job.cfg, .id = opts->id, .bundle = job.bundle,
+                                  .rootfs = job.rootfs, .rootless = geteuid() != 0,
+                                  .no_pivot = opts->no_pivot,
+                                  .no_new_keyring = opts->no_new_keyring,
+                                  .preserve_fds = opts->preserve_fds};
+        r = rt_ns_plan_make(job.cfg, &ctx, &job.plan, err);
+        if (r < 0)
+                goto out;
+        r = rt_container_dir_create(store, opts->id, &job.dir, err);
+        if (r < 0)
+                goto out;
+        if (asprintf(&job.fifo_path, "%s/exec.fifo", job.dir.path) < 0) {
+                job.fifo_path = NULL;
+                r = bento_err_set(err, ENOMEM, "exec.fifo");
+        } else if (mkfifo(job.fifo_path, 0600) < 0) {
+                r = bento_err_set(err, errno, "cannot make %s", job.fifo_path);
+        }
+        if (r >= 0)
+                r = spawn_and_record(&job, &ctx, ret, err);
+        if (r < 0) {
+                struct bento_err ignored;
+                (void) rt_container_dir_remove(store, opts->id, &job.dir, &ignored);
+        }
+out:
+        job_free(&job);
+        return r;
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* start, kill and delete of an existing container (see container.h). */
+#include "container.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "proc.h"
+
+struct opened {
+        struct rt_container_dir dir;
+        struct bento_record *rec;
+        enum bento_status status;
+};
+
+static void opened_close(struct opened *o)
+{
+        bento_record_free(o->rec);
+        o->rec = NULL;
+        rt_container_dir_close(&o->dir);
+}
+
+static int open_container(struct rt_store *store, const char *id, struct opened *o,
+                          struct bento_err *err)
+{
+        int r;
+
+        o->dir = (struct rt_container_dir){.path = NULL, .fd = -1};
+        o->rec = NULL;
+        r = rt_container_dir_open(store, id, true, &o->dir, err);
+        if (r < 0)
+                return r;
+        r = rt_container_record_load(&o->dir, &o->rec, err);
+        if (r == -ENOENT) {
+                /* a create that died before recording anything */
+                o->status = BENTO_STATUS_CREATING;
+                return 0;
+        }
+        if (r < 0) {
+                opened_close(o);
+                return r;
+        }
+        o->status = rt_container_status(&o->dir, o->rec);
+        return 0;
+}
+
+int rt_container_start(struct rt_store *store, const char *id, struct bento_err *err)
+{
+        struct opened o;
+        cleanup_close int fd = -1;
+        int r;
+
+        r = open_container(store, id, &o, err);
+        if (r < 0)
+                return r;
+        if (o.status != BENTO_STATUS_CREATED) {
+                r = bento_err_setx(err, EINVAL, "cannot start container %s: it is %s, not "
+                                   "created", id, bento_status_to_string(o.status));
+                opened_close(&o);
+                return r;
+        }
+        /* a reader (the parked init) exists, so a non-blocking open succeeds;
+         * ENXIO means the init is gone */
+        fd = openat(o.dir.fd, "exec.fifo", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) {
+                r = bento_err_set(err, errno, "cannot start container %s", id);
+        } else if (unlinkat(o.dir.fd, "exec.fifo", 0) < 0) {
+                r = bento_err_set(err, errno, "cannot start container %s", id);
+        } else if (write(fd, "0", 1) != 1) {
+                r = bento_err_set(err, errno ? errno : EIO, "cannot start container %s", id);
+        }
+        opened_close(&o);
+        return r;
+}
+
+/* The container's processes: everything in its own pid namespace, or the
+ * init and its descendants when it shares the host's. */
+static bool belongs(pid_t pid, pid_t init, uint64_t pidns, pid_t *tree, size_t n_tree)
+{
+        char path[64];
+        char buf[512];
+        cleanup_close int fd = -1;
+        ssize_t len;
+        char *p;
+        int ppid = 0;
+
+        if (pidns)
+                return rt_proc_ns_inode(pid, "pid") == pidns;
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || (len = read(fd, buf, sizeof(buf) - 1)) <= 0)
+                return false;
+        buf[len] = '\0';
+        p = strrchr(buf, ')');
+        if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1)
+                return false;
+        if (ppid == init)
+                return true;
+        for (size_t i = 0; i < n_tree; i++)
+                if (tree[i] == ppid)
+                        return true;
+        return false;
+}
+
+static int kill_all(const struct bento_record *rec, int sig, struct bento_err *err)
+{
+        uint64_t pidns = 0;
+        pid_t tree[4096];
+        size_t n_tree = 0;
+        cleanup_dir DIR *d = NULL;
+        struct dirent *e;
+
+        for (size_t i = 0; i < rec->n_namespaces; i++)
+                if (!strcmp(rec->namespaces[i].type, "pid") && !rec->namespaces[i].joined)
+                        pidns = rec->namespaces[i].inode;
+        d = opendir("/proc");
+        if (!d)
+                return bento_err_set(err, errno, "cannot list /proc");
+        while ((e = readdir(d)) && n_tree < sizeof(tree) / sizeof(tree[0])) {
+                pid_t pid = (pid_t) atoi(e->d_name);
+                if (pid <= 0 || pid == rec->pid || !belongs(pid, rec->pid, pidns, tree, n_tree))
+                        continue;
+                tree[n_tree++] = pid;
+                (void) kill(pid, sig);
+        }
+        return 0;
+}
+
+static int signal_container(const struct bento_record *rec, int sig, bool all,
+                            struct bento_err *err)
+{
+        cleanup_close int pidfd = -1;
+        int r;
+
+        pidfd = rt_pidfd_open_checked(rec->pid, rec->start_time, err);
+        if (pidfd < 0)
+                return pidfd;
+        if (all) {
+                r = kill_all(rec, sig, err);
+                if (r < 0)
+                        return r;
+        }
+        return rt_pidfd_signal(pidfd, sig, err);
+}
+
+int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
+                      struct bento_err *err)
+{
+        struct opened o;
+        int r;
+
+        r = open_container(store, id, &o, err);
+        if (r < 0)
+                return r;
+        if (o.status != BENTO_STATUS_CREATED && o.status != BENTO_STATUS_RUNNING &&
+            o.status != BENTO_STATUS_PAUSED)
+                r = bento_err_setx(err, ESRCH, "container not running: %s is %s", id,
+                                   bento_status_to_string(o.status));
+        else
+                r = signal_container(o.rec, sig, all, err);
+        opened_close(&o);
+        return r;
+}
+
+/* SIGKILL everything and wait for the init to be gone (it may be someone
+ * else's child: its exit is seen through the pidfd, not waitpid). */
+static int destroy(const struct bento_record *rec, struct bento_err *err)
+{
+        cleanup_close int pidfd = -1;
+        struct bento_err ignored;
+
+        pidfd = rt_pidfd_open_checked(rec->pid, rec->start_time, &ignored);
+        if (pidfd < 0)
+                return 0; /* already gone */
+        (void) kill_all(rec, SIGKILL, &ignored);
+        if (rt_pidfd_signal(pidfd, SIGKILL, err) < 0 && err->code != ESRCH)
+                return -err->code;
+        if (rt_pidfd_wait_exit(pidfd, 10000) < 0)
+                return bento_err_setx(err, ETIMEDOUT, "container %s did not die after SIGKILL",
+                                      rec->id);
+        return 0;
+}
+
+int rt_container_delete(struct rt_store *store, const char *id, bool force,
+                        struct bento_err *err)
+{
+        struct opened o;
+        int r = 0;
+
+        r = open_container(store, id, &o, err);
+        if (r == -ENOENT && force)
+                return 0;
+        if (r < 0)
+                return r;
+        if (!force && (o.status == BENTO_STATUS_RUNNING || o.status == BENTO_STATUS_PAUSED)) {
+                r = bento_err_setx(err, EBUSY, "cannot delete container %s: it is %s (stop it "
+                                   "first, or use --force)", id, bento_status_to_string(o.status));
+                opened_close(&o);
+                return r;
+        }
+        if (o.rec && o.status != BENTO_STATUS_STOPPED)
+                r = destroy(o.rec, err);
+        if (r >= 0)
+                r = rt_container_dir_remove(store, id, &o.dir, err);
+        opened_close(&o);
+        return r;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container lifecycle behind the verbs: create (bundle → parked init +
+ * state directory), start (release the init), signal, destroy.
+ */
+#ifndef RT_CONTAINER_H
+#define RT_CONTAINER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "store.h"
+
+struct rt_create_opts {
+        const char *id;
+        const char *bundle; /* default: the current directory */
+        const char *pid_file;
+        const char *console_socket;
+        bool no_pivot;
+        bool no_new_keyring;
+        int preserve_fds;
+        /* `create` (and `run --detach`): the init becomes a child of our
+         * caller; foreground `run` keeps it as our own child */
+        bool child_of_caller;
+};
+
+struct rt_created {
+        pid_t pid;
+        int pidfd;
+};
+
+/* Everything `create` does.  On failure nothing is left: no state directory,
+ * no process, no mount. */
+int rt_container_create(struct rt_store *store, const struct rt_create_opts *opts,
+                        struct rt_created *ret, struct bento_err *err);
+
+/* Release a created container's init (exec.fifo).  "container not created"
+ * style errors for other states. */
+int rt_container_start(struct rt_store *store, const char *id, struct bento_err *err);
+
+/* Signal the init, or with `all` every process of the container. */
+int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
+                      struct bento_err *err);
+
+/* Delete: refuses a running container unless force; kills it with force. */
+int rt_container_delete(struct rt_store *store, const char *id, bool force,
+                        struct bento_err *err);
+
+#endif

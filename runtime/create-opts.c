@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Options shared by `create` and `run` (see create-opts.h). */
+#include "create-opts.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+enum {
+        OPT_BUNDLE,
+        OPT_PID_FILE,
+        OPT_CONSOLE_SOCKET,
+        OPT_NO_PIVOT,
+        OPT_NO_NEW_KEYRING,
+        OPT_PRESERVE_FDS,
+        OPT_DETACH,
+        OPT_KEEP,
+};
+
+static const struct rt_opt create_opts[] = {
+        {"bundle", 'b', true, OPT_BUNDLE},
+        {"pid-file", 0, true, OPT_PID_FILE},
+        {"console-socket", 0, true, OPT_CONSOLE_SOCKET},
+        {"no-pivot", 0, false, OPT_NO_PIVOT},
+        {"no-new-keyring", 0, false, OPT_NO_NEW_KEYRING},
+        {"preserve-fds", 0, true, OPT_PRESERVE_FDS},
+        {"detach", 'd', false, OPT_DETACH},
+        {"keep", 0, false, OPT_KEEP},
+        {NULL, 0, false, 0},
+};
+
+int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, unsigned *ret_extra_ids,
+                         struct bento_err *err)
+{
+        const char *value = NULL;
+        unsigned extra = 0;
+        int id, r;
+
+        while ((r = rt_args_next(a, create_opts, &id, &value, err)) > 0) {
+                switch (id) {
+                case OPT_BUNDLE:
+                        o->bundle = value;
+                        break;
+                case OPT_PID_FILE:
+                        o->pid_file = value;
+                        break;
+                case OPT_CONSOLE_SOCKET:
+                        o->console_socket = value;
+                        break;
+                case OPT_NO_PIVOT:
+                        o->no_pivot = true;
+                        break;
+                case OPT_NO_NEW_KEYRING:
+                        o->no_new_keyring = true;
+                        break;
+                case OPT_PRESERVE_FDS:
+                        r = rt_args_parse_uint(value, "--preserve-fds", &o->preserve_fds, err);
+                        if (r < 0)
+                                return r;
+                        break;
+                default:
+                        if (!ret_extra_ids)
+                                return bento_err_setx(err, EINVAL, "option '%s' is only "
+                                                      "valid for run", a->argv[a->i - 1]);
+                        extra |= 1u << (id - OPT_DETACH);
+                        break;
+                }
+        }
+        if (ret_extra_ids)
+                *ret_extra_ids = extra;
+        return r;
+}
+
+int rt_check_cgroup_driver(const struct rt_global *g, struct bento_err *err)
+{
+        if (!g->systemd_cgroup)
+                return 0;
+        if (access("/run/systemd/system", F_OK) < 0)
+                return bento_err_setx(err, ENOTSUP, "--systemd-cgroup: systemd is not running on "
+                                      "this host (no /run/systemd/system); use the default "
+                                      "cgroupfs driver");
+        return bento_err_setx(err, ENOTSUP, "--systemd-cgroup: the systemd cgroup driver is not "
+                              "part of this build of bento-runtime");
+}

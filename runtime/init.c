@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container init, from clone() to execve() (see init.h).  Each step is a
+ * small named function; on the first failure the init sends the error over
+ * the sync socket and exits, and `create` reports it and tears down.
+ */
+#include "init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "mounts.h"
+#include "namespaces.h"
+#include "process.h"
+#include "sync.h"
+#include "terminal.h"
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/* Signals the runtime ignored or blocked must not leak into the target:
+ * ignored dispositions survive execve. */
+static void reset_signals(void)
+{
+        sigset_t all;
+
+        for (int s = 1; s < NSIG; s++)
+                if (s != SIGKILL && s != SIGSTOP)
+                        signal(s, SIG_DFL);
+        sigemptyset(&all);
+        sigprocmask(SIG_SETMASK, &all, NULL);
+}
+
+/* sync #1: wait until the parent wrote the id maps and placed us. */
+static int step_wait_parent(const struct rt_init_args *a, struct bento_err *err)
+{
+        struct rt_sync_msg m;
+        int r;
+
+        r = rt_sync_expect(a->sync_fd, RT_SYNC_MAPS_DONE, &m, NULL, err);
+        if (r < 0)
+                return r;
+        if (a->ctx->new_ns[OCI_NS_USER]) {
+                /* become root of the new namespace when root is mapped, so
+                 * files made during setup get a mapped owner */
+                if (setresgid(0, 0, 0) < 0 && errno != EINVAL)
+                        return bento_err_set(err, errno, "setresgid(0) in the user namespace");
+                if (setresuid(0, 0, 0) < 0 && errno != EINVAL)
+                        return bento_err_set(err, errno, "setresuid(0) in the user namespace");
+        }
+        return 0;
+}
+
+static int step_namespaces(const struct rt_context *ctx, struct bento_err *err)
+{
+        if (ctx->new_ns[OCI_NS_CGROUP] && unshare(CLONE_NEWCGROUP) < 0)
+                return bento_err_set(err, errno, "cannot create the cgroup namespace");
+        if (ctx->new_ns[OCI_NS_NETWORK])
+                return rt_ns_loopback_up(err);
+        return 0;
+}
+
+static int step_filesystem(const struct rt_context *ctx, struct bento_err *err)
+{
+        int r;
+
+        if (!ctx->has_ns[OCI_NS_MOUNT])
+                return bento_err_setx(err, EINVAL, "linux.namespaces: a mount namespace is "
+                                      "required");
+        r = rt_mounts_prepare(ctx, err);
+        if (r >= 0)
+                r = rt_mounts_pivot(ctx, err);
+        /* sysctls go in before readonlyPaths (engines list /proc/sys there) */
+        if (r >= 0)
+                r = rt_sysctl_apply(ctx, err);
+        if (r >= 0)
+                r = rt_mounts_finish(ctx, err);
+        return r;
+}
+
+static int step_cwd(const struct oci_process *proc, struct bento_err *err)
+{
+        if (chdir(proc->cwd) < 0)
+                return bento_err_set(err, errno, "process.cwd: cannot enter '%s'", proc->cwd);
+        return 0;
+}
+
+static const char *env_path(const struct oci_process *proc)
+{
+        for (size_t i = 0; i < proc->n_env; i++)
+                if (strncmp(proc->env[i], "PATH=", 5) == 0)
+                        return proc->env[i] + 5;
+        return DEFAULT_PATH;
+}
+
+/* execvp's search, done before `start` so a missing program fails `create`
+ * with the words engines look for ("executable file not found in $PATH"). */
+static int resolve_executable(const struct oci_process *proc, char *out, size_t size,
+                              struct bento_err *err)
+{
+        const char *name = proc->args[0];
+        const char *path;
+        int saved = ENOENT;
+
+        if (strchr(name, '/')) {
+                if (access(name, X_OK) < 0)
+                        return bento_err_set(err, errno, "exec: \"%s\"", name);
+                snprintf(out, size, "%s", name);
+                return 0;
+        }
+        for (path = env_path(proc); path;) {
+                const char *colon = strchr(path, ':');
+                size_t len = colon ? (size_t) (colon - path) : strlen(path);
+                struct stat st;
+
+                snprintf(out, size, "%.*s%s%s", (int) len, path, len ? "/" : "", name);
+                if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+                        if (access(out, X_OK) == 0)
+                                return 0;
+                        saved = errno;
+                }
+                path = colon ? colon + 1 : NULL;
+        }
+        if (saved == EACCES)
+                return bento_err_set(err, EACCES, "exec: \"%s\"", name);
+        return bento_err_setx(err, ENOENT, "exec: \"%s\": executable file not found in $PATH",
+                              name);
+}
+
+static int step_process(const struct rt_init_args *a, char *exe, size_t size,
+                        struct bento_err *err)
+{
+        const struct rt_context *ctx = a->ctx;
+        const struct oci_process *proc = ctx->cfg->process;
+        int r;
+
+        r = rt_hostname_apply(ctx, err);
+        if (r >= 0 && proc->terminal)
+                r = rt_terminal_setup(proc, a->sync_fd, err);
+        else if (r >= 0 && setsid() < 0)
+                r = bento_err_set(err, errno, "setsid");
+        if (r >= 0)
+                r = rt_rlimits_apply(proc, err);
+        if (r >= 0)
+                r = rt_keyring_join(ctx, err);
+        if (r >= 0)
+                r = rt_identity_apply(proc, err);
+        /* after the identity switch: the target's own uid must be able to
+         * enter its cwd and execute the program */
+        if (r >= 0)
+                r = step_cwd(proc, err);
+        if (r >= 0)
+                r = resolve_executable(proc, exe, size, err);
+        return r;
+}
+
+/* Keep fds 3 .. 3+preserve-1 for the target, close-on-exec everything else. */
+static int step_fds(const struct rt_context *ctx, struct bento_err *err)
+{
+        unsigned int first = 3u + (unsigned int) ctx->preserve_fds;
+
+        for (unsigned int fd = 3; fd < first; fd++) {
+                int fl = fcntl((int) fd, F_GETFD);
+                if (fl < 0 || fcntl((int) fd, F_SETFD, fl & ~FD_CLOEXEC) < 0)
+                        return bento_err_set(err, errno, "--preserve-fds: fd %u", fd);
+        }
+        if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+                return bento_err_set(err, errno, "close_range");
+        return 0;
+}
+
+/* sync #3: parked until `start` writes one byte into exec.fifo. */
+static int wait_for_start(int fifo_fd)
+{
+        char c;
+        ssize_t n;
+
+        do
+                n = read(fifo_fd, &c, 1);
+        while (n < 0 && errno == EINTR);
+        return n == 1 ? 0 : -EPIPE;
+}
+
+/* execve wants NULL-terminated vectors; the model keeps (pointer, count). */
+static char **null_terminated(char **v, size_t n)
+{
+        char **out = calloc(n + 1, sizeof(char *));
+
+        if (!out)
+                _exit(1);
+        for (size_t i = 0; i < n; i++)
+                out[i] = v[i];
+        return out;
+}
+
+void rt_init_main(const struct rt_init_args *a)
+{
+        const struct rt_context *ctx = a->ctx;
+        const struct oci_process *proc = ctx->cfg->process;
+        struct bento_err err = {0};
+        char exe[PATH_MAX];
+        int r;
+
+        reset_signals();
+        r = step_wait_parent(a, &err);
+        if (r >= 0)
+                r = step_namespaces(ctx, &err);
+        if (r >= 0)
+                r = step_filesystem(ctx, &err);
+        if (r >= 0)
+                r = step_process(a, exe, sizeof(exe), &err);
+        if (r >= 0)
+                r = step_fds(ctx, &err);
+        if (r < 0) {
+                rt_sync_send_err(a->sync_fd, &err);
+                _exit(1);
+        }
+        /* sync #2: fully set up, parked */
+        if (rt_sync_send(a->sync_fd, RT_SYNC_READY, 0, NULL, -1) < 0)
+                _exit(1);
+        close(a->sync_fd);
+        if (wait_for_start(a->fifo_fd) < 0)
+                _exit(1);
+        close(a->fifo_fd);
+        execve(exe, null_terminated(proc->args, proc->n_args),
+               null_terminated(proc->env, proc->n_env));
+        fprintf(stderr, "bento-runtime: exec \"%s\": %s\n", exe, strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+}

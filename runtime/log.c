@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Error, warning and debug output of bento-runtime (see log.h). */
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int log_fd = -1;
+static enum rt_log_format log_format = RT_LOG_TEXT;
+static bool log_debug_enabled;
+
+int rt_log_open(const char *path, enum rt_log_format format, bool debug, struct bento_err *err)
+{
+        log_format = format;
+        log_debug_enabled = debug;
+        if (!path)
+                return 0;
+        log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+        if (log_fd < 0)
+                return bento_err_set(err, errno, "cannot open log file '%s'", path);
+        return 0;
+}
+
+void rt_log_close(void)
+{
+        if (log_fd >= 0)
+                close(log_fd);
+        log_fd = -1;
+}
+
+/* JSON string body: escape quotes, backslashes and control characters. */
+static void json_escape(const char *in, char *out, size_t size)
+{
+        size_t o = 0;
+
+        for (; *in && o + 7 < size; in++) {
+                unsigned char c = (unsigned char) *in;
+                if (c == '"' || c == '\\') {
+                        out[o++] = '\\';
+                        out[o++] = (char) c;
+                } else if (c < 0x20) {
+                        o += (size_t) snprintf(out + o, size - o, "\\u%04x", c);
+                } else {
+                        out[o++] = (char) c;
+                }
+        }
+        out[o] = '\0';
+}
+
+static void write_log_file(const char *level, const char *msg)
+{
+        char line[4096];
+        char esc[3072];
+        char stamp[64];
+        struct timespec ts;
+        struct tm tm;
+        int n;
+
+        if (log_fd < 0)
+                return;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        gmtime_r(&ts.tv_sec, &tm);
+        strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+        if (log_format == RT_LOG_JSON) {
+                json_escape(msg, esc, sizeof(esc));
+                n = snprintf(line, sizeof(line),
+                             "{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n", level,
+                             esc, stamp, ts.tv_nsec);
+        } else {
+                n = snprintf(line, sizeof(line), "%sZ %s: %s\n", stamp, level, msg);
+        }
+        if (n > 0)
+                (void) !write(log_fd, line, (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
+}
+
+static void vlog(const char *level, bool to_stderr, const char *fmt, va_list ap)
+{
+        char msg[2048];
+
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        for (char *p = msg; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        *p = '?';
+        if (to_stderr)
+                fprintf(stderr, "bento-runtime: %s%s%s\n", strcmp(level, "error") ? level : "",
+                        strcmp(level, "error") ? ": " : "", msg);
+        write_log_file(level, msg);
+}
+
+void rt_log_error(const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vlog("error", true, fmt, ap);
+        va_end(ap);
+}
+
+void rt_log_warning(const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vlog("warning", true, fmt, ap);
+        va_end(ap);
+}
+
+void rt_log_debug(const char *fmt, ...)
+{
+        va_list ap;
+
+        if (!log_debug_enabled)
+                return;
+        va_start(ap, fmt);
+        vlog("debug", true, fmt, ap);
+        va_end(ap);
+}
+
+int rt_log_err(const struct bento_err *err)
+{
+        rt_log_error("%s", err->msg[0] ? err->msg : "unknown error");
+        return 1;
+}

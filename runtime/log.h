@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * How bento-runtime talks to people and engines.  Errors and warnings always
+ * go to stderr; with --log FILE they are also appended to FILE, as one JSON
+ * object per line ({"level","msg","time"}) with --log-format json, which is
+ * what containerd's shim and conmon parse.  Only main() and the cmd-*.c files
+ * call these; library code reports through struct bento_err.
+ */
+#ifndef RT_LOG_H
+#define RT_LOG_H
+
+#include <stdbool.h>
+
+#include "err.h"
+
+enum rt_log_format {
+        RT_LOG_TEXT,
+        RT_LOG_JSON,
+};
+
+/* Configure the log file (NULL: stderr only).  Returns 0 or -errno with err. */
+int rt_log_open(const char *path, enum rt_log_format format, bool debug, struct bento_err *err);
+void rt_log_close(void);
+
+void rt_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rt_log_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rt_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Log err->msg as an error; returns the process exit status to use (1). */
+int rt_log_err(const struct bento_err *err);
+
+#endif

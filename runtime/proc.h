@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Facts about host processes, and signalling them without ever hitting a
+ * recycled pid: a pid is only trusted together with the start time recorded
+ * when the container was created (field 22 of /proc/<pid>/stat).
+ */
+#ifndef RT_PROC_H
+#define RT_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+/* Start time (clock ticks since boot) and state letter of a live pid.
+ * Returns 0, or -ESRCH when the process does not exist. */
+int rt_proc_stat(pid_t pid, uint64_t *ret_start_time, char *ret_state);
+
+/* True when pid exists, is not a zombie, and started at start_time. */
+bool rt_proc_matches(pid_t pid, uint64_t start_time);
+
+/* A pidfd for pid, checked against start_time after it was opened, so the
+ * fd cannot refer to a recycled pid.  Returns the fd, or -ESRCH (gone or
+ * recycled), or another negative errno, always with err filled. */
+int rt_pidfd_open_checked(pid_t pid, uint64_t start_time, struct bento_err *err);
+
+/* Send sig through a pidfd. */
+int rt_pidfd_signal(int pidfd, int sig, struct bento_err *err);
+
+/* Wait up to timeout_ms for the process behind pidfd to exit.  Returns 0 when
+ * it exited, -ETIMEDOUT otherwise. */
+int rt_pidfd_wait_exit(int pidfd, int timeout_ms);
+
+/* Inode number of /proc/<pid>/ns/<name>, or 0 when unknown. */
+uint64_t rt_proc_ns_inode(pid_t pid, const char *name);
+
+#endif

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The state record of a new container, read back from /proc (see record.h). */
+#include "record.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "proc.h"
+
+static char *now_rfc3339(void)
+{
+        struct timespec ts;
+        struct tm tm;
+        char buf[64];
+        char *out = NULL;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        gmtime_r(&ts.tv_sec, &tm);
+        strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+        if (asprintf(&out, "%s.%09ldZ", buf, ts.tv_nsec) < 0)
+                return NULL;
+        return out;
+}
+
+static char *owner_name(void)
+{
+        struct passwd pw, *res = NULL;
+        char buf[1024];
+        char *out = NULL;
+
+        if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &res) == 0 && res)
+                return strdup(res->pw_name);
+        if (asprintf(&out, "%u", (unsigned) geteuid()) < 0)
+                return NULL;
+        return out;
+}
+
+static int add_namespaces(const struct rt_context *ctx, pid_t pid, struct bento_record *rec)
+{
+        const struct oci_config *cfg = ctx->cfg;
+
+        rec->namespaces = calloc(cfg->linux_.n_namespaces + 1, sizeof(*rec->namespaces));
+        if (!rec->namespaces)
+                return -ENOMEM;
+        for (size_t i = 0; i < cfg->linux_.n_namespaces; i++) {
+                const struct oci_namespace *ns = &cfg->linux_.namespaces[i];
+                struct bento_applied_ns *a = &rec->namespaces[rec->n_namespaces++];
+
+                a->type = strdup(oci_ns_type_to_string(ns->type));
+                a->inode = rt_proc_ns_inode(pid, rt_ns_proc_name(ns->type));
+                a->joined = ns->path && ns->path[0];
+                a->path = a->joined ? strdup(ns->path) : NULL;
+                if (!a->type || (a->joined && !a->path))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+        char *o = s;
+
+        for (; *s; s++) {
+                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+                    s[3] >= '0' && s[3] <= '7') {
+                        *o++ = (char) (((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+                        s += 3;
+                } else {
+                        *o++ = *s;
+                }
+        }
+        *o = '\0';
+}
+
+/* One mountinfo line: "id parent maj:min root mountpoint opts [tags] - type src superopts" */
+static int parse_mountinfo_line(char *line, struct bento_applied_mount *m)
+{
+        char *fields[6] = {0};
+        char *sep = strstr(line, " - ");
+        char *save = NULL;
+        char *tok;
+        int n = 0;
+
+        if (!sep)
+                return -EINVAL;
+        *sep = '\0';
+        for (tok = strtok_r(line, " ", &save); tok && n < 6; tok = strtok_r(NULL, " ", &save))
+                fields[n++] = tok;
+        if (n < 6)
+                return -EINVAL;
+        char *type = strtok_r(sep + 3, " \n", &save);
+        char *source = strtok_r(NULL, " \n", &save);
+        if (!type || !source)
+                return -EINVAL;
+        unescape(fields[4]);
+        unescape(source);
+        m->destination = strdup(fields[4]);
+        m->type = strdup(type);
+        m->source = strdup(source);
+        m->options = strdup(fields[5]);
+        return m->destination && m->type && m->source && m->options ? 0 : -ENOMEM;
+}
+
+static int add_mounts(pid_t pid, struct bento_record *rec, struct bento_err *err)
+{
+        char path[64];
+        cleanup_free char *data = NULL;
+        size_t len = 0, cap = 0;
+        char *save = NULL;
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int) pid);
+        r = bento_read_file(path, 4u * 1024u * 1024u, &data, &len, err);
+        if (r < 0)
+                return r;
+        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                if (rec->n_mounts == cap) {
+                        cap = cap ? cap * 2 : 32;
+                        void *p = realloc(rec->mounts, cap * sizeof(*rec->mounts));
+                        if (!p)
+                                return bento_err_set(err, ENOMEM, "mount table");
+                        rec->mounts = p;
+                }
+                memset(&rec->mounts[rec->n_mounts], 0, sizeof(rec->mounts[0]));
+                r = parse_mountinfo_line(line, &rec->mounts[rec->n_mounts]);
+                rec->n_mounts++;
+                if (r < 0)
+                        return bento_err_set(err, -r, "cannot parse %s", path);
+        }
+        return 0;
+}
+
+static char *read_map(pid_t pid, const char *name)
+{
+        char path[64];
+        char *data = NULL;
+        size_t len = 0;
+        struct bento_err ignored;
+
+        snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, name);
+        if (bento_read_file(path, 65536, &data, &len, &ignored) < 0)
+                return NULL;
+        return data;
+}
+
+int rt_record_build(const struct rt_context *ctx, pid_t pid, struct bento_record **ret,
+                    struct bento_err *err)
+{
+        cleanup_bento_record struct bento_record *rec = NULL;
+        int r;
+
+        rec = calloc(1, sizeof(*rec));
+        if (!rec)
+                return bento_err_set(err, ENOMEM, "state record");
+        rec->pid = pid;
+        r = rt_proc_stat(pid, &rec->start_time, NULL);
+        if (r < 0)
+                return bento_err_setx(err, ESRCH, "the container process exited during setup");
+        rec->id = strdup(ctx->id);
+        rec->bundle = strdup(ctx->bundle);
+        rec->rootfs = strdup(ctx->rootfs);
+        rec->created = now_rfc3339();
+        rec->owner = owner_name();
+        if (!rec->id || !rec->bundle || !rec->rootfs || !rec->created || !rec->owner)
+                return bento_err_set(err, ENOMEM, "state record");
+        if (add_namespaces(ctx, pid, rec) < 0)
+                return bento_err_set(err, ENOMEM, "state record");
+        r = add_mounts(pid, rec, err);
+        if (r < 0)
+                return r;
+        if (ctx->has_ns[OCI_NS_USER]) {
+                rec->uid_map = read_map(pid, "uid_map");
+                rec->gid_map = read_map(pid, "gid_map");
+        }
+        *ret = TAKE_PTR(rec);
+        return 0;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Builds the state record of a freshly created container from what the
+ * kernel reports about its init, so `state` shows what was really applied:
+ * namespace inodes, the mount table as the container sees it, id maps.
+ */
+#ifndef RT_RECORD_H
+#define RT_RECORD_H
+
+#include "context.h"
+#include "namespaces.h"
+#include "state.h"
+
+int rt_record_build(const struct rt_context *ctx, pid_t pid, struct bento_record **ret,
+                    struct bento_err *err);
+
+#endif

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Parent side of container creation (see spawn.h).  The init is cloned in
+ * one clone3() call with every namespace it creates.  When namespaces must
+ * be joined by path, a short-lived intermediate process joins them first
+ * and clones the init with CLONE_PARENT, so that the runtime's own
+ * namespaces never change.
+ */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "init.h"
+#include "proc.h"
+#include "sync.h"
+#include "terminal.h"
+
+static pid_t clone3_simple(uint64_t flags, int *ret_pidfd)
+{
+        struct clone_args ca;
+
+        memset(&ca, 0, sizeof(ca));
+        ca.flags = flags;
+        ca.exit_signal = SIGCHLD;
+        if (ret_pidfd) {
+                ca.flags |= CLONE_PIDFD;
+                ca.pidfd = (uint64_t) (uintptr_t) ret_pidfd;
+        }
+        return (pid_t) syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
+/* The cgroup namespace is made by the init itself, after it was placed in
+ * its cgroup, so that the namespace root is the container's cgroup. */
+static uint64_t init_clone_flags(const struct rt_ns_plan *plan)
+{
+        return plan->clone_flags & ~(uint64_t) CLONE_NEWCGROUP;
+}
+
+__attribute__((noreturn)) static void run_intermediate(const struct rt_context *ctx,
+                                                      const struct rt_ns_plan *plan,
+                                                      const struct rt_init_args *ia)
+{
+        struct bento_err err = {0};
+        pid_t pid;
+
+        if (rt_ns_join_all(plan, &err) < 0) {
+                rt_sync_send_err(ia->sync_fd, &err);
+                _exit(1);
+        }
+        pid = clone3_simple(init_clone_flags(plan) | CLONE_PARENT, NULL);
+        if (pid < 0) {
+                bento_err_set(&err, errno, "cannot create the container process");
+                rt_sync_send_err(ia->sync_fd, &err);
+                _exit(1);
+        }
+        if (pid == 0)
+                rt_init_main(ia);
+        (void) ctx;
+        /* sync #0: tell the runtime the init's pid (same pid namespace) */
+        rt_sync_send(ia->sync_fd, RT_SYNC_PID, pid, NULL, -1);
+        _exit(0);
+}
+
+static int clone_via_intermediate(const struct rt_context *ctx, const struct rt_ns_plan *plan,
+                                  const struct rt_spawn_opts *opts, int parent_sock,
+                                  const struct rt_init_args *ia, struct rt_spawned *ret,
+                                  struct bento_err *err)
+{
+        struct rt_sync_msg m;
+        pid_t mid;
+        int r;
+
+        mid = clone3_simple(opts->child_of_caller ? CLONE_PARENT : 0, NULL);
+        if (mid < 0)
+                return bento_err_set(err, errno, "cannot fork");
+        if (mid == 0) {
+                close(parent_sock);
+                run_intermediate(ctx, plan, ia);
+        }
+        if (!opts->child_of_caller)
+                (void) waitpid(mid, NULL, 0);
+        r = rt_sync_expect(parent_sock, RT_SYNC_PID, &m, NULL, err);
+        if (r < 0)
+                return r;
+        ret->pid = m.code;
+        ret->pidfd = (int) syscall(SYS_pidfd_open, ret->pid, 0);
+        if (ret->pidfd < 0)
+                return bento_err_set(err, errno, "pidfd_open of the container process");
+        return 0;
+}
+
+static int clone_direct(const struct rt_ns_plan *plan, const struct rt_spawn_opts *opts,
+                        int parent_sock, const struct rt_init_args *ia, struct rt_spawned *ret,
+                        struct bento_err *err)
+{
+        int pidfd = -1;
+        pid_t pid;
+
+        pid = clone3_simple(init_clone_flags(plan) | (opts->child_of_caller ? CLONE_PARENT : 0),
+                            &pidfd);
+        if (pid < 0)
+                return bento_err_set(err, errno, "cannot create the container process");
+        if (pid == 0) {
+                close(parent_sock);
+                rt_init_main(ia);
+        }
+        ret->pid = pid;
+        ret->pidfd = pidfd;
+        return 0;
+}
+
+static int write_oom_score_adj(pid_t pid, int value, struct bento_err *err)
+{
+        char path[64];
+        char buf[32];
+        cleanup_close int fd = -1;
+        int len;
+
+        snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int) pid);
+        len = snprintf(buf, sizeof(buf), "%d", value);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || write(fd, buf, (size_t) len) != len)
+                return bento_err_set(err, errno, "process.oomScoreAdj: cannot write %d", value);
+        return 0;
+}
+
+/* sync #1 (parent side): maps, oom score, then let the init go on. */
+static int setup_from_outside(const struct rt_context *ctx, const struct rt_spawned *sp,
+                              int sock, struct bento_err *err)
+{
+        const struct oci_process *proc = ctx->cfg->process;
+        int r;
+
+        if (ctx->new_ns[OCI_NS_USER]) {
+                r = rt_ns_write_maps(sp->pid, ctx->cfg, ctx->rootless, err);
+                if (r < 0)
+                        return r;
+        }
+        if (proc->has_oom_score_adj) {
+                r = write_oom_score_adj(sp->pid, proc->oom_score_adj, err);
+                if (r < 0)
+                        return r;
+        }
+        if (rt_sync_send(sock, RT_SYNC_MAPS_DONE, 0, NULL, -1) < 0)
+                return bento_err_setx(err, EPIPE, "the container process exited during setup");
+        return 0;
+}
+
+/* sync #2 (parent side): forward a terminal if one comes, until READY. */
+static int wait_ready(const struct rt_spawn_opts *opts, int sock, struct bento_err *err)
+{
+        for (;;) {
+                struct rt_sync_msg m;
+                cleanup_close int fd = -1;
+                int r;
+
+                if (rt_sync_recv(sock, &m, &fd) < 0)
+                        return bento_err_setx(err, EPIPE, "the container process exited during "
+                                              "setup");
+                if (m.type == RT_SYNC_ERROR)
+                        return bento_err_setx(err, m.code > 0 ? m.code : EIO, "%s", m.msg);
+                if (m.type == RT_SYNC_READY)
+                        return 0;
+                if (m.type != RT_SYNC_PTY || fd < 0)
+                        return bento_err_setx(err, EPROTO, "unexpected setup message %u", m.type);
+                if (!opts->console_socket)
+                        return bento_err_setx(err, EINVAL, "process.terminal needs "
+                                              "--console-socket");
+                r = rt_console_send(opts->console_socket, fd, err);
+                if (r < 0)
+                        return r;
+        }
+}
+
+static void kill_failed(const struct rt_spawn_opts *opts, struct rt_spawned *sp)
+{
+        if (sp->pidfd >= 0) {
+                syscall(SYS_pidfd_send_signal, sp->pidfd, SIGKILL, NULL, 0);
+                (void) rt_pidfd_wait_exit(sp->pidfd, 5000);
+                close(sp->pidfd);
+        } else if (sp->pid > 0) {
+                kill(sp->pid, SIGKILL);
+        }
+        if (!opts->child_of_caller && sp->pid > 0)
+                (void) waitpid(sp->pid, NULL, 0);
+        sp->pid = 0;
+        sp->pidfd = -1;
+}
+
+int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
+                  const struct rt_spawn_opts *opts, struct rt_spawned *ret, struct bento_err *err)
+{
+        struct rt_spawned sp = {.pid = 0, .pidfd = -1};
+        cleanup_close int fifo_fd = -1;
+        cleanup_close int parent_sock = -1;
+        cleanup_close int child_sock = -1;
+        int pair[2];
+        int r;
+
+        /* O_RDWR on a FIFO never blocks and keeps a writer open, so the
+         * init's read() waits for `start` instead of seeing end-of-file */
+        fifo_fd = open(opts->fifo_path, O_RDWR | O_CLOEXEC);
+        if (fifo_fd < 0)
+                return bento_err_set(err, errno, "cannot open %s", opts->fifo_path);
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+                return bento_err_set(err, errno, "socketpair");
+        parent_sock = pair[0];
+        child_sock = pair[1];
+
+        struct rt_init_args ia = {.ctx = ctx, .sync_fd = child_sock, .fifo_fd = fifo_fd};
+        if (plan->any_join)
+                r = clone_via_intermediate(ctx, plan, opts, parent_sock, &ia, &sp, err);
+        else
+                r = clone_direct(plan, opts, parent_sock, &ia, &sp, err);
+        close(TAKE_FD(child_sock));
+        if (r >= 0)
+                r = setup_from_outside(ctx, &sp, parent_sock, err);
+        if (r >= 0)
+                r = wait_ready(opts, parent_sock, err);
+        if (r < 0) {
+                kill_failed(opts, &sp);
+                return r;
+        }
+        *ret = sp;
+        return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Cloning the container init and walking it through the handshake, up to
+ * the point where it is parked on exec.fifo.
+ */
+#ifndef RT_SPAWN_H
+#define RT_SPAWN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "context.h"
+#include "namespaces.h"
+
+struct rt_spawn_opts {
+        /* make the init a child of our caller (CLONE_PARENT), so it stays
+         * with the caller's subreaper when `create` exits */
+        bool child_of_caller;
+        const char *console_socket; /* optional */
+        const char *fifo_path;      /* exec.fifo, already made */
+};
+
+struct rt_spawned {
+        pid_t pid;  /* host pid of the init */
+        int pidfd;
+};
+
+/* On failure the init (if any) is killed, and reaped when it is our child. */
+int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
+                  const struct rt_spawn_opts *opts, struct rt_spawned *ret, struct bento_err *err);
+
+#endif

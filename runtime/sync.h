@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The handshake between `create` and the container init: one
+ * SOCK_SEQPACKET socketpair, fixed-size messages, numbered steps commented
+ * identically on both sides.  Errors inside the init travel back verbatim
+ * (errno + message) so `create` can print the real reason.
+ */
+#ifndef RT_SYNC_H
+#define RT_SYNC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+enum rt_sync_type {
+        RT_SYNC_PID = 1,   /* intermediate -> parent: code = host pid of the init */
+        RT_SYNC_MAPS_DONE, /* parent -> init: uid/gid maps written, oom score set */
+        RT_SYNC_PTY,       /* init -> parent: pty master attached (SCM_RIGHTS) */
+        RT_SYNC_READY,     /* init -> parent: set up, parked on exec.fifo */
+        RT_SYNC_ERROR,     /* either way: code = errno, msg = reason */
+};
+
+struct rt_sync_msg {
+        uint32_t type;
+        int32_t code;
+        char msg[BENTO_ERR_MSG_MAX];
+};
+
+/* Send a message, optionally with one fd attached (fd < 0: none). */
+int rt_sync_send(int sock, enum rt_sync_type type, int32_t code, const char *msg, int fd);
+
+/* Send a one-byte payload with fd attached (the console-socket protocol).
+ * Returns 0 or a negative errno. */
+int rt_sync_send_raw_fd(int sock, int fd);
+
+/* Send an error as RT_SYNC_ERROR. */
+void rt_sync_send_err(int sock, const struct bento_err *err);
+
+/* Receive one message; *ret_fd gets an attached fd or -1 (may be NULL when
+ * no fd is expected: a stray fd is then closed).  Returns 0, or -EPIPE when
+ * the other side went away. */
+int rt_sync_recv(int sock, struct rt_sync_msg *msg, int *ret_fd);
+
+/* Receive and require `type`; an RT_SYNC_ERROR from the other side, an
+ * unexpected type or a closed socket become err. */
+int rt_sync_expect(int sock, enum rt_sync_type type, struct rt_sync_msg *msg, int *ret_fd,
+                   struct bento_err *err);
+
+#endif

@@ -1,0 +1,1293 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento-probe: a small static program that runs inside test containers (whose
+ * root holds only busybox) and reports what the process can see and do, so
+ * that the integration tests assert on facts rather than on shell output.
+ *
+ * Usage: bento-probe SUBCOMMAND [ARGS...]
+ *
+ * Facts come out as one JSON document on stdout followed by a newline.
+ * Actions that can be refused (write, setuid, mount-tmpfs, ...) print "OK"
+ * or the errno name ("EROFS", "EPERM") on a line of their own and exit 0 on
+ * success, 1 on refusal.  Usage errors exit 64.
+ *
+ * Nothing here allocates without bound or loops without end: reads are
+ * capped, waits take a timeout.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_REFUSED 1
+#define EXIT_USAGE 64
+#define READ_CAP (1024 * 1024)
+
+extern char **environ;
+
+static const char *prog = "bento-probe";
+
+static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die_usage(const char *fmt, ...)
+{
+        va_list ap;
+
+        fprintf(stderr, "%s: ", prog);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        exit(EXIT_USAGE);
+}
+
+static const char *errno_name(int e)
+{
+        const char *n = strerrorname_np(e);
+        static char buf[32];
+
+        if (n)
+                return n;
+        snprintf(buf, sizeof(buf), "E%d", e);
+        return buf;
+}
+
+/* "OK" / errno name, and the matching exit code. */
+static int report(int r, int saved_errno)
+{
+        if (r >= 0) {
+                puts("OK");
+                return 0;
+        }
+        puts(errno_name(saved_errno));
+        return EXIT_REFUSED;
+}
+
+/* ---- JSON output -------------------------------------------------------- */
+
+/* Bytes >= 0x80 are written as \u00XX so that the output is always valid
+ * JSON (read as Latin-1 by the tests; they only compare ASCII). */
+static void json_strn(const char *s, size_t n)
+{
+        putchar('"');
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)s[i];
+
+                switch (c) {
+                case '"':
+                        fputs("\\\"", stdout);
+                        break;
+                case '\\':
+                        fputs("\\\\", stdout);
+                        break;
+                case '\n':
+                        fputs("\\n", stdout);
+                        break;
+                case '\t':
+                        fputs("\\t", stdout);
+                        break;
+                case '\r':
+                        fputs("\\r", stdout);
+                        break;
+                default:
+                        if (c < 0x20 || c >= 0x7f)
+                                printf("\\u%04x", c);
+                        else
+                                putchar(c);
+                }
+        }
+        putchar('"');
+}
+
+static void json_str(const char *s)
+{
+        if (!s) {
+                fputs("null", stdout);
+                return;
+        }
+        json_strn(s, strlen(s));
+}
+
+static void json_key(bool *first, const char *key)
+{
+        if (!*first)
+                putchar(',');
+        *first = false;
+        json_str(key);
+        putchar(':');
+}
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static long parse_long(const char *s, const char *what)
+{
+        char *end;
+        long v;
+
+        errno = 0;
+        v = strtol(s, &end, 0);
+        if (errno || end == s || *end)
+                die_usage("bad %s: %s", what, s);
+        return v;
+}
+
+/* Reads at most READ_CAP bytes; returns the byte count or -errno. */
+static ssize_t read_fd_all(int fd, char **ret)
+{
+        size_t cap = 4096, len = 0;
+        char *buf = malloc(cap + 1);
+
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n;
+
+                if (len == cap) {
+                        char *nb;
+
+                        if (cap >= READ_CAP)
+                                break;
+                        cap *= 2;
+                        nb = realloc(buf, cap + 1);
+                        if (!nb) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = nb;
+                }
+                n = read(fd, buf + len, cap - len);
+                if (n < 0) {
+                        int e = errno;
+
+                        if (e == EINTR)
+                                continue;
+                        free(buf);
+                        return -e;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = '\0';
+        *ret = buf;
+        return (ssize_t)len;
+}
+
+static ssize_t read_file(const char *path, char **ret)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        ssize_t r;
+
+        if (fd < 0)
+                return -errno;
+        r = read_fd_all(fd, ret);
+        close(fd);
+        return r;
+}
+
+static const struct {
+        const char *name;
+        int sig;
+} signal_table[] = {
+        { "HUP", SIGHUP },   { "INT", SIGINT },     { "QUIT", SIGQUIT },   { "ILL", SIGILL },
+        { "TRAP", SIGTRAP }, { "ABRT", SIGABRT },   { "BUS", SIGBUS },     { "FPE", SIGFPE },
+        { "KILL", SIGKILL }, { "USR1", SIGUSR1 },   { "SEGV", SIGSEGV },   { "USR2", SIGUSR2 },
+        { "PIPE", SIGPIPE }, { "ALRM", SIGALRM },   { "TERM", SIGTERM },   { "STKFLT", SIGSTKFLT },
+        { "CHLD", SIGCHLD }, { "CONT", SIGCONT },   { "STOP", SIGSTOP },   { "TSTP", SIGTSTP },
+        { "TTIN", SIGTTIN }, { "TTOU", SIGTTOU },   { "URG", SIGURG },     { "XCPU", SIGXCPU },
+        { "XFSZ", SIGXFSZ }, { "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH },
+        { "IO", SIGIO },     { "PWR", SIGPWR },     { "SYS", SIGSYS },
+};
+
+static int parse_signal(const char *s)
+{
+        if (isdigit((unsigned char)s[0]))
+                return (int)parse_long(s, "signal");
+        if (strncasecmp(s, "SIG", 3) == 0)
+                s += 3;
+        for (size_t i = 0; i < sizeof(signal_table) / sizeof(signal_table[0]); i++)
+                if (strcasecmp(s, signal_table[i].name) == 0)
+                        return signal_table[i].sig;
+        die_usage("unknown signal: %s", s);
+}
+
+static const char *signal_name(int sig)
+{
+        static char buf[32];
+
+        for (size_t i = 0; i < sizeof(signal_table) / sizeof(signal_table[0]); i++)
+                if (signal_table[i].sig == sig) {
+                        snprintf(buf, sizeof(buf), "SIG%s", signal_table[i].name);
+                        return buf;
+                }
+        snprintf(buf, sizeof(buf), "SIG%d", sig);
+        return buf;
+}
+
+/* ---- fact emitters (each prints one JSON value) -------------------------- */
+
+static void emit_ids(void)
+{
+        uid_t ru, eu, su;
+        gid_t rg, eg, sg;
+        gid_t groups[NGROUPS_MAX];
+        int n;
+        mode_t um;
+        bool first = true;
+
+        getresuid(&ru, &eu, &su);
+        getresgid(&rg, &eg, &sg);
+        n = getgroups(NGROUPS_MAX, groups);
+        um = umask(0);
+        umask(um);
+
+        putchar('{');
+        json_key(&first, "uid");
+        printf("%u", (unsigned)ru);
+        json_key(&first, "euid");
+        printf("%u", (unsigned)eu);
+        json_key(&first, "suid");
+        printf("%u", (unsigned)su);
+        json_key(&first, "gid");
+        printf("%u", (unsigned)rg);
+        json_key(&first, "egid");
+        printf("%u", (unsigned)eg);
+        json_key(&first, "sgid");
+        printf("%u", (unsigned)sg);
+        json_key(&first, "groups");
+        putchar('[');
+        for (int i = 0; i < n; i++)
+                printf("%s%u", i ? "," : "", (unsigned)groups[i]);
+        putchar(']');
+        json_key(&first, "umask");
+        printf("%u", (unsigned)um);
+        putchar('}');
+}
+
+/* The /proc/self/status lines named in `keys`, as strings. */
+static void emit_status_fields(const char *const *keys, const char *const *names, size_t nkeys)
+{
+        char *buf = NULL;
+        bool first = true;
+
+        putchar('{');
+        if (read_file("/proc/self/status", &buf) >= 0) {
+                for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+                        char *colon = strchr(line, ':');
+
+                        if (!colon)
+                                continue;
+                        *colon = '\0';
+                        for (size_t i = 0; i < nkeys; i++) {
+                                if (strcmp(line, keys[i]) == 0) {
+                                        char *v = colon + 1;
+
+                                        while (*v == ' ' || *v == '\t')
+                                                v++;
+                                        json_key(&first, names[i]);
+                                        json_str(v);
+                                }
+                        }
+                }
+        }
+        free(buf);
+        putchar('}');
+}
+
+static void emit_caps(void)
+{
+        static const char *const keys[] = { "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb" };
+        static const char *const names[] = { "inheritable", "permitted", "effective", "bounding",
+                                             "ambient" };
+
+        emit_status_fields(keys, names, 5);
+}
+
+static const struct {
+        const char *name;
+        int res;
+} rlimit_table[] = {
+        { "RLIMIT_CPU", RLIMIT_CPU },         { "RLIMIT_FSIZE", RLIMIT_FSIZE },
+        { "RLIMIT_DATA", RLIMIT_DATA },       { "RLIMIT_STACK", RLIMIT_STACK },
+        { "RLIMIT_CORE", RLIMIT_CORE },       { "RLIMIT_RSS", RLIMIT_RSS },
+        { "RLIMIT_NPROC", RLIMIT_NPROC },     { "RLIMIT_NOFILE", RLIMIT_NOFILE },
+        { "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK }, { "RLIMIT_AS", RLIMIT_AS },
+        { "RLIMIT_LOCKS", RLIMIT_LOCKS },     { "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING },
+        { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE }, { "RLIMIT_NICE", RLIMIT_NICE },
+        { "RLIMIT_RTPRIO", RLIMIT_RTPRIO },   { "RLIMIT_RTTIME", RLIMIT_RTTIME },
+};
+
+static void emit_rlimits(void)
+{
+        bool first = true;
+
+        putchar('{');
+        for (size_t i = 0; i < sizeof(rlimit_table) / sizeof(rlimit_table[0]); i++) {
+                struct rlimit rl;
+
+                if (getrlimit(rlimit_table[i].res, &rl) < 0)
+                        continue;
+                json_key(&first, rlimit_table[i].name);
+                printf("{\"soft\":%llu,\"hard\":%llu}", (unsigned long long)rl.rlim_cur,
+                       (unsigned long long)rl.rlim_max);
+        }
+        putchar('}');
+}
+
+static void emit_nnp(void)
+{
+        printf("{\"no_new_privs\":%d,\"seccomp\":%d}", prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0),
+               prctl(PR_GET_SECCOMP, 0, 0, 0, 0));
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_octal(char *s)
+{
+        char *w = s;
+
+        for (char *r = s; *r;) {
+                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] >= '0' && r[2] <= '7' &&
+                    r[3] >= '0' && r[3] <= '7') {
+                        *w++ = (char)(((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+                        r += 4;
+                } else {
+                        *w++ = *r++;
+                }
+        }
+        *w = '\0';
+}
+
+static void emit_mounts(void)
+{
+        char *buf = NULL;
+        bool first_entry = true;
+        char *save = NULL;
+
+        putchar('[');
+        if (read_file("/proc/self/mountinfo", &buf) < 0) {
+                putchar(']');
+                return;
+        }
+        for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                /* id parent maj:min root target options [optional...] - fstype source super */
+                char *f[6] = { 0 };
+                char *optional_start, *dash, *tail[3] = { 0 };
+                char *p = line, *sp;
+                bool first = true;
+                int i;
+
+                for (i = 0; i < 6; i++) {
+                        f[i] = p;
+                        sp = strchr(p, ' ');
+                        if (!sp)
+                                break;
+                        *sp = '\0';
+                        p = sp + 1;
+                }
+                if (i < 6)
+                        continue;
+                optional_start = p;
+                dash = strstr(p, "- ");
+                if (!dash)
+                        continue;
+                if (dash > optional_start)
+                        dash[-1] = '\0';
+                else
+                        optional_start = "";
+                p = dash + 2;
+                for (i = 0; i < 3 && p; i++) {
+                        tail[i] = p;
+                        sp = strchr(p, ' ');
+                        if (sp) {
+                                *sp = '\0';
+                                p = sp + 1;
+                        } else {
+                                p = NULL;
+                        }
+                }
+                unescape_octal(f[3]);
+                unescape_octal(f[4]);
+                if (tail[1])
+                        unescape_octal(tail[1]);
+
+                if (!first_entry)
+                        putchar(',');
+                first_entry = false;
+                putchar('{');
+                json_key(&first, "id");
+                printf("%s", f[0]);
+                json_key(&first, "parent");
+                printf("%s", f[1]);
+                json_key(&first, "dev");
+                json_str(f[2]);
+                json_key(&first, "root");
+                json_str(f[3]);
+                json_key(&first, "target");
+                json_str(f[4]);
+                json_key(&first, "options");
+                json_str(f[5]);
+                json_key(&first, "optional");
+                json_str(optional_start);
+                json_key(&first, "fstype");
+                json_str(tail[0] ? tail[0] : "");
+                json_key(&first, "source");
+                json_str(tail[1] ? tail[1] : "");
+                json_key(&first, "super");
+                json_str(tail[2] ? tail[2] : "");
+                putchar('}');
+        }
+        free(buf);
+        putchar(']');
+}
+
+static void emit_ns(void)
+{
+        DIR *d = opendir("/proc/self/ns");
+        struct dirent *de;
+        bool first = true;
+
+        putchar('{');
+        while (d && (de = readdir(d))) {
+                char path[PATH_MAX], link[256];
+                ssize_t n;
+                char *lb;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/self/ns/%s", de->d_name);
+                n = readlink(path, link, sizeof(link) - 1);
+                if (n < 0)
+                        continue;
+                link[n] = '\0';
+                lb = strchr(link, '[');
+                if (!lb)
+                        continue;
+                json_key(&first, de->d_name);
+                printf("%llu", strtoull(lb + 1, NULL, 10));
+        }
+        if (d)
+                closedir(d);
+        putchar('}');
+}
+
+static void emit_hostname(void)
+{
+        struct utsname u;
+        bool first = true;
+
+        if (uname(&u) < 0) {
+                fputs("null", stdout);
+                return;
+        }
+        putchar('{');
+        json_key(&first, "hostname");
+        json_str(u.nodename);
+        json_key(&first, "domainname");
+        json_str(u.domainname);
+        putchar('}');
+}
+
+static void emit_pid(void)
+{
+        printf("{\"pid\":%d,\"ppid\":%d,\"sid\":%d,\"pgid\":%d}", (int)getpid(), (int)getppid(),
+               (int)getsid(0), (int)getpgrp());
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+        int x = *(const int *)a, y = *(const int *)b;
+
+        return (x > y) - (x < y);
+}
+
+/* The numeric entries of a /proc-like directory, sorted. */
+static void emit_numeric_dir(const char *dir, int skip_fd)
+{
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        int vals[4096];
+        size_t n = 0;
+
+        putchar('[');
+        if (!d) {
+                putchar(']');
+                return;
+        }
+        while ((de = readdir(d)) && n < sizeof(vals) / sizeof(vals[0])) {
+                char *end;
+                long v;
+
+                if (!isdigit((unsigned char)de->d_name[0]))
+                        continue;
+                v = strtol(de->d_name, &end, 10);
+                if (*end)
+                        continue;
+                if (skip_fd && v == dirfd(d))
+                        continue;
+                vals[n++] = (int)v;
+        }
+        closedir(d);
+        qsort(vals, n, sizeof(vals[0]), cmp_int);
+        for (size_t i = 0; i < n; i++)
+                printf("%s%d", i ? "," : "", vals[i]);
+        putchar(']');
+}
+
+/* Open fds (the directory handle used to list them excluded) and what each
+ * points at.  Must run before anything else opens files. */
+static void emit_fds(void)
+{
+        int fds[1024];
+        size_t n = 0;
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+        bool first = true;
+
+        if (d) {
+                while ((de = readdir(d)) && n < sizeof(fds) / sizeof(fds[0])) {
+                        if (!isdigit((unsigned char)de->d_name[0]))
+                                continue;
+                        if (atoi(de->d_name) == dirfd(d))
+                                continue;
+                        fds[n++] = atoi(de->d_name);
+                }
+                closedir(d);
+        }
+        qsort(fds, n, sizeof(fds[0]), cmp_int);
+        printf("{\"fds\":[");
+        for (size_t i = 0; i < n; i++)
+                printf("%s%d", i ? "," : "", fds[i]);
+        printf("],\"targets\":{");
+        for (size_t i = 0; i < n; i++) {
+                char path[64], link[PATH_MAX], key[16];
+                ssize_t l;
+
+                snprintf(path, sizeof(path), "/proc/self/fd/%d", fds[i]);
+                l = readlink(path, link, sizeof(link) - 1);
+                if (l < 0)
+                        continue;
+                link[l] = '\0';
+                snprintf(key, sizeof(key), "%d", fds[i]);
+                json_key(&first, key);
+                json_str(link);
+        }
+        printf("}}");
+}
+
+static void emit_string_array(char **v)
+{
+        putchar('[');
+        for (size_t i = 0; v && v[i]; i++) {
+                if (i)
+                        putchar(',');
+                json_str(v[i]);
+        }
+        putchar(']');
+}
+
+static void emit_file_or_null(const char *path)
+{
+        char *buf = NULL;
+        ssize_t n = read_file(path, &buf);
+
+        if (n < 0) {
+                fputs("null", stdout);
+                return;
+        }
+        json_strn(buf, (size_t)n);
+        free(buf);
+}
+
+static void emit_cwd(void)
+{
+        char buf[PATH_MAX];
+
+        json_str(getcwd(buf, sizeof(buf)) ? buf : NULL);
+}
+
+/* ---- subcommands ---------------------------------------------------------- */
+
+static int cmd_facts(char **argv)
+{
+        bool first = true;
+
+        putchar('{');
+        json_key(&first, "fds");
+        emit_fds();
+        json_key(&first, "pid");
+        emit_pid();
+        json_key(&first, "ids");
+        emit_ids();
+        json_key(&first, "caps");
+        emit_caps();
+        json_key(&first, "nnp");
+        emit_nnp();
+        json_key(&first, "rlimits");
+        emit_rlimits();
+        json_key(&first, "ns");
+        emit_ns();
+        json_key(&first, "hostname");
+        emit_hostname();
+        json_key(&first, "cwd");
+        emit_cwd();
+        json_key(&first, "env");
+        emit_string_array(environ);
+        json_key(&first, "argv");
+        emit_string_array(argv);
+        json_key(&first, "oom_score_adj");
+        emit_file_or_null("/proc/self/oom_score_adj");
+        json_key(&first, "cgroup");
+        emit_file_or_null("/proc/self/cgroup");
+        json_key(&first, "mounts");
+        emit_mounts();
+        putchar('}');
+        putchar('\n');
+        return 0;
+}
+
+static int cmd_write(const char *path, const char *data)
+{
+        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        ssize_t n;
+        int e;
+
+        if (fd < 0 && errno == ENOENT)
+                fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return report(-1, errno);
+        n = write(fd, data, strlen(data));
+        e = errno;
+        if (n >= 0 && close(fd) < 0)
+                return report(-1, errno);
+        return report(n < 0 ? -1 : 0, e);
+}
+
+static int emit_read_result(ssize_t n, const char *buf)
+{
+        if (n < 0) {
+                printf("{\"ok\":false,\"errno\":");
+                json_str(errno_name((int)-n));
+                printf("}\n");
+                return EXIT_REFUSED;
+        }
+        printf("{\"ok\":true,\"size\":%zd,\"data\":", n);
+        json_strn(buf, (size_t)n);
+        printf("}\n");
+        return 0;
+}
+
+static int cmd_read(const char *path)
+{
+        char *buf = NULL;
+        ssize_t n = read_file(path, &buf);
+        int r = emit_read_result(n, buf);
+
+        free(buf);
+        return r;
+}
+
+static int cmd_readfd(const char *s)
+{
+        char *buf = NULL;
+        int fd = (int)parse_long(s, "fd");
+        ssize_t n;
+        int r;
+
+        if (fcntl(fd, F_GETFD) < 0)
+                return emit_read_result(-errno, NULL);
+        n = read_fd_all(fd, &buf);
+        r = emit_read_result(n, buf);
+        free(buf);
+        return r;
+}
+
+static const char *file_type(mode_t m)
+{
+        switch (m & S_IFMT) {
+        case S_IFREG:
+                return "reg";
+        case S_IFDIR:
+                return "dir";
+        case S_IFCHR:
+                return "chr";
+        case S_IFBLK:
+                return "blk";
+        case S_IFIFO:
+                return "fifo";
+        case S_IFSOCK:
+                return "sock";
+        case S_IFLNK:
+                return "lnk";
+        default:
+                return "unknown";
+        }
+}
+
+static int cmd_stat(const char *path)
+{
+        struct stat st;
+
+        if (lstat(path, &st) < 0)
+                return emit_read_result(-errno, NULL);
+        printf("{\"ok\":true,\"type\":\"%s\",\"mode\":%u,\"uid\":%u,\"gid\":%u,\"size\":%lld,"
+               "\"ino\":%llu,\"dev_major\":%u,\"dev_minor\":%u,\"rdev_major\":%u,\"rdev_minor\":%u",
+               file_type(st.st_mode), (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+               (unsigned)st.st_gid, (long long)st.st_size, (unsigned long long)st.st_ino,
+               major(st.st_dev), minor(st.st_dev), major(st.st_rdev), minor(st.st_rdev));
+        if (S_ISLNK(st.st_mode)) {
+                char link[PATH_MAX];
+                ssize_t n = readlink(path, link, sizeof(link) - 1);
+
+                if (n >= 0) {
+                        link[n] = '\0';
+                        printf(",\"target\":");
+                        json_str(link);
+                }
+        }
+        printf("}\n");
+        return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmd_ls(const char *path)
+{
+        DIR *d = opendir(path);
+        struct dirent *de;
+        char *names[4096];
+        size_t n = 0;
+
+        if (!d)
+                return emit_read_result(-errno, NULL);
+        while ((de = readdir(d)) && n < sizeof(names) / sizeof(names[0])) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                names[n] = strdup(de->d_name);
+                if (names[n])
+                        n++;
+        }
+        closedir(d);
+        qsort(names, n, sizeof(names[0]), cmp_str);
+        printf("{\"ok\":true,\"entries\":[");
+        for (size_t i = 0; i < n; i++) {
+                if (i)
+                        putchar(',');
+                json_str(names[i]);
+                free(names[i]);
+        }
+        printf("]}\n");
+        return 0;
+}
+
+static int cmd_sysctl(const char *key)
+{
+        char path[PATH_MAX] = "/proc/sys/";
+        char *buf = NULL;
+        size_t off = strlen(path);
+        ssize_t n;
+
+        for (const char *k = key; *k && off < sizeof(path) - 1; k++)
+                path[off++] = *k == '.' ? '/' : *k;
+        path[off] = '\0';
+        n = read_file(path, &buf);
+        if (n < 0)
+                return emit_read_result(n, NULL);
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+                buf[--n] = '\0';
+        printf("{\"ok\":true,\"value\":");
+        json_str(buf);
+        printf("}\n");
+        free(buf);
+        return 0;
+}
+
+static void sleep_seconds(double secs)
+{
+        struct timespec ts;
+
+        if (secs < 0)
+                secs = 0;
+        ts.tv_sec = (time_t)secs;
+        ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+static void exit_on_signal(int sig)
+{
+        _exit(128 + sig);
+}
+
+/* The init of a pid namespace ignores signals it has no handler for, even
+ * TERM from the host: as pid 1, behave like an ordinary program would and
+ * exit with 128+signal on TERM/INT/HUP. */
+static int cmd_sleep(const char *s)
+{
+        char *end;
+        double secs = strtod(s, &end);
+
+        if (end == s || *end)
+                die_usage("bad seconds: %s", s);
+        if (getpid() == 1) {
+                struct sigaction sa = { .sa_handler = exit_on_signal };
+
+                sigaction(SIGTERM, &sa, NULL);
+                sigaction(SIGINT, &sa, NULL);
+                sigaction(SIGHUP, &sa, NULL);
+        }
+        sleep_seconds(secs);
+        return 0;
+}
+
+static int cmd_kill_self(const char *s)
+{
+        int sig = parse_signal(s);
+        struct sigaction sa = { .sa_handler = SIG_DFL };
+        sigset_t set;
+
+        sigaction(sig, &sa, NULL);
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        fflush(stdout);
+        raise(sig);
+        sleep_seconds(0.2);
+        fprintf(stderr, "%s: %s did not terminate pid %d\n", prog, signal_name(sig), (int)getpid());
+        return 125;
+}
+
+static void noop_handler(int sig)
+{
+        (void)sig;
+}
+
+/* Prints "ready", then one line per signal received, until SIGTERM (exit 0)
+ * or the timeout (exit 2). */
+static int cmd_signals(int argc, char **argv)
+{
+        double timeout = argc > 0 ? strtod(argv[0], NULL) : 60.0;
+        struct sigaction sa = { .sa_handler = noop_handler };
+        struct timespec deadline, now;
+        sigset_t all;
+
+        sigemptyset(&all);
+        for (int sig = 1; sig < NSIG; sig++) {
+                if (sig == SIGKILL || sig == SIGSTOP || (sig >= 32 && sig < SIGRTMIN))
+                        continue;
+                if (sigaction(sig, &sa, NULL) == 0)
+                        sigaddset(&all, sig);
+        }
+        sigprocmask(SIG_BLOCK, &all, NULL);
+        puts("ready");
+        fflush(stdout);
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_sec += (time_t)timeout;
+        for (;;) {
+                struct timespec left;
+                siginfo_t si;
+                int sig;
+
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                left.tv_sec = deadline.tv_sec - now.tv_sec;
+                left.tv_nsec = deadline.tv_nsec - now.tv_nsec;
+                if (left.tv_nsec < 0) {
+                        left.tv_sec--;
+                        left.tv_nsec += 1000000000L;
+                }
+                if (left.tv_sec < 0)
+                        return 2;
+                sig = sigtimedwait(&all, &si, &left);
+                if (sig < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return 2;
+                }
+                if (sig == SIGCHLD)
+                        continue;
+                puts(signal_name(sig));
+                fflush(stdout);
+                if (sig == SIGTERM)
+                        return 0;
+        }
+}
+
+static int cmd_netdevs(void)
+{
+        char *buf = NULL, *save = NULL;
+        int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        int lineno = 0;
+        bool first = true;
+
+        if (read_file("/proc/net/dev", &buf) < 0)
+                return emit_read_result(-errno, NULL);
+        putchar('[');
+        for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *colon, *name = line;
+                struct ifreq ifr;
+
+                if (++lineno <= 2)
+                        continue;
+                colon = strchr(line, ':');
+                if (!colon)
+                        continue;
+                *colon = '\0';
+                while (*name == ' ')
+                        name++;
+                memset(&ifr, 0, sizeof(ifr));
+                snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+                if (sock < 0 || ioctl(sock, SIOCGIFFLAGS, &ifr) < 0)
+                        ifr.ifr_flags = 0;
+                if (!first)
+                        putchar(',');
+                first = false;
+                printf("{\"name\":");
+                json_str(name);
+                printf(",\"up\":%s,\"flags\":%d}", (ifr.ifr_flags & IFF_UP) ? "true" : "false",
+                       (int)(unsigned short)ifr.ifr_flags);
+        }
+        printf("]\n");
+        free(buf);
+        if (sock >= 0)
+                close(sock);
+        return 0;
+}
+
+/* A TCP round trip over 127.0.0.1. */
+static int cmd_loopback(void)
+{
+        struct sockaddr_in addr = { .sin_family = AF_INET };
+        socklen_t alen = sizeof(addr);
+        struct timeval tv = { .tv_sec = 5 };
+        int ls = -1, cs = -1, as = -1, r = -1, e = 0;
+        char buf[8] = { 0 };
+
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (ls < 0 || bind(ls, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(ls, 1) < 0 ||
+            getsockname(ls, (struct sockaddr *)&addr, &alen) < 0)
+                goto out;
+        cs = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (cs < 0)
+                goto out;
+        setsockopt(cs, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        setsockopt(cs, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        if (connect(cs, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+                goto out;
+        as = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+        if (as < 0 || write(cs, "ping", 4) != 4)
+                goto out;
+        setsockopt(as, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        if (read(as, buf, 4) != 4)
+                goto out;
+        r = memcmp(buf, "ping", 4) == 0 ? 0 : -1;
+        if (r < 0)
+                errno = EPROTO;
+out:
+        e = errno;
+        if (as >= 0)
+                close(as);
+        if (cs >= 0)
+                close(cs);
+        if (ls >= 0)
+                close(ls);
+        return report(r, e);
+}
+
+static int cmd_tty(void)
+{
+        char *name = ttyname(0);
+        bool first = true;
+
+        putchar('{');
+        json_key(&first, "stdin");
+        fputs(isatty(0) ? "true" : "false", stdout);
+        json_key(&first, "stdout");
+        fputs(isatty(1) ? "true" : "false", stdout);
+        json_key(&first, "stderr");
+        fputs(isatty(2) ? "true" : "false", stdout);
+        json_key(&first, "ttyname");
+        json_str(name);
+        printf("}\n");
+        return 0;
+}
+
+#ifndef KEYCTL_GET_KEYRING_ID
+#define KEYCTL_GET_KEYRING_ID 0
+#define KEYCTL_DESCRIBE 6
+#define KEY_SPEC_SESSION_KEYRING -3
+#endif
+
+static int cmd_keyring(void)
+{
+        long id = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0);
+        char desc[256] = "";
+
+        if (id < 0)
+                return emit_read_result(-errno, NULL);
+        if (syscall(SYS_keyctl, KEYCTL_DESCRIBE, id, desc, sizeof(desc) - 1) < 0)
+                desc[0] = '\0';
+        printf("{\"ok\":true,\"session\":%ld,\"description\":", id);
+        json_str(desc);
+        printf("}\n");
+        return 0;
+}
+
+static int cmd_bind_port(const char *s)
+{
+        struct sockaddr_in addr = { .sin_family = AF_INET };
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int r, e;
+
+        if (fd < 0)
+                return report(-1, errno);
+        addr.sin_port = htons((uint16_t)parse_long(s, "port"));
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        r = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+        e = errno;
+        close(fd);
+        return report(r, e);
+}
+
+static int cmd_mount_tmpfs(const char *dir)
+{
+        int r = mount("bento-probe", dir, "tmpfs", 0, "size=64k");
+        int e = errno;
+
+        if (r == 0)
+                umount2(dir, MNT_DETACH);
+        return report(r, e);
+}
+
+static int cmd_mknod(char **a)
+{
+        mode_t type;
+
+        if (strcmp(a[1], "c") == 0)
+                type = S_IFCHR;
+        else if (strcmp(a[1], "b") == 0)
+                type = S_IFBLK;
+        else
+                die_usage("mknod type must be c or b");
+        return report(mknod(a[0], type | 0600,
+                            makedev((unsigned)parse_long(a[2], "major"),
+                                    (unsigned)parse_long(a[3], "minor"))),
+                      errno);
+}
+
+static int cmd_exec(char **a)
+{
+        execv(a[0], a);
+        return report(-1, errno);
+}
+
+static int cmd_stdin(void)
+{
+        char *buf = NULL;
+        ssize_t n = read_fd_all(0, &buf);
+        int r = emit_read_result(n, buf);
+
+        free(buf);
+        return r;
+}
+
+/* ---- dispatch ------------------------------------------------------------- */
+
+struct subcommand {
+        const char *name;
+        int nargs; /* minimum */
+        const char *usage;
+};
+
+static const struct subcommand subcommands[] = {
+        { "facts", 0, "everything below that needs no argument, as one object" },
+        { "ids", 0, "uid/gid (real, effective, saved), groups, umask" },
+        { "caps", 0, "the five capability sets (hex, from /proc/self/status)" },
+        { "rlimits", 0, "every RLIMIT_* as {soft, hard}" },
+        { "nnp", 0, "no_new_privs and seccomp mode" },
+        { "mounts", 0, "/proc/self/mountinfo as a list" },
+        { "ns", 0, "inode of each /proc/self/ns/* entry" },
+        { "hostname", 0, "hostname and domainname" },
+        { "pid", 0, "pid, ppid, sid, pgid" },
+        { "pids", 0, "the pids visible in /proc" },
+        { "fds", 0, "open fd numbers and their targets" },
+        { "env", 0, "the environment as a list" },
+        { "argv", 0, "argv as a list" },
+        { "cwd", 0, "the working directory (plain line)" },
+        { "netdevs", 0, "network interfaces and whether they are up" },
+        { "loopback", 0, "TCP round trip over 127.0.0.1: OK or errno" },
+        { "tty", 0, "whether fds 0-2 are terminals" },
+        { "keyring", 0, "session keyring id and description" },
+        { "stdin", 0, "read stdin to EOF and report it" },
+        { "write", 1, "PATH [DATA]: open (create if missing) and write; OK or errno" },
+        { "read", 1, "PATH: contents or errno" },
+        { "readfd", 1, "FD: read an inherited fd to EOF" },
+        { "stat", 1, "PATH: lstat (type, mode, owner, device numbers)" },
+        { "ls", 1, "DIR: entries" },
+        { "sysctl", 1, "KEY: value from /proc/sys" },
+        { "exit", 1, "N: exit with status N" },
+        { "sleep", 1, "SECONDS: sleep (as pid 1, TERM/INT/HUP exit 128+sig)" },
+        { "kill-self", 1, "SIG: raise SIG with the default action" },
+        { "signals", 0, "[TIMEOUT]: print each signal received; exit 0 on TERM" },
+        { "say", 2, "OUT ERR: write OUT to stdout and ERR to stderr" },
+        { "setuid", 1, "UID: try setuid; OK or errno" },
+        { "sethostname", 1, "NAME: try sethostname; OK or errno" },
+        { "mount-tmpfs", 1, "DIR: try to mount a tmpfs (then unmount it); OK or errno" },
+        { "mknod", 4, "PATH c|b MAJOR MINOR: try mknod; OK or errno" },
+        { "bind-port", 1, "PORT: try to bind 127.0.0.1:PORT; OK or errno" },
+        { "exec", 1, "PATH [ARGS...]: execv, errno on failure" },
+};
+
+static void usage(FILE *f)
+{
+        fprintf(f, "usage: %s SUBCOMMAND [ARGS...]\n", prog);
+        for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+                fprintf(f, "  %-12s %s\n", subcommands[i].name, subcommands[i].usage);
+}
+
+static int finish(int r)
+{
+        if (fflush(stdout) != 0 && r == 0)
+                return 70;
+        return r;
+}
+
+int main(int argc, char **argv)
+{
+        const char *cmd;
+        char **a;
+        int na;
+
+        if (argc < 2) {
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        cmd = argv[1];
+        a = argv + 2;
+        na = argc - 2;
+        if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+                usage(stdout);
+                return 0;
+        }
+        for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+                if (strcmp(cmd, subcommands[i].name) == 0 && na < subcommands[i].nargs)
+                        die_usage("%s needs %d argument(s): %s", cmd, subcommands[i].nargs,
+                                  subcommands[i].usage);
+
+        if (strcmp(cmd, "facts") == 0)
+                return finish(cmd_facts(argv));
+        if (strcmp(cmd, "fds") == 0) {
+                emit_fds();
+                putchar('\n');
+                return finish(0);
+        }
+        if (strcmp(cmd, "ids") == 0)
+                emit_ids();
+        else if (strcmp(cmd, "caps") == 0)
+                emit_caps();
+        else if (strcmp(cmd, "rlimits") == 0)
+                emit_rlimits();
+        else if (strcmp(cmd, "nnp") == 0)
+                emit_nnp();
+        else if (strcmp(cmd, "mounts") == 0)
+                emit_mounts();
+        else if (strcmp(cmd, "ns") == 0)
+                emit_ns();
+        else if (strcmp(cmd, "hostname") == 0)
+                emit_hostname();
+        else if (strcmp(cmd, "pid") == 0)
+                emit_pid();
+        else if (strcmp(cmd, "pids") == 0)
+                emit_numeric_dir("/proc", 0);
+        else if (strcmp(cmd, "env") == 0)
+                emit_string_array(environ);
+        else if (strcmp(cmd, "argv") == 0)
+                emit_string_array(argv);
+        else if (strcmp(cmd, "cwd") == 0) {
+                char buf[PATH_MAX];
+
+                if (!getcwd(buf, sizeof(buf)))
+                        return finish(report(-1, errno));
+                puts(buf);
+                return finish(0);
+        } else if (strcmp(cmd, "netdevs") == 0)
+                return finish(cmd_netdevs());
+        else if (strcmp(cmd, "loopback") == 0)
+                return finish(cmd_loopback());
+        else if (strcmp(cmd, "tty") == 0)
+                return finish(cmd_tty());
+        else if (strcmp(cmd, "keyring") == 0)
+                return finish(cmd_keyring());
+        else if (strcmp(cmd, "stdin") == 0)
+                return finish(cmd_stdin());
+        else if (strcmp(cmd, "write") == 0)
+                return finish(cmd_write(a[0], na > 1 ? a[1] : "bento\n"));
+        else if (strcmp(cmd, "read") == 0)
+                return finish(cmd_read(a[0]));
+        else if (strcmp(cmd, "readfd") == 0)
+                return finish(cmd_readfd(a[0]));
+        else if (strcmp(cmd, "stat") == 0)
+                return finish(cmd_stat(a[0]));
+        else if (strcmp(cmd, "ls") == 0)
+                return finish(cmd_ls(a[0]));
+        else if (strcmp(cmd, "sysctl") == 0)
+                return finish(cmd_sysctl(a[0]));
+        else if (strcmp(cmd, "exit") == 0) {
+                fflush(stdout);
+                return (int)parse_long(a[0], "status");
+        } else if (strcmp(cmd, "sleep") == 0)
+                return finish(cmd_sleep(a[0]));
+        else if (strcmp(cmd, "kill-self") == 0)
+                return cmd_kill_self(a[0]);
+        else if (strcmp(cmd, "signals") == 0)
+                return finish(cmd_signals(na, a));
+        else if (strcmp(cmd, "say") == 0) {
+                puts(a[0]);
+                fflush(stdout);
+                fprintf(stderr, "%s\n", a[1]);
+                return finish(0);
+        } else if (strcmp(cmd, "setuid") == 0)
+                return finish(report(setuid((uid_t)parse_long(a[0], "uid")), errno));
+        else if (strcmp(cmd, "sethostname") == 0)
+                return finish(report(sethostname(a[0], strlen(a[0])), errno));
+        else if (strcmp(cmd, "mount-tmpfs") == 0)
+                return finish(cmd_mount_tmpfs(a[0]));
+        else if (strcmp(cmd, "mknod") == 0)
+                return finish(cmd_mknod(a));
+        else if (strcmp(cmd, "bind-port") == 0)
+                return finish(cmd_bind_port(a[0]));
+        else if (strcmp(cmd, "exec") == 0) {
+                fflush(stdout);
+                return finish(cmd_exec(a));
+        } else {
+                fprintf(stderr, "%s: unknown subcommand: %s\n", prog, cmd);
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        putchar('\n');
+        return finish(0);
+}
