@@ -23,8 +23,8 @@
 
 /* Read to EOF into a buffer of at most max bytes (plus terminator).  hint
  * is the expected size (0 when unknown) and only sizes the first buffer. */
-static int read_all(int fd, const char *name, size_t max, size_t hint, char **ret,
-                    size_t *ret_len, struct bento_err *err)
+static int read_all(int fd, const char *name, size_t max, size_t hint, char **ret, size_t *ret_len,
+                    struct bento_err *err)
 {
         /* One byte more than allowed tells "exactly max" from "too big". */
         size_t limit = max < SIZE_MAX - 2 ? max + 1 : SIZE_MAX - 2;
@@ -89,8 +89,8 @@ int bento_read_file_at(int dirfd, const char *name, size_t max, char **ret, size
                        struct bento_err *err)
 {
         /* O_NONBLOCK: opening a FIFO must not hang before fstat() rejects it. */
-        cleanup_close int fd = openat(dirfd, name,
-                                      O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+        cleanup_close int fd =
+                openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
         struct stat st;
 
         if (fd < 0)
@@ -146,8 +146,7 @@ static int create_temp(int dirfd, const char *name, char *tmp, size_t size)
                 int fd;
 
                 snprintf(tmp, size, ".%.200s.%012llx", name, random_suffix());
-                fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                            0600);
+                fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
                 if (fd >= 0 || errno != EEXIST)
                         return fd < 0 ? -errno : fd;
         }

@@ -96,15 +96,17 @@ bool bento_json_utf8_valid(const char *text, size_t len)
                         i++;
                         continue;
                 }
-                if ((c & 0xe0) == 0xc0) {
-                        n = 1, cp = c & 0x1f, min = 0x80;
-                } else if ((c & 0xf0) == 0xe0) {
-                        n = 2, cp = c & 0x0f, min = 0x800;
-                } else if ((c & 0xf8) == 0xf0) {
-                        n = 3, cp = c & 0x07, min = 0x10000;
-                } else {
+                /* n continuation bytes follow the lead byte */
+                if (c >= 0xc0 && c < 0xe0)
+                        n = 1;
+                else if (c >= 0xe0 && c < 0xf0)
+                        n = 2;
+                else if (c >= 0xf0 && c < 0xf8)
+                        n = 3;
+                else
                         return false;
-                }
+                cp = c & (0x3fu >> n);
+                min = n == 1 ? 0x80 : n == 2 ? 0x800 : 0x10000;
                 if (len - i <= n)
                         return false;
                 for (size_t k = 1; k <= n; k++) {
@@ -295,8 +297,7 @@ static int open_container(struct builder *b, enum bento_json_type type)
         struct bento_json *v;
 
         if (b->depth == BENTO_JSON_MAX_DEPTH)
-                return builder_fail(b, true, "nested deeper than %d levels",
-                                    BENTO_JSON_MAX_DEPTH);
+                return builder_fail(b, true, "nested deeper than %d levels", BENTO_JSON_MAX_DEPTH);
         v = node_new(type);
         if (!attach(b, v))
                 return 0;
@@ -451,8 +452,7 @@ int bento_json_parse(const char *data, size_t len, size_t max_bytes, struct bent
         int r;
 
         if (len > max_bytes)
-                return bento_err_setx(err, EFBIG, "document is larger than %zu bytes",
-                                      max_bytes);
+                return bento_err_setx(err, EFBIG, "document is larger than %zu bytes", max_bytes);
         nul = memchr(data, '\0', len);
         if (nul)
                 return bento_err_setx(err, EINVAL, "document contains a NUL byte at offset %zu",

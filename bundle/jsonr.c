@@ -67,12 +67,17 @@ size_t bento_jsonr_push_key(struct bento_jsonr *r, const char *key)
         }
         buf[o++] = '[';
         buf[o++] = '"';
-        for (i = 0; key[i] && i < KEY_SHOWN_MAX; i++) {
+        for (i = 0; i < KEY_SHOWN_MAX && key[i]; i++) {
                 if (key[i] == '"' || key[i] == '\\')
                         buf[o++] = '\\';
                 buf[o++] = key[i];
         }
         if (key[i]) {
+                /* cut at a character boundary, not inside a UTF-8 sequence */
+                while (i > 0 && ((unsigned char) key[i] & 0xc0) == 0x80) {
+                        i--;
+                        o--;
+                }
                 memcpy(buf + o, "...", 3);
                 o += 3;
         }
@@ -112,17 +117,25 @@ int bento_jsonr_fail(struct bento_jsonr *r, const char *fmt, ...)
         return bento_err_setx(r->err, EINVAL, "%s: %s", r->path, msg);
 }
 
+static int oom(struct bento_jsonr *r)
+{
+        return bento_err_set(r->err, ENOMEM, "reading %s", r->len ? r->path : "the document");
+}
+
 int bento_jsonr_fail_type(struct bento_jsonr *r, const char *want, const struct bento_json *v)
 {
-        const char *text;
+        return bento_jsonr_fail(r, "expected %s, got %s", want,
+                                v ? bento_json_type_name(v->type) : "null");
+}
 
-        if (!v)
-                return bento_jsonr_fail(r, "expected %s, got null", want);
-        if (v->type != BENTO_JSON_NUMBER || !v->u.number.text)
-                return bento_jsonr_fail(r, "expected %s, got %s", want,
-                                        bento_json_type_name(v->type));
-        /* A number of the wrong kind is clearer quoted: "got -1", "got 1.5". */
-        text = v->u.number.text;
+/* A number of the wrong kind is clearer quoted as written: "got -1",
+ * "got 1.5", "got 4294967296". */
+static int fail_number(struct bento_jsonr *r, const char *want, const struct bento_json *v)
+{
+        const char *text = v->u.number.text;
+
+        if (!text)
+                return bento_jsonr_fail_type(r, want, v);
         return bento_jsonr_fail(r, "expected %s, got %.40s%s", want, text,
                                 strlen(text) > 40 ? "..." : "");
 }
@@ -135,7 +148,7 @@ int bento_jsonr_string_value(struct bento_jsonr *r, const struct bento_json *v, 
                 return bento_jsonr_fail_type(r, "a string", v);
         s = strdup(v->u.string.s);
         if (!s)
-                return bento_err_set(r->err, ENOMEM, "%s", r->path);
+                return oom(r);
         *ret = s;
         return 0;
 }
@@ -156,9 +169,10 @@ int bento_jsonr_uint_value(struct bento_jsonr *r, const struct bento_json *v, ui
         char want[64];
 
         uint_want(want, sizeof(want), max);
-        if (!v || v->type != BENTO_JSON_NUMBER || !v->u.number.is_int || !v->u.number.fits_u64 ||
-            v->u.number.is_neg || v->u.number.u > max)
+        if (!v || v->type != BENTO_JSON_NUMBER)
                 return bento_jsonr_fail_type(r, want, v);
+        if (!v->u.number.is_int || !v->u.number.fits_u64 || v->u.number.u > max)
+                return fail_number(r, want, v);
         *ret = v->u.number.u;
         return 0;
 }
@@ -175,9 +189,11 @@ int bento_jsonr_int_value(struct bento_jsonr *r, const struct bento_json *v, int
         else
                 snprintf(want, sizeof(want), "an integer between %" PRId64 " and %" PRId64, min,
                          max);
-        if (!v || v->type != BENTO_JSON_NUMBER || !v->u.number.is_int ||
-            !v->u.number.fits_i64 || v->u.number.i < min || v->u.number.i > max)
+        if (!v || v->type != BENTO_JSON_NUMBER)
                 return bento_jsonr_fail_type(r, want, v);
+        if (!v->u.number.is_int || !v->u.number.fits_i64 || v->u.number.i < min ||
+            v->u.number.i > max)
+                return fail_number(r, want, v);
         *ret = v->u.number.i;
         return 0;
 }
@@ -202,16 +218,16 @@ int bento_jsonr_strv_value(struct bento_jsonr *r, const struct bento_json *v, ch
         n = v->u.array.n;
         strv = calloc(n + 1, sizeof(*strv));
         if (!strv)
-                return bento_err_set(r->err, ENOMEM, "%s", r->path);
+                return oom(r);
         for (i = 0; i < n; i++) {
                 size_t mark = bento_jsonr_push_index(r, i);
                 int k = bento_jsonr_string_value(r, v->u.array.items[i], &strv[i]);
 
+                bento_jsonr_pop(r, mark);
                 if (k < 0) {
                         bento_strv_free_n(strv, i);
                         return k;
                 }
-                bento_jsonr_pop(r, mark);
         }
         *ret = strv;
         *ret_n = n;
@@ -232,15 +248,18 @@ int bento_jsonr_member(struct bento_jsonr *r, const struct bento_json *obj, cons
 {
         const struct bento_json *v = bento_jsonr_get(obj, key);
         size_t mark;
+        int k = 0;
 
         if (!v && !required)
                 return 0;
         mark = bento_jsonr_push_key(r, key);
         if (!v)
-                return bento_jsonr_fail(r, "required property is missing");
-        if (v->type != type)
-                return bento_jsonr_fail_type(r, bento_json_type_name(type), v);
+                k = bento_jsonr_fail(r, "required property is missing");
+        else if (v->type != type)
+                k = bento_jsonr_fail_type(r, bento_json_type_name(type), v);
         bento_jsonr_pop(r, mark);
+        if (k < 0)
+                return k;
         *ret = v;
         return 1;
 }
@@ -255,8 +274,12 @@ static int lookup(struct bento_jsonr *r, const struct bento_json *obj, const cha
         if (!v && !required)
                 return 0;
         *ret_mark = bento_jsonr_push_key(r, key);
-        if (!v)
-                return bento_jsonr_fail(r, "required property is missing");
+        if (!v) {
+                int k = bento_jsonr_fail(r, "required property is missing");
+
+                bento_jsonr_pop(r, *ret_mark);
+                return k;
+        }
         *ret = v;
         return 1;
 }
@@ -270,9 +293,9 @@ int bento_jsonr_string(struct bento_jsonr *r, const struct bento_json *obj, cons
 
         if (k <= 0)
                 return k;
-        JSONR_TRY(bento_jsonr_string_value(r, v, ret));
+        k = bento_jsonr_string_value(r, v, ret);
         bento_jsonr_pop(r, mark);
-        return 1;
+        return k < 0 ? k : 1;
 }
 
 int bento_jsonr_bool(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
@@ -284,11 +307,11 @@ int bento_jsonr_bool(struct bento_jsonr *r, const struct bento_json *obj, const 
 
         if (k <= 0)
                 return k;
-        if (v->type != BENTO_JSON_BOOL)
-                return bento_jsonr_fail_type(r, "a boolean", v);
+        k = v->type == BENTO_JSON_BOOL ? 1 : bento_jsonr_fail_type(r, "a boolean", v);
         bento_jsonr_pop(r, mark);
-        *ret = v->u.boolean;
-        return 1;
+        if (k > 0)
+                *ret = v->u.boolean;
+        return k;
 }
 
 int bento_jsonr_uint(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
@@ -300,9 +323,9 @@ int bento_jsonr_uint(struct bento_jsonr *r, const struct bento_json *obj, const 
 
         if (k <= 0)
                 return k;
-        JSONR_TRY(bento_jsonr_uint_value(r, v, max, ret));
+        k = bento_jsonr_uint_value(r, v, max, ret);
         bento_jsonr_pop(r, mark);
-        return 1;
+        return k < 0 ? k : 1;
 }
 
 int bento_jsonr_u32(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
@@ -325,9 +348,9 @@ int bento_jsonr_int(struct bento_jsonr *r, const struct bento_json *obj, const c
 
         if (k <= 0)
                 return k;
-        JSONR_TRY(bento_jsonr_int_value(r, v, min, max, ret));
+        k = bento_jsonr_int_value(r, v, min, max, ret);
         bento_jsonr_pop(r, mark);
-        return 1;
+        return k < 0 ? k : 1;
 }
 
 int bento_jsonr_strv(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
@@ -339,7 +362,76 @@ int bento_jsonr_strv(struct bento_jsonr *r, const struct bento_json *obj, const 
 
         if (k <= 0)
                 return k;
-        JSONR_TRY(bento_jsonr_strv_value(r, v, ret, ret_n));
+        k = bento_jsonr_strv_value(r, v, ret, ret_n);
         bento_jsonr_pop(r, mark);
+        return k < 0 ? k : 1;
+}
+
+int bento_jsonr_objects(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
+                        size_t elem_size, void **ret, size_t *ret_n, bento_jsonr_item_fn fn)
+{
+        const struct bento_json *arr = NULL;
+        size_t mark;
+        char *items;
+        int k = bento_jsonr_member(r, obj, key, BENTO_JSON_ARRAY, false, &arr);
+
+        if (k <= 0 || arr->u.array.n == 0)
+                return k;
+        items = calloc(arr->u.array.n, elem_size);
+        if (!items)
+                return bento_err_set(r->err, ENOMEM, "%s", key);
+        /* Published before the items are filled, so that the owner's free
+         * function releases what a failing item already allocated. */
+        *ret = items;
+        *ret_n = arr->u.array.n;
+        mark = bento_jsonr_push_key(r, key);
+        for (size_t i = 0; i < arr->u.array.n; i++) {
+                const struct bento_json *item = arr->u.array.items[i];
+                size_t imark = bento_jsonr_push_index(r, i);
+
+                if (item->type != BENTO_JSON_OBJECT)
+                        k = bento_jsonr_fail_type(r, "an object", item);
+                else
+                        k = fn(r, item, items + i * elem_size);
+                bento_jsonr_pop(r, imark);
+                if (k < 0)
+                        break;
+        }
+        bento_jsonr_pop(r, mark);
+        return k < 0 ? k : 1;
+}
+
+int bento_jsonr_raw_object(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
+                           struct bento_json **ret)
+{
+        const struct bento_json *v = NULL;
+        struct bento_json *copy;
+        int k = bento_jsonr_member(r, obj, key, BENTO_JSON_OBJECT, false, &v);
+
+        if (k <= 0)
+                return k;
+        copy = bento_json_dup(v);
+        if (!copy)
+                return bento_err_set(r->err, ENOMEM, "%s", key);
+        *ret = copy;
+        return 1;
+}
+
+int bento_jsonr_abs_path(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
+                         bool required, char **ret)
+{
+        cleanup_free char *s = NULL;
+        int k = bento_jsonr_string(r, obj, key, required, &s);
+
+        if (k <= 0)
+                return k;
+        if (s[0] != '/') {
+                size_t mark = bento_jsonr_push_key(r, key);
+
+                k = bento_jsonr_fail(r, "must be an absolute path, got \"%.200s\"", s);
+                bento_jsonr_pop(r, mark);
+                return k;
+        }
+        *ret = TAKE_PTR(s);
         return 1;
 }

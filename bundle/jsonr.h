@@ -16,7 +16,8 @@
  * Member readers return 1 when the member was present and converted, 0 when
  * it is absent (or null) and not required, and a negative errno with the
  * reader's err filled otherwise.  Out-parameters are written only when 1 is
- * returned.
+ * returned.  Every reader leaves the path as it found it, on failure too,
+ * so one reader can go on after a rejected value.
  */
 #ifndef BENTO_JSONR_H
 #define BENTO_JSONR_H
@@ -58,8 +59,9 @@ void bento_jsonr_pop(struct bento_jsonr *r, size_t mark);
 int bento_jsonr_fail(struct bento_jsonr *r, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
 
-/* "<path>: expected <want>, got <what v is>"; numbers are quoted as
- * written.  Returns -EINVAL. */
+/* "<path>: expected <want>, got <type of v>" (v may be NULL).  The integer
+ * readers quote a number of the wrong kind instead ("got -1").  Returns
+ * -EINVAL. */
 int bento_jsonr_fail_type(struct bento_jsonr *r, const char *want, const struct bento_json *v);
 
 /* Value readers: check v (at the current path) and convert it.  Strings and
@@ -91,6 +93,27 @@ int bento_jsonr_int(struct bento_jsonr *r, const struct bento_json *obj, const c
                     bool required, int64_t min, int64_t max, int64_t *ret);
 int bento_jsonr_strv(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
                      char ***ret, size_t *ret_n);
+
+/* obj[key] as a string that must start with '/'. */
+int bento_jsonr_abs_path(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
+                         bool required, char **ret);
+
+/* obj[key] as an optional object, handed out as a deep copy. */
+int bento_jsonr_raw_object(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
+                           struct bento_json **ret);
+
+/* Convert one array element (an object, at the reader's current path) into
+ * elem, which is zeroed. */
+typedef int (*bento_jsonr_item_fn)(struct bento_jsonr *r, const struct bento_json *item,
+                                   void *elem);
+
+/* obj[key] as an optional array of objects, each converted by fn into an
+ * array of elem_size-sized elements.  An exception to the out-parameter
+ * rule: *ret and *ret_n are set before the items are converted, so that the
+ * owner's free function releases a partly converted array.  An empty array
+ * leaves them untouched. */
+int bento_jsonr_objects(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
+                        size_t elem_size, void **ret, size_t *ret_n, bento_jsonr_item_fn fn);
 
 /* Free the first n entries of a string vector and the vector; accepts NULL. */
 void bento_strv_free_n(char **v, size_t n);

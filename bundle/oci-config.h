@@ -10,9 +10,16 @@
  * model always gives the same bytes.
  *
  * Strings are heap-allocated, NUL-terminated, never NULL unless documented as
- * optional.  Arrays come as (pointer, count) pairs.  Optional scalars carry a
- * `has_` flag.  linux.resources and linux.seccomp are kept as raw JSON
- * subtrees (struct bento_json) for the runtime's cgroup and seccomp modules.
+ * optional.  Arrays come as (pointer, count) pairs; string arrays made by the
+ * parser are also NULL-terminated (args and env can go to execve() as they
+ * are), but code must not rely on that for models it builds itself.
+ * Optional scalars carry a `has_` flag.  linux.resources, linux.seccomp and
+ * process.landlock are kept as raw JSON subtrees (struct bento_json) for the
+ * runtime's cgroup, seccomp and Landlock modules.
+ *
+ * The reader treats a JSON null like an absent property (as Go's
+ * encoding/json does).  Models built in code must use malloc'ed memory
+ * throughout, since oci_config_free() frees every pointer it finds.
  */
 #ifndef BENTO_OCI_CONFIG_H
 #define BENTO_OCI_CONFIG_H
@@ -81,7 +88,8 @@ struct oci_capabilities {
 
 struct oci_rlimit {
         char *type;   /* "RLIMIT_NOFILE" */
-        int resource; /* RLIMIT_NOFILE; unknown names are rejected by the parser */
+        int resource; /* RLIMIT_NOFILE; unknown names and duplicates are rejected,
+                       * as is soft > hard */
         uint64_t soft;
         uint64_t hard;
 };
@@ -161,8 +169,16 @@ enum oci_hook_kind {
         _OCI_HOOK_KIND_MAX,
 };
 
-/* "prestart", "createRuntime", ... */
+/* "prestart", "createRuntime", ... ; NULL for out-of-range values. */
 const char *oci_hook_kind_to_string(enum oci_hook_kind k);
+
+/* "bounding", "effective", ... ; NULL for out-of-range values. */
+const char *oci_cap_set_to_string(enum oci_cap_set s);
+
+/* "RLIMIT_NOFILE" → RLIMIT_NOFILE; -1 for names that are not Linux rlimits. */
+int oci_rlimit_from_string(const char *name);
+/* RLIMIT_NOFILE → "RLIMIT_NOFILE"; NULL for unknown values. */
+const char *oci_rlimit_to_string(int resource);
 
 struct oci_linux {
         struct oci_namespace *namespaces;
@@ -205,15 +221,30 @@ struct oci_config {
 /* Parse a config.json document held in memory (len bytes, need not be
  * NUL-terminated).  On success *ret owns a new model.  Errors name the JSON
  * path of the bad value, e.g. "process.user.uid: expected an unsigned
- * integer".  Never aborts on any input. */
+ * 32-bit integer, got a string".  Never aborts on any input.  Besides the
+ * JSON-level rules (json.h) and type checks, it rejects: a missing
+ * ociVersion or root (root.path non-empty); a process without user.uid,
+ * user.gid, non-empty args or an absolute cwd; mounts without destination;
+ * hooks with a relative path or timeout <= 0; unknown or duplicate
+ * namespace types, relative namespace paths; id mappings of size 0 or that
+ * wrap past 2^32; devices of a type other than c/b/u/p, a relative path, or
+ * without major/minor for c/b/u; unknown or duplicate rlimits, soft > hard;
+ * oomScoreAdj outside -1000..1000; an unknown rootfsPropagation; relative
+ * maskedPaths/readonlyPaths; resources, seccomp or landlock that are not
+ * objects. */
 int oci_config_parse(const char *data, size_t len, struct oci_config **ret, struct bento_err *err);
 
-/* Read and parse a file, refusing files above OCI_CONFIG_MAX_BYTES.  Error
- * messages are prefixed with the file name. */
+/* Read and parse a file, refusing files above OCI_CONFIG_MAX_BYTES and a
+ * symlink as the last path component (see fileio.h).  Parse errors are
+ * prefixed with the file name ("bundle/config.json: process.cwd: ..."). */
 int oci_config_load(const char *path, struct oci_config **ret, struct bento_err *err);
 
 /* Serialise deterministically (two-space indentation, fixed key order, a
- * trailing newline).  *ret_buf is heap-allocated and NUL-terminated. */
+ * trailing newline).  *ret_buf is heap-allocated and NUL-terminated.
+ * annotations and sysctl are written sorted by key whatever the model's
+ * order; a duplicate key, a required string left NULL or a string that is
+ * not UTF-8 fails with EINVAL/EILSEQ.  Optional members that are absent or
+ * empty are left out, so parse → write → parse → write is byte-stable. */
 int oci_config_write(const struct oci_config *cfg, char **ret_buf, size_t *ret_len,
                      struct bento_err *err);
 

@@ -47,9 +47,9 @@ struct bento_applied_ns {
 
 struct bento_applied_mount {
         char *destination; /* inside the container */
-        char *type;
-        char *source;
-        char *options; /* as the kernel reports them (mountinfo) */
+        char *type;        /* optional */
+        char *source;      /* optional */
+        char *options;     /* optional: as the kernel reports them (mountinfo) */
 };
 
 struct bento_record {
@@ -71,11 +71,22 @@ struct bento_record {
         struct bento_json *extra; /* optional object: other applied facts, emitted as "applied" */
 };
 
-/* Serialise a record (deterministic, pretty). */
+/*
+ * The record as JSON (deterministic, pretty, members in this order):
+ *   id, pid, startTime, bundle, rootfs, created, owner, cgroupPath?,
+ *   systemdCgroup, namespaces [{type, inode, joined, path?}],
+ *   mounts [{destination, type?, source?, options?}], uidMap?, gidMap?,
+ *   applied? (= extra)
+ * Required on both write and parse: a non-empty id, pid >= 0, absolute
+ * bundle and rootfs, created, owner; extra, when set, must be an object.
+ * Unknown members are ignored on parse, so records stay readable across
+ * versions.
+ */
 int bento_record_write(const struct bento_record *rec, char **ret_buf, size_t *ret_len,
                        struct bento_err *err);
 
-/* Parse a record; errors name the JSON path. */
+/* Parse a record (at most BENTO_STATE_MAX_BYTES); errors name the JSON
+ * path. */
 int bento_record_parse(const char *data, size_t len, struct bento_record **ret,
                        struct bento_err *err);
 
@@ -87,10 +98,14 @@ static inline void cleanup_bento_record_fn(struct bento_record **p)
 }
 #define cleanup_bento_record __attribute__((cleanup(cleanup_bento_record_fn)))
 
-/* The OCI state object.  When `rec` is given with `verbose`, an extra
- * "bento" member describes what was applied (namespaces, mounts, maps).
- * pid is written as given (0 when stopped).  annotations come from cfg
- * (may be NULL). */
+/* The OCI state object: ociVersion (BENTO_OCI_VERSION), id, status, pid,
+ * bundle, then rootfs, created and owner when set, then annotations (always
+ * an object; from cfg, sorted; {} without cfg).  When `rec` is given, an
+ * extra "bento" member describes what was applied: namespaces, mounts,
+ * uidMap?, gidMap?, followed by the members of rec->extra (those named like
+ * the four before are skipped).  pid is written as given (0 when stopped).
+ * `pretty` gives the indented form with a trailing newline, otherwise one
+ * line without newline (for hook stdin). */
 struct bento_oci_state {
         const char *id;
         enum bento_status status;

@@ -45,6 +45,22 @@ static void reset_signals(void)
         sigprocmask(SIG_SETMASK, &all, NULL);
 }
 
+/* The init inherits every fd `create` had open, among them the locked state
+ * directory: close all of them but its own two and the preserved ones, so
+ * the lock and anything else of the runtime's cannot outlive `create`. */
+static void close_inherited_fds(const struct rt_init_args *a)
+{
+        unsigned int lo = (unsigned int) (a->sync_fd < a->fifo_fd ? a->sync_fd : a->fifo_fd);
+        unsigned int hi = (unsigned int) (a->sync_fd < a->fifo_fd ? a->fifo_fd : a->sync_fd);
+        unsigned int first = 3u + (unsigned int) a->ctx->preserve_fds;
+
+        if (first < lo)
+                syscall(SYS_close_range, first, lo - 1, 0);
+        if (lo + 1 < hi)
+                syscall(SYS_close_range, lo + 1, hi - 1, 0);
+        syscall(SYS_close_range, hi + 1, ~0U, 0);
+}
+
 /* sync #1: wait until the parent wrote the id maps and placed us. */
 static int step_wait_parent(const struct rt_init_args *a, struct bento_err *err)
 {
@@ -216,6 +232,7 @@ void rt_init_main(const struct rt_init_args *a)
         int r;
 
         reset_signals();
+        close_inherited_fds(a);
         r = step_wait_parent(a, &err);
         if (r >= 0)
                 r = step_namespaces(ctx, &err);

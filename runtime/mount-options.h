@@ -44,6 +44,12 @@ int rt_mount_opts_parse(char *const *options, size_t n, struct rt_mount_opts *re
 /* Free what rt_mount_opts_parse allocated; safe on a zeroed struct. */
 void rt_mount_opts_done(struct rt_mount_opts *opts);
 
+static inline void cleanup_rt_mount_opts_fn(struct rt_mount_opts *o)
+{
+        rt_mount_opts_done(o);
+}
+#define cleanup_rt_mount_opts __attribute__((cleanup(cleanup_rt_mount_opts_fn)))
+
 /* True when a flag option asks for a per-mount attribute that a bind mount
  * only gets through a second MS_REMOUNT|MS_BIND call. */
 bool rt_mount_opts_need_bind_remount(const struct rt_mount_opts *opts);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -16,23 +17,31 @@
 
 #define MS_ATIME_MASK (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)
 
-const char *rt_target_mount_path(const struct rt_root *root, const struct rt_target *t,
-                                 char *buf)
+int rt_target_mount_path(const struct rt_root *root, const struct rt_target *t, char *buf)
 {
         struct statfs sf;
+        const char *prefix = root->len == 1 ? "" : root->path;
 
-        if (statfs("/proc/self/fd", &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC)
-                return rt_fd_path(t->fd, buf, PATH_MAX);
-        snprintf(buf, PATH_MAX, "%s%s", root->len == 1 ? "" : root->path, t->path);
-        return buf;
+        if (statfs("/proc/self/fd", &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) {
+                rt_fd_path(t->fd, buf, PATH_MAX);
+                return 0;
+        }
+        if (strlen(prefix) + strlen(t->path) >= PATH_MAX)
+                return -ENAMETOOLONG;
+        strcpy(buf, prefix);
+        strcat(buf, t->path);
+        return 0;
 }
 
 int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const char *src,
                 const char *type, unsigned long flags, const char *data)
 {
         char buf[PATH_MAX];
+        int r = rt_target_mount_path(root, t, buf);
 
-        if (mount(src, rt_target_mount_path(root, t, buf), type, flags, data) < 0)
+        if (r < 0)
+                return r;
+        if (mount(src, buf, type, flags, data) < 0)
                 return -errno;
         return 0;
 }
@@ -94,12 +103,13 @@ static int remount(const char *path, unsigned long flags)
 int rt_remount_bind(const struct rt_root *root, const struct rt_target *t, unsigned long flags,
                     bool keep_locked)
 {
-        char buf[PATH_MAX];
-        const char *path = rt_target_mount_path(root, t, buf);
+        char path[PATH_MAX];
         struct statvfs sv;
         unsigned long locked, first, second;
-        int r;
+        int r = rt_target_mount_path(root, t, path);
 
+        if (r < 0)
+                return r;
         if (fstatvfs(t->fd, &sv) < 0)
                 return -errno;
         locked = rt_statvfs_to_ms(sv.f_flag);
@@ -121,12 +131,14 @@ int rt_remount_bind(const struct rt_root *root, const struct rt_target *t, unsig
 int rt_set_propagation(const struct rt_root *root, const struct rt_target *t,
                        const unsigned long *props, size_t n)
 {
-        char buf[PATH_MAX];
-        const char *path;
+        char path[PATH_MAX];
+        int r;
 
         if (n == 0)
                 return 0;
-        path = rt_target_mount_path(root, t, buf);
+        r = rt_target_mount_path(root, t, path);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < n; i++)
                 if (mount(NULL, path, NULL, props[i], NULL) < 0)
                         return -errno;

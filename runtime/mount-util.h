@@ -20,11 +20,11 @@
         (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME |              \
          MS_RELATIME | MS_STRICTATIME | MS_NOSYMFOLLOW)
 
-/* The path to give mount(2) for t: /proc/self/fd/N while /proc is a procfs,
- * otherwise root->path + t->path (only after pivot_root, when nothing else
- * runs in the container yet).  buf must hold PATH_MAX bytes. */
-const char *rt_target_mount_path(const struct rt_root *root, const struct rt_target *t,
-                                 char *buf);
+/* Write into buf (PATH_MAX bytes) the path to give mount(2) for t:
+ * /proc/self/fd/N while /proc is a procfs, otherwise root->path + t->path
+ * (only happens after pivot_root, when nothing else runs in the container
+ * yet).  0 or -ENAMETOOLONG. */
+int rt_target_mount_path(const struct rt_root *root, const struct rt_target *t, char *buf);
 
 /* mount(src, t, type, flags, data). */
 int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const char *src,

@@ -78,6 +78,23 @@ void rt_target_close(struct rt_target *t)
         t->fd = -1;
 }
 
+int rt_target_child(const struct rt_target *parent, const char *name, int oflags,
+                    struct rt_target *ret)
+{
+        const char *base = strcmp(parent->path, "/") == 0 ? "" : parent->path;
+
+        ret->fd = -1;
+        if (strlen(base) + 1 + strlen(name) >= sizeof(ret->path))
+                return -ENAMETOOLONG;
+        ret->fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | oflags);
+        if (ret->fd < 0)
+                return -errno;
+        strcpy(ret->path, base);
+        strcat(ret->path, "/");
+        strcat(ret->path, name);
+        return 0;
+}
+
 int rt_path_split(const char *path, char *parent, char *name)
 {
         size_t len = strlen(path);

@@ -54,6 +54,13 @@ void rt_root_close(struct rt_root *root);
 int rt_safe_resolve(const struct rt_root *root, const char *path, unsigned int flags, mode_t mode,
                     struct rt_target *ret);
 
+/* Open the entry `name` (one component, not "." or "..") of the directory
+ * parent without following a symlink there, as an O_PATH fd with extra
+ * open flags oflags (e.g. O_DIRECTORY); ret->path = parent->path + "/" +
+ * name.  0 or -errno. */
+int rt_target_child(const struct rt_target *parent, const char *name, int oflags,
+                    struct rt_target *ret);
+
 /* Close ret->fd; safe to call twice. */
 void rt_target_close(struct rt_target *t);
 
@@ -64,5 +71,18 @@ int rt_path_split(const char *path, char *parent, char *name);
 
 /* Write "/proc/self/fd/<fd>" into buf (at least 32 bytes) and return buf. */
 const char *rt_fd_path(int fd, char *buf, size_t size);
+
+static inline void cleanup_rt_root_fn(struct rt_root *r)
+{
+        rt_root_close(r);
+}
+
+static inline void cleanup_rt_target_fn(struct rt_target *t)
+{
+        rt_target_close(t);
+}
+
+#define cleanup_rt_root __attribute__((cleanup(cleanup_rt_root_fn)))
+#define cleanup_rt_target __attribute__((cleanup(cleanup_rt_target_fn)))
 
 #endif

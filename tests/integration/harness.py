@@ -14,6 +14,7 @@ import errno
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import stat
@@ -213,12 +214,15 @@ def run_cmd(argv, timeout=CMD_TIMEOUT, env=None, stdin=None, input=None, cwd=Non
     err = open(err_path, "a+b") if err_path else tempfile.TemporaryFile()
     out_start = out.seek(0, os.SEEK_END)
     err_start = err.seek(0, os.SEEK_END)
-    stdin_file = None
+    stdin_pipe = None
     if input is not None:
-        stdin_file = tempfile.TemporaryFile()
-        stdin_file.write(input.encode() if isinstance(input, str) else input)
-        stdin_file.seek(0)
-        stdin = stdin_file
+        # a real pipe, filled and closed before the child starts
+        data = input.encode() if isinstance(input, str) else input
+        assert len(data) < 60000, "input must fit in a pipe buffer"
+        rfd, wfd = os.pipe()
+        os.write(wfd, data)
+        os.close(wfd)
+        stdin = stdin_pipe = rfd
     elif stdin is None:
         stdin = subprocess.DEVNULL
     t0 = time.monotonic()
@@ -236,8 +240,8 @@ def run_cmd(argv, timeout=CMD_TIMEOUT, env=None, stdin=None, input=None, cwd=Non
             rc = None
     finally:
         _forget(p)
-        if stdin_file:
-            stdin_file.close()
+        if stdin_pipe is not None:
+            os.close(stdin_pipe)
     elapsed = time.monotonic() - t0
     out.seek(out_start)
     err.seek(err_start)
@@ -501,6 +505,43 @@ def default_config(args, rootless=False):
     return cfg
 
 
+STEP_MARK = "@@bento-step-rc="
+
+
+class Step:
+    """Output and exit code of one probe subcommand run by Bundle.script()."""
+
+    def __init__(self, cmd, text, rc):
+        self.cmd = cmd
+        self.text = text
+        self.rc = rc
+
+    def json(self):
+        try:
+            return json.loads(self.text)
+        except ValueError as e:
+            raise AssertionError("probe %s: output is not JSON (%s): %r" % (self.cmd, e, self.text)) from None
+
+    @property
+    def line(self):
+        return self.text.strip()
+
+    def __repr__(self):
+        return "<probe %s -> rc %s: %r>" % (" ".join(map(str, self.cmd)), self.rc, self.text[:300])
+
+
+def parse_steps(cmds, out):
+    steps, buf = [], []
+    for line in out.splitlines():
+        if line.startswith(STEP_MARK):
+            i = len(steps)
+            steps.append(Step(cmds[i] if i < len(cmds) else "?", "\n".join(buf), int(line[len(STEP_MARK):])))
+            buf = []
+        else:
+            buf.append(line)
+    return steps
+
+
 class Bundle:
     """A bundle directory: rootfs/ (own copy) and config.json written from
     `self.config` (a dict the test edits) right before the runtime reads it."""
@@ -530,6 +571,15 @@ class Bundle:
     def probe(self, *args):
         self.set_args("/bin/bento-probe", *args)
 
+    def script(self, *cmds):
+        """Run several probe subcommands in one container through busybox sh;
+        each one's output is followed by a marker line with its exit code."""
+        parts = []
+        for c in cmds:
+            parts.append("/bin/bento-probe %s; echo \"%s$?\"" % (" ".join(shlex.quote(str(a)) for a in c),
+                                                                  STEP_MARK))
+        self.set_args("/bin/sh", "-c", "; ".join(parts))
+
     def namespaces(self):
         return [n["type"] for n in self.linux.get("namespaces", [])]
 
@@ -553,6 +603,20 @@ class Bundle:
             m["options"] = list(options)
         self.config.setdefault("mounts", []).append(m)
         return m
+
+    def chown_all(self, uid, gid):
+        """Give the whole bundle to uid:gid.  The hard-linked binaries are
+        replaced by copies first so the shared template keeps its owner."""
+        for name in ("busybox", "bento-probe"):
+            p = os.path.join(self.rootfs, "bin", name)
+            tmp = p + ".copy"
+            shutil.copy2(p, tmp)
+            os.replace(tmp, p)
+        for dirpath, dirnames, filenames in os.walk(self.path):
+            os.lchown(dirpath, uid, gid)
+            for f in dirnames + filenames:
+                os.lchown(os.path.join(dirpath, f), uid, gid)
+        self.owner = (uid, gid)
 
     def write_raw(self, data):
         """Use these exact bytes as config.json (for malformed-config tests)."""
@@ -625,9 +689,13 @@ class Runtime:
         argv += [str(a) for a in args]
         return argv
 
-    def cmd(self, *args, global_opts=(), timeout=CMD_TIMEOUT, **kw):
-        return run_cmd(self.argv(args, global_opts), timeout=timeout, env=kw.pop("env", None) or self.env(),
-                       **kw)
+    def cmd(self, *args, global_opts=(), timeout=CMD_TIMEOUT, fd3=None, **kw):
+        """Run the runtime.  fd3: a file opened read-only as fd 3 of the
+        runtime process (for --preserve-fds and fd-leak tests)."""
+        argv = self.argv(args, global_opts)
+        if fd3 is not None:
+            argv = ["/bin/sh", "-c", 'exec 3<"$0"; exec "$@"', fd3] + argv
+        return run_cmd(argv, timeout=timeout, env=kw.pop("env", None) or self.env(), **kw)
 
     def new_id(self, prefix="c"):
         self._n += 1
@@ -657,7 +725,7 @@ class Runtime:
 
     # -- verbs --
     def create(self, bundle, cid, *opts, pid_file=True, cwd=None, bundle_opt=True, stdin=None, pass_fds=(),
-               global_opts=(), timeout=CMD_TIMEOUT):
+               global_opts=(), timeout=CMD_TIMEOUT, fd3=None):
         if bundle is not None:
             bundle.save()
             if bundle not in self.bundles:
@@ -673,7 +741,7 @@ class Runtime:
         args += list(opts)
         args.append(cid)
         res = self.cmd(*args, global_opts=global_opts, timeout=timeout, cwd=cwd, stdin=stdin, pass_fds=pass_fds,
-                       out_path=self.out_path(cid), err_path=self.err_path(cid))
+                       fd3=fd3, out_path=self.out_path(cid), err_path=self.err_path(cid))
         res.pid = None
         if res.rc == 0 and pf:
             try:
@@ -719,14 +787,14 @@ class Runtime:
         return self.cmd(*args, **kw)
 
     def run(self, bundle, cid=None, *opts, timeout=CMD_TIMEOUT, stdin=None, input=None, pass_fds=(),
-            global_opts=()):
+            global_opts=(), fd3=None):
         cid = cid or self.new_id()
         bundle.save()
         if bundle not in self.bundles:
             self.bundles.append(bundle)
         self._remember(cid)
         res = self.cmd("run", "--bundle", bundle.path, *opts, cid, global_opts=global_opts, timeout=timeout,
-                       stdin=stdin, input=input, pass_fds=pass_fds,
+                       stdin=stdin, input=input, pass_fds=pass_fds, fd3=fd3,
                        out_path=self.out_path(cid), err_path=self.err_path(cid))
         res.cid = cid
         return res
@@ -739,6 +807,16 @@ class Runtime:
         if expect_rc is not None:
             assert res.rc == expect_rc, "expected exit %s:\n%s" % (expect_rc, res)
         return res
+
+    def run_script(self, bundle, *cmds, expect_rc=0, **kw):
+        """Run probe subcommands in one container; returns one Step per command."""
+        bundle.script(*cmds)
+        res = self.run(bundle, **kw)
+        if expect_rc is not None:
+            assert res.rc == expect_rc, "expected exit %s:\n%s" % (expect_rc, res)
+        steps = parse_steps(cmds, res.out)
+        assert len(steps) == len(cmds), "expected %d probe outputs, got %d:\n%s" % (len(cmds), len(steps), res)
+        return steps
 
     def spawn_run(self, bundle, cid, *opts):
         """`run` in the background; returns the Popen (registered)."""
@@ -874,8 +952,7 @@ def expect_create_failure(rt, bundle, *opts, cid=None, message=()):
     assert res.err.strip(), "create failed without a message on stderr:\n%s" % res
     for m in ([message] if isinstance(message, str) else message):
         assert m.lower() in res.err.lower(), "stderr should mention %r:\n%s" % (m, res)
-    # nothing to clean up: forget the id so teardown's delete --force is a no-op
-    wait_for(lambda: (REAPER.reap_now(), True)[1], timeout=1)
+    REAPER.reap_now()
     assert_nothing_left(rt, cid, bundle, before)
     return res
 

@@ -1093,10 +1093,10 @@ static int cmd_mknod(char **a)
                 type = S_IFBLK;
         else
                 die_usage("mknod type must be c or b");
-        return report(mknod(a[0], type | 0600,
-                            makedev((unsigned)parse_long(a[2], "major"),
-                                    (unsigned)parse_long(a[3], "minor"))),
-                      errno);
+        dev_t dev = makedev((unsigned)parse_long(a[2], "major"), (unsigned)parse_long(a[3], "minor"));
+        int r = mknod(a[0], type | 0600, dev);
+
+        return report(r, errno);
 }
 
 static int cmd_exec(char **a)
@@ -1270,10 +1270,16 @@ int main(int argc, char **argv)
                 fflush(stdout);
                 fprintf(stderr, "%s\n", a[1]);
                 return finish(0);
-        } else if (strcmp(cmd, "setuid") == 0)
-                return finish(report(setuid((uid_t)parse_long(a[0], "uid")), errno));
-        else if (strcmp(cmd, "sethostname") == 0)
-                return finish(report(sethostname(a[0], strlen(a[0])), errno));
+        } else if (strcmp(cmd, "setuid") == 0) {
+                uid_t uid = (uid_t)parse_long(a[0], "uid");
+                int r = setuid(uid);
+
+                return finish(report(r, errno));
+        } else if (strcmp(cmd, "sethostname") == 0) {
+                int r = sethostname(a[0], strlen(a[0]));
+
+                return finish(report(r, errno));
+        }
         else if (strcmp(cmd, "mount-tmpfs") == 0)
                 return finish(cmd_mount_tmpfs(a[0]));
         else if (strcmp(cmd, "mknod") == 0)

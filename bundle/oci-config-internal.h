@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Helpers shared between the files of the config.json codec (oci-config.c,
+ * oci-config-linux.c, oci-config-write.c) and state.c, which writes the
+ * annotations.  Not for use outside bundle/.  Readers follow jsonr.h's
+ * return convention: 1 converted, 0 absent, -errno failed.
+ */
+#ifndef BENTO_OCI_CONFIG_INTERNAL_H
+#define BENTO_OCI_CONFIG_INTERNAL_H
+
+#include "jsonr.h"
+#include "jsonw.h"
+#include "oci-config.h"
+
+/* obj[key] as an optional string→string object, sorted by key. */
+int oci_conv_kv(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
+                struct oci_kv **ret, size_t *ret_n);
+
+/* The "linux" member into cfg->linux_ / cfg->has_linux. */
+int oci_conv_linux(struct bento_jsonr *r, const struct bento_json *doc, struct oci_config *cfg);
+
+/* Write key: {sorted kv} (nothing when n == 0 unless always is set); a
+ * duplicate or unset key fails the writer. */
+void oci_write_kv(struct bento_jsonw *w, const char *key, const struct oci_kv *kv, size_t n,
+                  bool always);
+
+#endif

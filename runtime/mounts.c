@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container's filesystem view (see mounts.h): root propagation and the
+ * rootfs self-bind, every config mount resolved inside the rootfs, devices,
+ * pivot_root, then masked and read-only paths.  The special cases follow
+ * crun's behaviour as summarised in spec/oci.md §2.3 and §2.8: sysfs, proc
+ * and mqueue fall back to binds of the host's when a user namespace cannot
+ * mount them, devpts drops gid= when the namespace has no group 5.
+ */
+#include "mounts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "devices.h"
+#include "mount-copyup.h"
+#include "mount-options.h"
+#include "mount-util.h"
+#include "mounts-cgroup.h"
+#include "safe-path.h"
+
+enum dev_state {
+        DEV_UNCONFIGURED, /* no mount at /dev: the rootfs's own directory */
+        DEV_TMPFS,        /* a fresh tmpfs */
+        DEV_OTHER,        /* something bound from elsewhere: do not populate */
+};
+
+/* ---- validation ---- */
+
+/* True when every component is "." or "..": the path names the root. */
+static bool names_root(const char *p)
+{
+        while (*p) {
+                size_t n;
+
+                while (*p == '/')
+                        p++;
+                n = strcspn(p, "/");
+                if (n > 2 || (n > 0 && strncmp(p, "..", n) != 0))
+                        return false;
+                p += n;
+        }
+        return true;
+}
+
+static bool is_bind(const struct oci_mount *m, const struct rt_mount_opts *o)
+{
+        return o->bind || (m->type && strcmp(m->type, "bind") == 0);
+}
+
+static int validate_mount(const struct oci_mount *m, size_t i, struct bento_err *err)
+{
+        cleanup_rt_mount_opts struct rt_mount_opts o = { 0 };
+        char msg[BENTO_ERR_MSG_MAX];
+
+        if (!m->destination || m->destination[0] == '\0')
+                return bento_err_setx(err, EINVAL, "mounts[%zu].destination: must not be empty", i);
+        if (names_root(m->destination))
+                return bento_err_setx(err, EINVAL,
+                                      "mounts[%zu].destination: cannot mount over the container's "
+                                      "root (use root.path)",
+                                      i);
+        if (rt_mount_opts_parse(m->options, m->n_options, &o, err) < 0) {
+                memcpy(msg, err->msg, sizeof(msg));
+                return bento_err_setx(err, err->code, "mounts[%zu].%s", i, msg);
+        }
+        if (is_bind(m, &o) && (!m->source || m->source[0] == '\0'))
+                return bento_err_setx(err, EINVAL, "mounts[%zu].source: required for a bind mount",
+                                      i);
+        if (!is_bind(m, &o) && (!m->type || m->type[0] == '\0'))
+                return bento_err_setx(err, EINVAL,
+                                      "mounts[%zu].type: required unless the options contain bind "
+                                      "or rbind",
+                                      i);
+        if (o.copyup && (is_bind(m, &o) || strcmp(m->type, "tmpfs") != 0))
+                return bento_err_setx(err, EINVAL,
+                                      "mounts[%zu].options: tmpcopyup needs a tmpfs mount", i);
+        return 0;
+}
+
+static int validate_paths(char *const *paths, size_t n, const char *what, struct bento_err *err)
+{
+        for (size_t i = 0; i < n; i++)
+                if (!paths[i] || paths[i][0] != '/')
+                        return bento_err_setx(err, EINVAL, "linux.%s[%zu]: must be an absolute path",
+                                              what, i);
+        return 0;
+}
+
+int rt_mounts_validate(const struct oci_config *cfg, struct bento_err *err)
+{
+        const struct oci_linux *lx = &cfg->linux_;
+        unsigned long prop;
+        int r;
+
+        for (size_t i = 0; i < cfg->n_mounts; i++) {
+                r = validate_mount(&cfg->mounts[i], i, err);
+                if (r < 0)
+                        return r;
+        }
+        if (lx->rootfs_propagation && rt_propagation_parse(lx->rootfs_propagation, &prop) < 0)
+                return bento_err_setx(err, EINVAL,
+                                      "linux.rootfsPropagation: \"%s\" is not one of shared, "
+                                      "slave, private, unbindable (or their r-forms)",
+                                      lx->rootfs_propagation);
+        r = validate_paths(lx->masked_paths, lx->n_masked_paths, "maskedPaths", err);
+        if (r == 0)
+                r = validate_paths(lx->readonly_paths, lx->n_readonly_paths, "readonlyPaths", err);
+        if (r == 0)
+                r = rt_devices_validate(cfg, err);
+        return r;
+}
+
+/* ---- the root ---- */
+
+static unsigned long wanted_propagation(const struct oci_config *cfg)
+{
+        unsigned long prop = 0;
+
+        if (cfg->linux_.rootfs_propagation)
+                (void) rt_propagation_parse(cfg->linux_.rootfs_propagation, &prop);
+        return prop;
+}
+
+/* pivot_root and MS_MOVE refuse shared mounts around the new root: make "/"
+ * and the mount holding the rootfs private (not their submounts, so binds
+ * of shared sources still join their peer groups). */
+static int unshare_rootfs_parent(const char *rootfs, struct bento_err *err)
+{
+        char path[PATH_MAX];
+
+        if (mount(NULL, "/", NULL, MS_PRIVATE, NULL) < 0)
+                return bento_err_set(err, errno, "make / private");
+        if (!realpath(rootfs, path))
+                return bento_err_set(err, errno, "resolve rootfs %s", rootfs);
+        for (;;) {
+                struct statx sx;
+                char *slash;
+
+                if (statx(AT_FDCWD, path, 0, 0, &sx) < 0)
+                        return bento_err_set(err, errno, "statx %s", path);
+                if (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)
+                        break;
+                slash = strrchr(path, '/');
+                if (!slash || slash == path)
+                        return 0; /* the mount is "/" itself */
+                *slash = '\0';
+        }
+        if (mount(NULL, path, NULL, MS_PRIVATE, NULL) < 0)
+                return bento_err_set(err, errno, "make %s private", path);
+        return 0;
+}
+
+static int prepare_root(const struct rt_context *ctx, struct rt_root *root, struct bento_err *err)
+{
+        unsigned long prop = wanted_propagation(ctx->cfg);
+        unsigned long initial = MS_REC | MS_PRIVATE;
+        int r;
+
+        if (prop & MS_SLAVE)
+                initial = MS_REC | MS_SLAVE;
+        else if (prop & MS_SHARED)
+                initial = MS_REC | MS_SHARED;
+        if (mount(NULL, "/", NULL, initial, NULL) < 0)
+                return bento_err_set(err, errno, "set the propagation of /");
+        if (prop & MS_SHARED) {
+                r = unshare_rootfs_parent(ctx->rootfs, err);
+                if (r < 0)
+                        return r;
+        }
+        if (mount(ctx->rootfs, ctx->rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+                return bento_err_set(err, errno, "bind-mount the rootfs %s onto itself",
+                                     ctx->rootfs);
+        r = rt_root_open(root, ctx->rootfs);
+        if (r < 0)
+                return bento_err_set(err, -r, "open the rootfs %s", ctx->rootfs);
+        return 0;
+}
+
+/* ---- one config mount ---- */
+
+static int resolve_dest(const struct rt_root *root, const char *dest, unsigned int flags,
+                        struct rt_target *t, struct bento_err *err)
+{
+        int r = rt_safe_resolve(root, dest, flags, 0644, t);
+
+        if (r < 0)
+                return bento_err_set(err, -r, "create mount point");
+        return 0;
+}
+
+static int finish_mount(const struct rt_root *root, struct rt_target *t,
+                        const struct rt_mount_opts *o, struct bento_err *err)
+{
+        int r = rt_set_propagation(root, t, o->propagation, o->n_propagation);
+
+        if (r < 0)
+                return bento_err_set(err, -r, "set propagation");
+        r = rt_setattr_recursive(t, o->attr_set, o->attr_clr);
+        if (r < 0)
+                return bento_err_set(err, -r, "set recursive mount attributes");
+        return 0;
+}
+
+static int open_bind_source(const struct rt_context *ctx, const char *source,
+                            struct bento_err *err)
+{
+        char buf[PATH_MAX];
+        const char *p = source;
+        int fd;
+
+        if (source[0] != '/') {
+                if ((size_t) snprintf(buf, sizeof(buf), "%s/%s", ctx->bundle, source) >=
+                    sizeof(buf))
+                        return bento_err_set(err, ENAMETOOLONG, "bind source %s", source);
+                p = buf;
+        }
+        fd = open(p, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+                return bento_err_set(err, errno, "open bind source %s", p);
+        return fd;
+}
+
+static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
+                      const struct oci_mount *m, const struct rt_mount_opts *o,
+                      struct rt_target *t, struct bento_err *err)
+{
+        cleanup_close int src = open_bind_source(ctx, m->source, err);
+        struct stat st;
+        int r;
+
+        if (src < 0)
+                return src;
+        if (fstat(src, &st) < 0)
+                return bento_err_set(err, errno, "stat bind source %s", m->source);
+        r = resolve_dest(root, m->destination, S_ISDIR(st.st_mode) ? RT_SP_MKDIR : RT_SP_MKFILE,
+                         t, err);
+        if (r < 0)
+                return r;
+        r = rt_bind_fd_on(root, t, src, o->recursive);
+        if (r == 0)
+                r = rt_target_reopen(root, t);
+        if (r < 0)
+                return bento_err_set(err, -r, "bind-mount %s", m->source);
+        if (rt_mount_opts_need_bind_remount(o)) {
+                r = rt_remount_bind(root, t, o->flags, ctx->in_userns);
+                if (r < 0)
+                        return bento_err_set(err, -r, "remount the bind mount with its flags");
+        }
+        return finish_mount(root, t, o, err);
+}
+
+/* Recursive bind of a host filesystem where a user namespace cannot mount
+ * a new instance (sysfs without a network namespace, proc, mqueue). */
+static int bind_host_fs(const struct rt_context *ctx, const struct rt_root *root,
+                        struct rt_target *t, const char *host_path, unsigned long flags,
+                        struct bento_err *err)
+{
+        cleanup_close int host = open(host_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int r;
+
+        if (host < 0)
+                return bento_err_set(err, errno, "open %s", host_path);
+        r = rt_bind_fd_on(root, t, host, true);
+        if (r == 0)
+                r = rt_target_reopen(root, t);
+        if (r == 0 && (flags & RT_MS_PER_MOUNT))
+                r = rt_remount_bind(root, t, flags, ctx->in_userns);
+        if (r == 0 && (flags & MS_RDONLY))
+                r = rt_setattr_recursive(t, MOUNT_ATTR_RDONLY, 0);
+        if (r < 0)
+                return bento_err_set(err, -r, "bind-mount the host's %s", host_path);
+        return 0;
+}
+
+/* devpts data without any gid= option. */
+static void drop_gid_option(const char *data, char *out, size_t size)
+{
+        size_t len = 0;
+
+        out[0] = '\0';
+        for (const char *p = data; p && *p;) {
+                size_t n = strcspn(p, ",");
+                if (n > 0 && strncmp(p, "gid=", 4) != 0 && len + n + 2 <= size) {
+                        if (len > 0)
+                                out[len++] = ',';
+                        memcpy(out + len, p, n);
+                        len += n;
+                        out[len] = '\0';
+                }
+                p += n;
+                if (*p == ',')
+                        p++;
+        }
+}
+
+static const char *host_fallback(const struct rt_context *ctx, const char *type, int mount_error)
+{
+        if (!ctx->in_userns)
+                return NULL;
+        if (strcmp(type, "sysfs") == 0 && (!ctx->new_ns[OCI_NS_NETWORK] || mount_error == -EPERM))
+                return "/sys";
+        if (strcmp(type, "mqueue") == 0 && (!ctx->new_ns[OCI_NS_IPC] || mount_error == -EPERM))
+                return "/dev/mqueue";
+        if (strcmp(type, "proc") == 0 && mount_error == -EPERM)
+                return "/proc";
+        return NULL;
+}
+
+static int bind_host_instead(const struct rt_context *ctx, const struct rt_root *root,
+                             struct rt_target *t, const char *host, unsigned long flags,
+                             struct bento_err *err)
+{
+        /* the host's sysfs is never handed out writable */
+        if (strcmp(host, "/sys") == 0)
+                flags |= MS_RDONLY;
+        return bind_host_fs(ctx, root, t, host, flags, err);
+}
+
+/* Mount a new filesystem instance onto t; on success t names the new mount. */
+static int mount_new_fs(const struct rt_context *ctx, const struct rt_root *root,
+                        const struct oci_mount *m, const struct rt_mount_opts *o,
+                        struct rt_target *t, struct bento_err *err)
+{
+        unsigned long flags = o->flags & ~(MS_BIND | MS_REC);
+        const char *src = m->source ? m->source : m->type;
+        const char *host = host_fallback(ctx, m->type, 0);
+        int r;
+
+        if (host)
+                return bind_host_instead(ctx, root, t, host, flags, err);
+        if (o->copyup)
+                flags &= ~MS_RDONLY; /* made read-only after the copy */
+        r = rt_mount_on(root, t, src, m->type, flags, o->data);
+        if (r == -EINVAL && ctx->in_userns && strcmp(m->type, "devpts") == 0 && o->data &&
+            strstr(o->data, "gid=")) {
+                char data[1024];
+
+                drop_gid_option(o->data, data, sizeof(data));
+                r = rt_mount_on(root, t, src, m->type, flags, data);
+        }
+        if (r < 0 && (host = host_fallback(ctx, m->type, r)))
+                return bind_host_instead(ctx, root, t, host, flags, err);
+        if (r < 0)
+                return bento_err_set(err, -r, "mount %s", m->type);
+        r = rt_target_reopen(root, t);
+        if (r < 0)
+                return bento_err_set(err, -r, "find the new %s mount", m->type);
+        return 0;
+}
+
+static int mount_tmpfs_copyup(const struct rt_context *ctx, const struct rt_root *root,
+                              const struct oci_mount *m, const struct rt_mount_opts *o,
+                              struct rt_target *t, struct bento_err *err)
+{
+        /* the fd still names the directory the tmpfs is about to cover */
+        cleanup_close int below = openat(t->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int r;
+
+        if (below < 0)
+                return bento_err_set(err, errno, "tmpcopyup: open the directory below");
+        r = mount_new_fs(ctx, root, m, o, t, err);
+        if (r < 0)
+                return r;
+        r = rt_copy_tree(below, t->fd);
+        if (r == 0 && (o->flags & MS_RDONLY))
+                r = rt_remount_bind(root, t, o->flags, ctx->in_userns);
+        if (r < 0)
+                return bento_err_set(err, -r, "tmpcopyup");
+        return 0;
+}
+
+static int mount_entry(const struct rt_context *ctx, const struct rt_root *root, size_t i,
+                       enum dev_state *dev, struct bento_err *err)
+{
+        const struct oci_mount *m = &ctx->cfg->mounts[i];
+        cleanup_rt_mount_opts struct rt_mount_opts o = { 0 };
+        cleanup_rt_target struct rt_target t = { .fd = -1 };
+        int r;
+
+        r = rt_mount_opts_parse(m->options, m->n_options, &o, err);
+        if (r < 0)
+                return r;
+        if (is_bind(m, &o)) {
+                r = mount_bind(ctx, root, m, &o, &t, err);
+                if (r == 0 && strcmp(t.path, "/dev") == 0)
+                        *dev = DEV_OTHER;
+                return r;
+        }
+        r = resolve_dest(root, m->destination, RT_SP_MKDIR, &t, err);
+        if (r < 0)
+                return r;
+        if (strcmp(m->type, "cgroup") == 0)
+                r = rt_mount_cgroup(ctx, root, &t, &o, err);
+        else if (o.copyup)
+                r = mount_tmpfs_copyup(ctx, root, m, &o, &t, err);
+        else
+                r = mount_new_fs(ctx, root, m, &o, &t, err);
+        if (r < 0)
+                return r;
+        if (strcmp(t.path, "/dev") == 0)
+                *dev = strcmp(m->type, "tmpfs") == 0 ? DEV_TMPFS : DEV_OTHER;
+        return finish_mount(root, &t, &o, err);
+}
+
+int rt_mounts_prepare(const struct rt_context *ctx, struct bento_err *err)
+{
+        cleanup_rt_root struct rt_root root = { .fd = -1 };
+        enum dev_state dev = DEV_UNCONFIGURED;
+        int r;
+
+        r = rt_mounts_validate(ctx->cfg, err);
+        if (r < 0)
+                return r;
+        if (!ctx->new_ns[OCI_NS_MOUNT])
+                return bento_err_setx(err, EINVAL,
+                                      "the container needs a mount namespace of its own to set "
+                                      "up its root filesystem");
+        r = prepare_root(ctx, &root, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ctx->cfg->n_mounts; i++) {
+                r = mount_entry(ctx, &root, i, &dev, err);
+                if (r < 0)
+                        return bento_err_prefix(err, "mounts[%zu] (%s)", i,
+                                                ctx->cfg->mounts[i].destination);
+        }
+        return rt_devices_create(ctx, &root, dev == DEV_OTHER ? 0 : RT_DEV_DEFAULTS, err);
+}
+
+/* ---- pivot ---- */
+
+static int pivot_into_cwd(struct bento_err *err)
+{
+        cleanup_close int old_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+        if (old_root < 0)
+                return bento_err_set(err, errno, "open the old root");
+        if (syscall(SYS_pivot_root, ".", ".") < 0)
+                return bento_err_set(err, errno, "pivot_root");
+        /* The old root now sits on top of the new one, and "." (the cwd)
+         * still names the new root below it: step into the old root by fd,
+         * make it a slave so that detaching it does not reach the host's
+         * namespace, and detach it. */
+        if (fchdir(old_root) < 0)
+                return bento_err_set(err, errno, "enter the old root");
+        if (mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+                return bento_err_set(err, errno, "make the old root a slave");
+        if (umount2(".", MNT_DETACH) < 0)
+                return bento_err_set(err, errno, "detach the old root");
+        return 0;
+}
+
+int rt_mounts_pivot(const struct rt_context *ctx, struct bento_err *err)
+{
+        int r;
+
+        if (chdir(ctx->rootfs) < 0)
+                return bento_err_set(err, errno, "chdir to the rootfs %s", ctx->rootfs);
+        if (ctx->no_pivot) {
+                if (mount(".", "/", NULL, MS_MOVE, NULL) < 0)
+                        return bento_err_set(err, errno, "move the rootfs onto /");
+                if (chroot(".") < 0)
+                        return bento_err_set(err, errno, "chroot");
+        } else {
+                r = pivot_into_cwd(err);
+                if (r < 0)
+                        return r;
+        }
+        if (chdir("/") < 0)
+                return bento_err_set(err, errno, "chdir /");
+        return 0;
+}
+
+/* ---- finish ---- */
+
+static int mask_path(const struct rt_root *root, const char *path, struct bento_err *err)
+{
+        cleanup_rt_target struct rt_target t = { .fd = -1 };
+        struct stat st;
+        int r = rt_safe_resolve(root, path, 0, 0, &t);
+
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return bento_err_set(err, -r, "resolve");
+        if (fstat(t.fd, &st) < 0)
+                return bento_err_set(err, errno, "stat");
+        if (S_ISDIR(st.st_mode)) {
+                r = rt_mount_on(root, &t, "tmpfs", "tmpfs",
+                                MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755");
+                if (r < 0)
+                        return bento_err_set(err, -r, "mount an empty tmpfs");
+                return 0;
+        }
+        r = rt_mount_on(root, &t, "/dev/null", NULL, MS_BIND, NULL);
+        if (r == 0)
+                r = rt_target_reopen(root, &t);
+        if (r == 0)
+                r = rt_remount_bind(root, &t, MS_RDONLY, true);
+        if (r < 0)
+                return bento_err_set(err, -r, "bind-mount /dev/null");
+        return 0;
+}
+
+static int readonly_path(const struct rt_root *root, const char *path, struct bento_err *err)
+{
+        cleanup_rt_target struct rt_target t = { .fd = -1 };
+        char self[PATH_MAX];
+        int r = rt_safe_resolve(root, path, 0, 0, &t);
+
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return bento_err_set(err, -r, "resolve");
+        r = rt_target_mount_path(root, &t, self);
+        if (r == 0)
+                r = rt_mount_on(root, &t, self, NULL, MS_BIND | MS_REC, NULL);
+        if (r == 0)
+                r = rt_target_reopen(root, &t);
+        if (r == 0)
+                r = rt_remount_bind(root, &t, MS_RDONLY, true);
+        if (r < 0)
+                return bento_err_set(err, -r, "make read-only");
+        /* submounts too, where the kernel can */
+        r = rt_setattr_recursive(&t, MOUNT_ATTR_RDONLY, 0);
+        if (r < 0 && r != -ENOSYS)
+                return bento_err_set(err, -r, "make submounts read-only");
+        return 0;
+}
+
+static int finish_root(const struct rt_context *ctx, const struct rt_root *root,
+                       struct bento_err *err)
+{
+        unsigned long prop = wanted_propagation(ctx->cfg);
+        int r;
+
+        if (ctx->cfg->root.readonly) {
+                cleanup_rt_target struct rt_target t = { .fd = -1 };
+
+                r = rt_safe_resolve(root, "/", 0, 0, &t);
+                if (r == 0)
+                        r = rt_remount_bind(root, &t, MS_RDONLY, true);
+                if (r < 0)
+                        return bento_err_set(err, -r, "root.readonly: remount / read-only");
+        }
+        if (prop && mount(NULL, "/", NULL, prop, NULL) < 0)
+                return bento_err_set(err, errno, "linux.rootfsPropagation: %s",
+                                     ctx->cfg->linux_.rootfs_propagation);
+        return 0;
+}
+
+int rt_mounts_finish(const struct rt_context *ctx, struct bento_err *err)
+{
+        const struct oci_linux *lx = &ctx->cfg->linux_;
+        cleanup_rt_root struct rt_root root = { .fd = -1 };
+        int r = rt_root_open(&root, "/");
+
+        if (r < 0)
+                return bento_err_set(err, -r, "open /");
+        for (size_t i = 0; i < lx->n_masked_paths; i++) {
+                r = mask_path(&root, lx->masked_paths[i], err);
+                if (r < 0)
+                        return bento_err_prefix(err, "linux.maskedPaths[%zu] (%s)", i,
+                                                lx->masked_paths[i]);
+        }
+        for (size_t i = 0; i < lx->n_readonly_paths; i++) {
+                r = readonly_path(&root, lx->readonly_paths[i], err);
+                if (r < 0)
+                        return bento_err_prefix(err, "linux.readonlyPaths[%zu] (%s)", i,
+                                                lx->readonly_paths[i]);
+        }
+        return finish_root(ctx, &root, err);
+}

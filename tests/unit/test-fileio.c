@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Unit tests for bundle/fileio.c in a private temporary directory: capped
+ * reads, refusal of symlinks and special files, atomic replacement with
+ * the requested mode and no leftovers.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "tap.h"
+
+static struct bento_err err;
+static char dir[] = "/tmp/bento-fileio-XXXXXX";
+
+static const char *at(const char *name)
+{
+        static char buf[2][128];
+        static int which;
+
+        which ^= 1;
+        snprintf(buf[which], sizeof(buf[which]), "%s/%s", dir, name);
+        return buf[which];
+}
+
+static int entries(void)
+{
+        cleanup_dir DIR *d = opendir(dir);
+        struct dirent *e;
+        int n = 0;
+
+        while (d && (e = readdir(d)))
+                n += e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."));
+        return n;
+}
+
+TEST(setup)
+{
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+}
+
+TEST(write_then_read)
+{
+        cleanup_free char *data = NULL;
+        size_t len = 0;
+        struct stat st;
+
+        ASSERT_OK(bento_write_file_atomic(at("a"), "hello", 5, 0640, &err));
+        ASSERT_OK(bento_read_file(at("a"), 100, &data, &len, &err));
+        ASSERT_EQ(len, 5);
+        ASSERT_STREQ(data, "hello");
+        ASSERT_TRUE(stat(at("a"), &st) == 0);
+        ASSERT_EQ(st.st_mode & 07777, 0640);
+        ASSERT_EQ(entries(), 1); /* no temporary file left */
+}
+
+TEST(replace_existing)
+{
+        cleanup_free char *data = NULL;
+        size_t len = 0;
+        struct stat st;
+
+        ASSERT_OK(bento_write_file_atomic(at("a"), "second version", 14, 0600, &err));
+        ASSERT_OK(bento_read_file(at("a"), 100, &data, &len, &err));
+        ASSERT_STREQ(data, "second version");
+        ASSERT_TRUE(stat(at("a"), &st) == 0);
+        ASSERT_EQ(st.st_mode & 07777, 0600);
+        ASSERT_OK(bento_write_file_atomic(at("empty"), NULL, 0, 0644, &err));
+        free(data);
+        data = NULL;
+        ASSERT_OK(bento_read_file(at("empty"), 100, &data, &len, &err));
+        ASSERT_EQ(len, 0);
+        ASSERT_STREQ(data, "");
+        unlink(at("empty"));
+        ASSERT_EQ(entries(), 1);
+}
+
+TEST(size_cap)
+{
+        char *data = NULL;
+        size_t len = 0;
+
+        ASSERT_EQ(bento_read_file(at("a"), 13, &data, &len, &err), -EFBIG);
+        ASSERT_CONTAINS(err.msg, "larger than 13 bytes");
+        ASSERT_OK(bento_read_file(at("a"), 14, &data, &len, &err));
+        ASSERT_EQ(len, 14);
+        free(data);
+}
+
+TEST(refuses_symlink_fifo_directory)
+{
+        char *data = NULL;
+        size_t len = 0;
+
+        ASSERT_TRUE(symlink(at("a"), at("link")) == 0);
+        ASSERT_EQ(bento_read_file(at("link"), 100, &data, &len, &err), -ELOOP);
+        ASSERT_CONTAINS(err.msg, "is a symbolic link");
+        ASSERT_TRUE(mkfifo(at("fifo"), 0600) == 0);
+        ASSERT_EQ(bento_read_file(at("fifo"), 100, &data, &len, &err), -EINVAL);
+        ASSERT_CONTAINS(err.msg, "not a regular file");
+        ASSERT_EQ(bento_read_file(dir, 100, &data, &len, &err), -EINVAL);
+        ASSERT_EQ(bento_read_file(at("missing"), 100, &data, &len, &err), -ENOENT);
+        ASSERT_CONTAINS(err.msg, "cannot open");
+        ASSERT_CONTAINS(err.msg, "missing");
+        /* writing over a symlink replaces the link, never its target */
+        ASSERT_OK(bento_write_file_atomic(at("link"), "new", 3, 0600, &err));
+        ASSERT_OK(bento_read_file(at("a"), 100, &data, &len, &err));
+        ASSERT_STREQ(data, "second version");
+        free(data);
+        unlink(at("link"));
+        unlink(at("fifo"));
+}
+
+TEST(at_variants)
+{
+        cleanup_close int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cleanup_free char *data = NULL;
+        size_t len = 0;
+
+        ASSERT_TRUE(dfd >= 0);
+        ASSERT_OK(bento_write_file_atomic_at(dfd, "b", "bee", 3, 0600, &err));
+        ASSERT_OK(bento_read_file_at(dfd, "b", 10, &data, &len, &err));
+        ASSERT_STREQ(data, "bee");
+        ASSERT_EQ(bento_write_file_atomic_at(dfd, "x/y", "", 0, 0600, &err), -EINVAL);
+        ASSERT_EQ(bento_write_file_atomic_at(dfd, "..", "", 0, 0600, &err), -EINVAL);
+        ASSERT_EQ(bento_write_file_atomic_at(dfd, "", "", 0, 0600, &err), -EINVAL);
+        ASSERT_EQ(bento_write_file_atomic(at(""), "", 0, 0600, &err), -EINVAL);
+        unlink(at("b"));
+}
+
+TEST(write_failures_name_the_file)
+{
+        ASSERT_EQ(bento_write_file_atomic(at("nodir/file"), "x", 1, 0600, &err), -ENOENT);
+        ASSERT_CONTAINS(err.msg, "nodir/file");
+}
+
+TEST(reads_proc_and_pipes)
+{
+        cleanup_free char *data = NULL;
+        cleanup_free char *piped = NULL;
+        size_t len = 0;
+        int fds[2];
+
+        /* /proc files report size 0; the read must not trust that */
+        ASSERT_OK(bento_read_file("/proc/self/stat", 4096, &data, &len, &err));
+        ASSERT_TRUE(len > 10);
+        ASSERT_TRUE(pipe2(fds, O_CLOEXEC) == 0);
+        ASSERT_TRUE(write(fds[1], "piped", 5) == 5);
+        close(fds[1]);
+        ASSERT_OK(bento_read_fd(fds[0], "pipe", 100, &piped, &len, &err));
+        close(fds[0]);
+        ASSERT_STREQ(piped, "piped");
+}
+
+TEST(teardown)
+{
+        unlink(at("a"));
+        ASSERT_OK(rmdir(dir));
+}
+
+TAP_MAIN()
