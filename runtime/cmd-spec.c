@@ -48,7 +48,7 @@ static const char spec_head[] =
         "     \"options\": [\"nosuid\", \"noexec\", \"nodev\", \"mode=1777\", \"size=65536k\"]},\n"
         "    {\"destination\": \"/dev/mqueue\", \"type\": \"mqueue\", \"source\": \"mqueue\",\n"
         "     \"options\": [\"nosuid\", \"noexec\", \"nodev\"]},\n"
-        "    {\"destination\": \"/sys\", \"type\": \"%s\", \"source\": \"sysfs\",\n"
+        "    {\"destination\": \"/sys\", \"type\": \"%s\", \"source\": \"%s\",\n"
         "     \"options\": [\"nosuid\", \"noexec\", \"nodev\", \"ro\"%s]}\n"
         "  ],\n"
         "  \"linux\": {\n";
@@ -86,7 +86,7 @@ static int write_spec(const char *dir, bool rootless, struct bento_err *err)
         /* without root a new sysfs needs a network namespace we own, and
          * devpts cannot use gid 5 unless it is mapped: bind /sys instead */
         fprintf(f, spec_head, rootless ? "" : ", \"gid=5\"", rootless ? "bind" : "sysfs",
-                rootless ? ", \"rbind\"" : "");
+                rootless ? "/sys" : "sysfs", rootless ? ", \"rbind\"" : "");
         if (rootless)
                 fprintf(f, "    \"uidMappings\": [{\"containerID\": 0, \"hostID\": %u, \"size\": 1}],\n"
                            "    \"gidMappings\": [{\"containerID\": 0, \"hostID\": %u, \"size\": 1}],\n",

@@ -33,7 +33,9 @@ static pid_t clone3_simple(uint64_t flags, int *ret_pidfd)
 
         memset(&ca, 0, sizeof(ca));
         ca.flags = flags;
-        ca.exit_signal = SIGCHLD;
+        /* with CLONE_PARENT the kernel takes the exit signal from our own
+         * parent relationship and rejects an explicit one */
+        ca.exit_signal = (flags & CLONE_PARENT) ? 0 : SIGCHLD;
         if (ret_pidfd) {
                 ca.flags |= CLONE_PIDFD;
                 ca.pidfd = (uint64_t) (uintptr_t) ret_pidfd;

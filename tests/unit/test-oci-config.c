@@ -217,6 +217,21 @@ TEST(rejects_json_level_problems_with_path)
         ASSERT_TRUE(rejects("{" HEAD "} trailing", "invalid JSON"));
 }
 
+TEST(rejects_oversized_document)
+{
+        size_t len = OCI_CONFIG_MAX_BYTES + 1;
+        cleanup_free char *big = malloc(len);
+        struct oci_config *cfg = NULL;
+
+        ASSERT_TRUE(big != NULL);
+        memset(big, ' ', len);
+        memcpy(big, "{" HEAD "}", strlen("{" HEAD "}"));
+        ASSERT_EQ(oci_config_parse(big, len, &cfg, &err), -EFBIG);
+        ASSERT_CONTAINS(err.msg, "larger than 4194304 bytes");
+        ASSERT_OK(oci_config_parse(big, len - 1, &cfg, &err)); /* trailing spaces are fine */
+        oci_config_free(cfg);
+}
+
 TEST(rejects_process_rules)
 {
         ASSERT_TRUE(
