@@ -19,6 +19,11 @@ int oci_conv_kv(struct bento_jsonr *r, const struct bento_json *obj, const char 
 /* The "linux" member into cfg->linux_ / cfg->has_linux. */
 int oci_conv_linux(struct bento_jsonr *r, const struct bento_json *doc, struct oci_config *cfg);
 
+/* Fill cfg->unmodelled with the JSON paths of known properties the model
+ * does not carry.  Returns 1, or a negative errno (allocation) via r. */
+int oci_note_unmodelled(struct bento_jsonr *r, const struct bento_json *doc,
+                        struct oci_config *cfg);
+
 /* Write key: {sorted kv} (nothing when n == 0 unless always is set); a
  * duplicate or unset key fails the writer. */
 void oci_write_kv(struct bento_jsonw *w, const char *key, const struct oci_kv *kv, size_t n,

@@ -149,6 +149,7 @@ struct oci_config *oci_config_free(struct oci_config *cfg)
         }
         kv_free(cfg->annotations, cfg->n_annotations);
         linux_free(&cfg->linux_);
+        bento_strv_free_n(cfg->unmodelled, cfg->n_unmodelled);
         free(cfg);
         return NULL;
 }
@@ -450,7 +451,8 @@ static int conv_config(struct bento_jsonr *r, const struct bento_json *doc, stru
                                       (void **) &cfg->mounts, &cfg->n_mounts, conv_mount));
         JSONR_TRY(conv_hooks(r, doc, cfg));
         JSONR_TRY(oci_conv_kv(r, doc, "annotations", &cfg->annotations, &cfg->n_annotations));
-        return oci_conv_linux(r, doc, cfg);
+        JSONR_TRY(oci_conv_linux(r, doc, cfg));
+        return oci_note_unmodelled(r, doc, cfg);
 }
 
 int oci_config_parse(const char *data, size_t len, struct oci_config **ret, struct bento_err *err)

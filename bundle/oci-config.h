@@ -216,6 +216,11 @@ struct oci_config {
         size_t n_annotations;
         bool has_linux;
         struct oci_linux linux_; /* zeroed when absent */
+        /* JSON paths of runtime-spec properties that are present but that
+         * this model does not carry ("linux.personality"): a runtime must
+         * refuse them rather than silently run without them */
+        char **unmodelled;
+        size_t n_unmodelled;
 };
 
 /* Parse a config.json document held in memory (len bytes, need not be

@@ -29,6 +29,9 @@
  * answer (a container must never run with a requested guarantee dropped). */
 static int refuse_unsupported(const struct oci_config *cfg, struct bento_err *err)
 {
+        if (cfg->n_unmodelled)
+                return bento_err_setx(err, ENOTSUP, "%s: not supported by bento-runtime; "
+                                      "refusing to run without it", cfg->unmodelled[0]);
         for (int k = 0; k < _OCI_HOOK_KIND_MAX; k++)
                 if (cfg->n_hooks[k])
                         return bento_err_setx(err, ENOTSUP, "hooks.%s: hooks are not supported "

@@ -2,6 +2,8 @@
 /* Error, warning and debug output of bento-runtime (see log.h). */
 #include "log.h"
 
+#include "json.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -86,6 +88,11 @@ static void vlog(const char *level, bool to_stderr, const char *fmt, va_list ap)
         for (char *p = msg; *p; p++)
                 if ((unsigned char) *p < 0x20 || *p == 0x7f)
                         *p = '?';
+        /* engines parse the log as JSON: never hand them invalid UTF-8 */
+        if (!bento_json_utf8_valid(msg, strlen(msg)))
+                for (char *p = msg; *p; p++)
+                        if ((unsigned char) *p >= 0x80)
+                                *p = '?';
         if (to_stderr)
                 fprintf(stderr, "bento-runtime: %s%s%s\n", strcmp(level, "error") ? level : "",
                         strcmp(level, "error") ? ": " : "", msg);

@@ -580,4 +580,25 @@ TEST(enum_tables)
                 ASSERT_EQ(oci_rlimit_from_string(oci_rlimit_to_string(r)), r);
 }
 
+TEST(lists_known_properties_the_model_does_not_carry)
+{
+        cleanup_oci_config struct oci_config *cfg = NULL;
+        cleanup_oci_config struct oci_config *plain = NULL;
+
+        ASSERT_OK(parse("{" HEAD ",\"process\":{" USER ",\"args\":[\"sh\"],\"cwd\":\"/\","
+                        "\"scheduler\":{\"policy\":\"SCHED_FIFO\"}},"
+                        "\"mounts\":[{\"destination\":\"/a\"},{\"destination\":\"/b\","
+                        "\"uidMappings\":[]}],"
+                        "\"linux\":{\"personality\":{\"domain\":\"LINUX32\"},"
+                        "\"timeOffsets\":null}}",
+                        &cfg));
+        ASSERT_EQ(cfg->n_unmodelled, 3);
+        ASSERT_STREQ(cfg->unmodelled[0], "process.scheduler");
+        ASSERT_STREQ(cfg->unmodelled[1], "linux.personality");
+        ASSERT_STREQ(cfg->unmodelled[2], "mounts[1].uidMappings");
+        /* unknown vendor properties are not listed: they are ignored */
+        ASSERT_OK(parse("{" HEAD ",\"linux\":{\"x-future\":1}}", &plain));
+        ASSERT_EQ(plain->n_unmodelled, 0);
+}
+
 TAP_MAIN()
