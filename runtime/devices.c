@@ -32,17 +32,17 @@ static const struct {
         const char *path;
         unsigned int major, minor;
 } default_devices[] = {
-        { "/dev/null", 1, 3 },    { "/dev/zero", 1, 5 },    { "/dev/full", 1, 7 },
-        { "/dev/random", 1, 8 },  { "/dev/urandom", 1, 9 }, { "/dev/tty", 5, 0 },
+    {"/dev/null", 1, 3},   {"/dev/zero", 1, 5},    {"/dev/full", 1, 7},
+    {"/dev/random", 1, 8}, {"/dev/urandom", 1, 9}, {"/dev/tty", 5, 0},
 };
 
 static const struct {
         const char *path;
         const char *target;
 } dev_links[] = {
-        { "/dev/fd", "/proc/self/fd" },          { "/dev/stdin", "/proc/self/fd/0" },
-        { "/dev/stdout", "/proc/self/fd/1" },    { "/dev/stderr", "/proc/self/fd/2" },
-        { "/dev/ptmx", "pts/ptmx" },
+    {"/dev/fd", "/proc/self/fd"},       {"/dev/stdin", "/proc/self/fd/0"},
+    {"/dev/stdout", "/proc/self/fd/1"}, {"/dev/stderr", "/proc/self/fd/2"},
+    {"/dev/ptmx", "pts/ptmx"},
 };
 
 /* Resolve (creating directories) the parent of path; name gets the last
@@ -89,8 +89,7 @@ static int make_node(const struct rt_target *parent, const char *name, const str
 
 /* The placeholder a host node is bind-mounted onto: an existing non-directory
  * is used as it is (a symlink is replaced), otherwise an empty file. */
-static int open_placeholder(const struct rt_target *parent, const char *name,
-                            struct rt_target *t)
+static int open_placeholder(const struct rt_target *parent, const char *name, struct rt_target *t)
 {
         struct stat st;
         int fd;
@@ -113,7 +112,7 @@ static int bind_host_node(const struct rt_root *root, const struct rt_target *pa
                           const char *name, const struct dev_spec *d, const char *label,
                           struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target t = { .fd = -1 };
+        cleanup_rt_target struct rt_target t = {.fd = -1};
         cleanup_close int host = open(d->path, O_PATH | O_CLOEXEC);
         struct stat st;
         int r;
@@ -137,7 +136,7 @@ static int bind_host_node(const struct rt_root *root, const struct rt_target *pa
 static int create_device(const struct rt_context *ctx, const struct rt_root *root,
                          const struct dev_spec *d, const char *label, struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target parent = { .fd = -1 };
+        cleanup_rt_target struct rt_target parent = {.fd = -1};
         char name[NAME_MAX + 1];
         struct stat st;
         int r;
@@ -169,7 +168,7 @@ static int create_device(const struct rt_context *ctx, const struct rt_root *roo
 static int create_link(const struct rt_root *root, const char *path, const char *target,
                        struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target parent = { .fd = -1 };
+        cleanup_rt_target struct rt_target parent = {.fd = -1};
         char name[NAME_MAX + 1];
         char cur[PATH_MAX];
         char label[64];
@@ -197,7 +196,7 @@ static int create_link(const struct rt_root *root, const char *path, const char 
 
 static int create_console(const struct rt_root *root, struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target parent = { .fd = -1 };
+        cleanup_rt_target struct rt_target parent = {.fd = -1};
         char name[NAME_MAX + 1];
         struct stat st;
         int fd, r;
@@ -222,7 +221,8 @@ static void spec_from_oci(const struct oci_device *o, struct dev_spec *d)
 {
         d->path = o->path;
         d->type = o->type == 'b' ? S_IFBLK : o->type == 'p' ? S_IFIFO : S_IFCHR;
-        d->rdev = d->type == S_IFIFO ? 0 : makedev((unsigned int) o->major, (unsigned int) o->minor);
+        d->rdev =
+            d->type == S_IFIFO ? 0 : makedev((unsigned int) o->major, (unsigned int) o->minor);
         d->mode = o->has_file_mode ? (mode_t) (o->file_mode & 07777) : 0666;
         d->uid = o->has_uid ? o->uid : 0;
         d->gid = o->has_gid ? o->gid : 0;
@@ -242,11 +242,11 @@ static int create_defaults(const struct rt_context *ctx, const struct rt_root *r
 {
         for (size_t i = 0; i < sizeof(default_devices) / sizeof(default_devices[0]); i++) {
                 struct dev_spec d = {
-                        .path = default_devices[i].path,
-                        .type = S_IFCHR,
-                        .rdev = makedev(default_devices[i].major, default_devices[i].minor),
-                        .mode = 0666,
-                        .replace = true,
+                    .path = default_devices[i].path,
+                    .type = S_IFCHR,
+                    .rdev = makedev(default_devices[i].major, default_devices[i].minor),
+                    .mode = 0666,
+                    .replace = true,
                 };
                 char label[64];
                 int r;
@@ -261,8 +261,8 @@ static int create_defaults(const struct rt_context *ctx, const struct rt_root *r
         return 0;
 }
 
-int rt_devices_create(const struct rt_context *ctx, const struct rt_root *root,
-                      unsigned int flags, struct bento_err *err)
+int rt_devices_create(const struct rt_context *ctx, const struct rt_root *root, unsigned int flags,
+                      struct bento_err *err)
 {
         const struct oci_config *cfg = ctx->cfg;
         int r;

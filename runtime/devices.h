@@ -33,8 +33,8 @@ enum {
  * linux.devices entry is an error, while a default device is bind-mounted
  * over whatever is there.  Messages name the entry: "linux.devices[1]
  * (/dev/fuse): mknod: ..." or "device /dev/null: ...".  0 or -errno. */
-int rt_devices_create(const struct rt_context *ctx, const struct rt_root *root,
-                      unsigned int flags, struct bento_err *err);
+int rt_devices_create(const struct rt_context *ctx, const struct rt_root *root, unsigned int flags,
+                      struct bento_err *err);
 
 /* Static checks for `create`: type is c, b, u or p; path absolute, not "/",
  * not repeated; major and minor present for c, b and u. */

@@ -21,16 +21,14 @@ int rt_target_mount_path(const struct rt_root *root, const struct rt_target *t, 
 {
         struct statfs sf;
         const char *prefix = root->len == 1 ? "" : root->path;
+        int n;
 
         if (statfs("/proc/self/fd", &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) {
                 rt_fd_path(t->fd, buf, PATH_MAX);
                 return 0;
         }
-        if (strlen(prefix) + strlen(t->path) >= PATH_MAX)
-                return -ENAMETOOLONG;
-        strcpy(buf, prefix);
-        strcat(buf, t->path);
-        return 0;
+        n = snprintf(buf, PATH_MAX, "%s%s", prefix, t->path);
+        return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
 int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const char *src,
@@ -46,8 +44,7 @@ int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const cha
         return 0;
 }
 
-int rt_bind_fd_on(const struct rt_root *root, const struct rt_target *t, int src_fd,
-                  bool recursive)
+int rt_bind_fd_on(const struct rt_root *root, const struct rt_target *t, int src_fd, bool recursive)
 {
         char src[32];
 
@@ -61,8 +58,7 @@ static int mount_id(int fd, uint64_t *id, bool *is_root, bool *known)
 
         if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) < 0)
                 return -errno;
-        *known = (sx.stx_mask & STATX_MNT_ID) &&
-                 (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT);
+        *known = (sx.stx_mask & STATX_MNT_ID) && (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT);
         *id = sx.stx_mnt_id;
         *is_root = (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
         return 0;
@@ -71,8 +67,8 @@ static int mount_id(int fd, uint64_t *id, bool *is_root, bool *known)
 int rt_target_reopen(const struct rt_root *root, struct rt_target *t)
 {
         struct rt_target fresh;
-        uint64_t old_id, new_id;
-        bool old_root, new_root, known_old, known_new;
+        uint64_t old_id = 0, new_id = 0;
+        bool old_root = false, new_root = false, known_old = false, known_new = false;
         int r;
 
         r = mount_id(t->fd, &old_id, &old_root, &known_old);
@@ -147,7 +143,7 @@ int rt_set_propagation(const struct rt_root *root, const struct rt_target *t,
 
 int rt_setattr_recursive(const struct rt_target *t, uint64_t set, uint64_t clr)
 {
-        struct mount_attr attr = { .attr_set = set, .attr_clr = clr };
+        struct mount_attr attr = {.attr_set = set, .attr_clr = clr};
 
         if (set == 0 && clr == 0)
                 return 0;

@@ -17,8 +17,8 @@
 
 /* The per-mount flags a bind remount can change. */
 #define RT_MS_PER_MOUNT                                                                            \
-        (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME |              \
-         MS_RELATIME | MS_STRICTATIME | MS_NOSYMFOLLOW)
+        (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME | \
+         MS_STRICTATIME | MS_NOSYMFOLLOW)
 
 /* Write into buf (PATH_MAX bytes) the path to give mount(2) for t:
  * /proc/self/fd/N while /proc is a procfs, otherwise root->path + t->path

@@ -25,8 +25,8 @@
 
 struct hierarchy {
         bool v2;
-        char controllers[256];   /* "cpu,cpuacct", "name=systemd"; "" for v2 */
-        char path[PATH_MAX];     /* the init's cgroup, from /proc/self/cgroup */
+        char controllers[256]; /* "cpu,cpuacct", "name=systemd"; "" for v2 */
+        char path[PATH_MAX];   /* the init's cgroup, from /proc/self/cgroup */
         char mountpoint[PATH_MAX];
         char mount_root[PATH_MAX];
         char host_path[PATH_MAX];
@@ -79,7 +79,7 @@ static bool all_tokens_in(const char *wanted, const char *list)
  * Fills h->mountpoint and h->mount_root when it does. */
 static bool mountinfo_match(char *line, struct hierarchy *h)
 {
-        char *field[6] = { 0 };
+        char *field[6] = {0};
         char *save = NULL, *tok, *fstype = NULL, *superopts = NULL;
         size_t n = 0;
         const char *slash;
@@ -180,12 +180,31 @@ static int mount_fresh_hierarchy(const struct rt_root *root, const struct rt_tar
         return rt_mount_on(root, sub, "cgroup", "cgroup", flags, data);
 }
 
+/* Bind the init's own cgroup of hierarchy h from the host onto sub. */
+static int bind_host_hierarchy(const struct rt_context *ctx, const struct rt_root *root,
+                               struct rt_target *sub, const struct hierarchy *h,
+                               unsigned long flags, struct bento_err *err)
+{
+        cleanup_close int host = open(h->host_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int r;
+
+        if (host < 0)
+                return bento_err_set(err, errno, "open %s", h->host_path);
+        r = rt_bind_fd_on(root, sub, host, false);
+        if (r == 0)
+                r = rt_target_reopen(root, sub);
+        if (r == 0 && (flags & RT_MS_PER_MOUNT))
+                r = rt_remount_bind(root, sub, flags, ctx->in_userns);
+        if (r < 0)
+                return bento_err_set(err, -r, "bind-mount %s", h->host_path);
+        return 0;
+}
+
 static int mount_hierarchy(const struct rt_context *ctx, const struct rt_root *root,
                            const struct rt_target *dst, const struct hierarchy *h,
                            unsigned long flags, struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target sub = { .fd = -1 };
-        cleanup_close int host = -1;
+        cleanup_rt_target struct rt_target sub = {.fd = -1};
         const char *name = strrchr(h->mountpoint, '/') + 1;
         int r;
 
@@ -199,16 +218,9 @@ static int mount_hierarchy(const struct rt_context *ctx, const struct rt_root *r
                 if (r < 0)
                         return bento_err_set(err, -r, "mount cgroup hierarchy %s", name);
         } else {
-                host = open(h->host_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (host < 0)
-                        return bento_err_set(err, errno, "open %s", h->host_path);
-                r = rt_bind_fd_on(root, &sub, host, false);
-                if (r == 0)
-                        r = rt_target_reopen(root, &sub);
-                if (r == 0 && (flags & RT_MS_PER_MOUNT))
-                        r = rt_remount_bind(root, &sub, flags, ctx->in_userns);
+                r = bind_host_hierarchy(ctx, root, &sub, h, flags, err);
                 if (r < 0)
-                        return bento_err_set(err, -r, "bind-mount %s", h->host_path);
+                        return r;
         }
         r = comount_links(dst->fd, name);
         if (r < 0)
@@ -232,34 +244,26 @@ static bool parse_cgroup_line(char *line, struct hierarchy *h)
         h->v2 = strcmp(line, "0") == 0 && c1[1] == '\0';
         if (!h->v2 && c1[1] == '\0')
                 return false;
-        if (strlen(c1 + 1) >= sizeof(h->controllers) || len >= sizeof(h->path))
+        if ((size_t) (c2 - c1) > sizeof(h->controllers) || len >= sizeof(h->path))
                 return false;
-        strcpy(h->controllers, c1 + 1);
-        strcpy(h->path, c2 + 1);
+        memcpy(h->controllers, c1 + 1, (size_t) (c2 - c1));
+        memcpy(h->path, c2 + 1, len + 1);
         return true;
 }
 
-static int mount_v1(const struct rt_context *ctx, const struct rt_root *root,
-                    struct rt_target *dst, unsigned long flags, struct bento_err *err)
+static int mount_hierarchies(const struct rt_context *ctx, const struct rt_root *root,
+                             const struct rt_target *dst, unsigned long flags, struct hierarchy *h,
+                             struct bento_err *err)
 {
-        cleanup_fclose FILE *f = NULL;
+        cleanup_fclose FILE *f = fopen("/proc/self/cgroup", "re");
         cleanup_free char *line = NULL;
-        cleanup_free struct hierarchy *h = malloc(sizeof(*h));
         size_t cap = 0;
-        int r;
 
-        if (!h)
-                return bento_err_set(err, ENOMEM, "cgroup");
-        r = rt_mount_on(root, dst, "tmpfs", "tmpfs", flags & RT_MS_PER_MOUNT & ~MS_RDONLY,
-                        "mode=755");
-        if (r == 0)
-                r = rt_target_reopen(root, dst);
-        if (r < 0)
-                return bento_err_set(err, -r, "mount tmpfs for cgroup v1");
-        f = fopen("/proc/self/cgroup", "re");
         if (!f)
                 return bento_err_set(err, errno, "open /proc/self/cgroup");
         while (getline(&line, &cap, f) > 0) {
+                int r;
+
                 if (!parse_cgroup_line(line, h))
                         continue;
                 r = find_mount(h);
@@ -275,6 +279,28 @@ static int mount_v1(const struct rt_context *ctx, const struct rt_root *root,
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+static int mount_v1(const struct rt_context *ctx, const struct rt_root *root, struct rt_target *dst,
+                    unsigned long flags, struct bento_err *err)
+{
+        struct hierarchy *h;
+        int r;
+
+        r = rt_mount_on(root, dst, "tmpfs", "tmpfs", flags & RT_MS_PER_MOUNT & ~MS_RDONLY,
+                        "mode=755");
+        if (r == 0)
+                r = rt_target_reopen(root, dst);
+        if (r < 0)
+                return bento_err_set(err, -r, "mount tmpfs for cgroup v1");
+        h = malloc(sizeof(*h)); /* four PATH_MAX buffers: keep them off the stack */
+        if (!h)
+                return bento_err_set(err, ENOMEM, "cgroup");
+        r = mount_hierarchies(ctx, root, dst, flags, h, err);
+        free(h);
+        if (r < 0)
+                return r;
         if (flags & MS_RDONLY) {
                 r = rt_remount_bind(root, dst, flags, ctx->in_userns);
                 if (r < 0)
@@ -283,22 +309,14 @@ static int mount_v1(const struct rt_context *ctx, const struct rt_root *root,
         return 0;
 }
 
-static int mount_v2(const struct rt_context *ctx, const struct rt_root *root,
-                    struct rt_target *dst, unsigned long flags, struct bento_err *err)
+/* Without a cgroup namespace of its own the container sees the host's
+ * hierarchy, as it would through a fresh cgroup2 mount. */
+static int bind_host_v2(const struct rt_context *ctx, const struct rt_root *root,
+                        struct rt_target *dst, unsigned long flags, struct bento_err *err)
 {
-        cleanup_close int host = -1;
+        cleanup_close int host = open(HOST_CGROUP_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
         int r;
 
-        if (ctx->new_ns[OCI_NS_CGROUP]) {
-                r = rt_mount_on(root, dst, "cgroup2", "cgroup2", flags & RT_MS_PER_MOUNT, NULL);
-                if (r == 0)
-                        r = rt_target_reopen(root, dst);
-                if (r == 0)
-                        return 0;
-                if (r != -EPERM && r != -EBUSY)
-                        return bento_err_set(err, -r, "mount cgroup2");
-        }
-        host = open(HOST_CGROUP_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (host < 0)
                 return bento_err_set(err, errno, "open %s", HOST_CGROUP_DIR);
         r = rt_bind_fd_on(root, dst, host, true);
@@ -311,9 +329,23 @@ static int mount_v2(const struct rt_context *ctx, const struct rt_root *root,
         return 0;
 }
 
-int rt_mount_cgroup(const struct rt_context *ctx, const struct rt_root *root,
-                    struct rt_target *dst, const struct rt_mount_opts *opts,
-                    struct bento_err *err)
+static int mount_v2(const struct rt_context *ctx, const struct rt_root *root, struct rt_target *dst,
+                    unsigned long flags, struct bento_err *err)
+{
+        if (ctx->new_ns[OCI_NS_CGROUP]) {
+                int r = rt_mount_on(root, dst, "cgroup2", "cgroup2", flags & RT_MS_PER_MOUNT, NULL);
+                if (r == 0)
+                        r = rt_target_reopen(root, dst);
+                if (r == 0)
+                        return 0;
+                if (r != -EPERM && r != -EBUSY)
+                        return bento_err_set(err, -r, "mount cgroup2");
+        }
+        return bind_host_v2(ctx, root, dst, flags, err);
+}
+
+int rt_mount_cgroup(const struct rt_context *ctx, const struct rt_root *root, struct rt_target *dst,
+                    const struct rt_mount_opts *opts, struct bento_err *err)
 {
         struct statfs sf;
 

@@ -28,8 +28,7 @@
 
 /* Mount onto dst (already resolved inside root); on success dst->fd names
  * the new mount.  0 or -errno with err filled. */
-int rt_mount_cgroup(const struct rt_context *ctx, const struct rt_root *root,
-                    struct rt_target *dst, const struct rt_mount_opts *opts,
-                    struct bento_err *err);
+int rt_mount_cgroup(const struct rt_context *ctx, const struct rt_root *root, struct rt_target *dst,
+                    const struct rt_mount_opts *opts, struct bento_err *err);
 
 #endif

@@ -58,8 +58,7 @@ static bool is_bind(const struct oci_mount *m, const struct rt_mount_opts *o)
 
 static int validate_mount(const struct oci_mount *m, size_t i, struct bento_err *err)
 {
-        cleanup_rt_mount_opts struct rt_mount_opts o = { 0 };
-        char msg[BENTO_ERR_MSG_MAX];
+        cleanup_rt_mount_opts struct rt_mount_opts o = {0};
 
         if (!m->destination || m->destination[0] == '\0')
                 return bento_err_setx(err, EINVAL, "mounts[%zu].destination: must not be empty", i);
@@ -69,6 +68,8 @@ static int validate_mount(const struct oci_mount *m, size_t i, struct bento_err 
                                       "root (use root.path)",
                                       i);
         if (rt_mount_opts_parse(m->options, m->n_options, &o, err) < 0) {
+                char msg[BENTO_ERR_MSG_MAX];
+
                 memcpy(msg, err->msg, sizeof(msg));
                 return bento_err_setx(err, err->code, "mounts[%zu].%s", i, msg);
         }
@@ -90,8 +91,8 @@ static int validate_paths(char *const *paths, size_t n, const char *what, struct
 {
         for (size_t i = 0; i < n; i++)
                 if (!paths[i] || paths[i][0] != '/')
-                        return bento_err_setx(err, EINVAL, "linux.%s[%zu]: must be an absolute path",
-                                              what, i);
+                        return bento_err_setx(err, EINVAL,
+                                              "linux.%s[%zu]: must be an absolute path", what, i);
         return 0;
 }
 
@@ -210,8 +211,7 @@ static int finish_mount(const struct rt_root *root, struct rt_target *t,
         return 0;
 }
 
-static int open_bind_source(const struct rt_context *ctx, const char *source,
-                            struct bento_err *err)
+static int open_bind_source(const struct rt_context *ctx, const char *source, struct bento_err *err)
 {
         char buf[PATH_MAX];
         const char *p = source;
@@ -230,8 +230,8 @@ static int open_bind_source(const struct rt_context *ctx, const char *source,
 }
 
 static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
-                      const struct oci_mount *m, const struct rt_mount_opts *o,
-                      struct rt_target *t, struct bento_err *err)
+                      const struct oci_mount *m, const struct rt_mount_opts *o, struct rt_target *t,
+                      struct bento_err *err)
 {
         cleanup_close int src = open_bind_source(ctx, m->source, err);
         struct stat st;
@@ -241,8 +241,8 @@ static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
                 return src;
         if (fstat(src, &st) < 0)
                 return bento_err_set(err, errno, "stat bind source %s", m->source);
-        r = resolve_dest(root, m->destination, S_ISDIR(st.st_mode) ? RT_SP_MKDIR : RT_SP_MKFILE,
-                         t, err);
+        r = resolve_dest(root, m->destination, S_ISDIR(st.st_mode) ? RT_SP_MKDIR : RT_SP_MKFILE, t,
+                         err);
         if (r < 0)
                 return r;
         r = rt_bind_fd_on(root, t, src, o->recursive);
@@ -382,8 +382,8 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
                        enum dev_state *dev, struct bento_err *err)
 {
         const struct oci_mount *m = &ctx->cfg->mounts[i];
-        cleanup_rt_mount_opts struct rt_mount_opts o = { 0 };
-        cleanup_rt_target struct rt_target t = { .fd = -1 };
+        cleanup_rt_mount_opts struct rt_mount_opts o = {0};
+        cleanup_rt_target struct rt_target t = {.fd = -1};
         int r;
 
         r = rt_mount_opts_parse(m->options, m->n_options, &o, err);
@@ -413,7 +413,7 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
 
 int rt_mounts_prepare(const struct rt_context *ctx, struct bento_err *err)
 {
-        cleanup_rt_root struct rt_root root = { .fd = -1 };
+        cleanup_rt_root struct rt_root root = {.fd = -1};
         enum dev_state dev = DEV_UNCONFIGURED;
         int r;
 
@@ -461,8 +461,6 @@ static int pivot_into_cwd(struct bento_err *err)
 
 int rt_mounts_pivot(const struct rt_context *ctx, struct bento_err *err)
 {
-        int r;
-
         if (chdir(ctx->rootfs) < 0)
                 return bento_err_set(err, errno, "chdir to the rootfs %s", ctx->rootfs);
         if (ctx->no_pivot) {
@@ -471,7 +469,8 @@ int rt_mounts_pivot(const struct rt_context *ctx, struct bento_err *err)
                 if (chroot(".") < 0)
                         return bento_err_set(err, errno, "chroot");
         } else {
-                r = pivot_into_cwd(err);
+                int r = pivot_into_cwd(err);
+
                 if (r < 0)
                         return r;
         }
@@ -484,7 +483,7 @@ int rt_mounts_pivot(const struct rt_context *ctx, struct bento_err *err)
 
 static int mask_path(const struct rt_root *root, const char *path, struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target t = { .fd = -1 };
+        cleanup_rt_target struct rt_target t = {.fd = -1};
         struct stat st;
         int r = rt_safe_resolve(root, path, 0, 0, &t);
 
@@ -513,7 +512,7 @@ static int mask_path(const struct rt_root *root, const char *path, struct bento_
 
 static int readonly_path(const struct rt_root *root, const char *path, struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target t = { .fd = -1 };
+        cleanup_rt_target struct rt_target t = {.fd = -1};
         char self[PATH_MAX];
         int r = rt_safe_resolve(root, path, 0, 0, &t);
 
@@ -541,12 +540,11 @@ static int finish_root(const struct rt_context *ctx, const struct rt_root *root,
                        struct bento_err *err)
 {
         unsigned long prop = wanted_propagation(ctx->cfg);
-        int r;
 
         if (ctx->cfg->root.readonly) {
-                cleanup_rt_target struct rt_target t = { .fd = -1 };
+                cleanup_rt_target struct rt_target t = {.fd = -1};
+                int r = rt_safe_resolve(root, "/", 0, 0, &t);
 
-                r = rt_safe_resolve(root, "/", 0, 0, &t);
                 if (r == 0)
                         r = rt_remount_bind(root, &t, MS_RDONLY, true);
                 if (r < 0)
@@ -561,7 +559,7 @@ static int finish_root(const struct rt_context *ctx, const struct rt_root *root,
 int rt_mounts_finish(const struct rt_context *ctx, struct bento_err *err)
 {
         const struct oci_linux *lx = &ctx->cfg->linux_;
-        cleanup_rt_root struct rt_root root = { .fd = -1 };
+        cleanup_rt_root struct rt_root root = {.fd = -1};
         int r = rt_root_open(&root, "/");
 
         if (r < 0)

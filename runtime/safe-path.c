@@ -29,7 +29,7 @@ struct walk {
         int cur;              /* O_PATH directory we are in */
         char canon[PATH_MAX]; /* its path inside the root, "" for the root */
         size_t canon_len;
-        char todo[PATH_MAX];  /* what is left to resolve, from todo_pos */
+        char todo[PATH_MAX]; /* what is left to resolve, from todo_pos */
         size_t todo_pos;
         char scratch[PATH_MAX];
         unsigned int links;
@@ -82,16 +82,14 @@ int rt_target_child(const struct rt_target *parent, const char *name, int oflags
                     struct rt_target *ret)
 {
         const char *base = strcmp(parent->path, "/") == 0 ? "" : parent->path;
+        int n = snprintf(ret->path, sizeof(ret->path), "%s/%s", base, name);
 
         ret->fd = -1;
-        if (strlen(base) + 1 + strlen(name) >= sizeof(ret->path))
+        if (n < 0 || (size_t) n >= sizeof(ret->path))
                 return -ENAMETOOLONG;
         ret->fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | oflags);
         if (ret->fd < 0)
                 return -errno;
-        strcpy(ret->path, base);
-        strcat(ret->path, "/");
-        strcat(ret->path, name);
         return 0;
 }
 
@@ -122,7 +120,7 @@ int rt_path_split(const char *path, char *parent, char *name)
         if (name[0] == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
                 return -EINVAL;
         if (plen == 0) {
-                strcpy(parent, "/");
+                memcpy(parent, "/", 2);
         } else {
                 memcpy(parent, path, plen);
                 parent[plen] = '\0';
@@ -164,7 +162,8 @@ static int walk_up(struct walk *w)
         r = walk_open_root(w);
         if (r < 0)
                 return r;
-        for (char *save = NULL, *c = strtok_r(keep, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        for (char *save = NULL, *c = strtok_r(keep, "/", &save); c;
+             c = strtok_r(NULL, "/", &save)) {
                 int fd = openat(w->cur, c, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
                 if (fd < 0)
                         return -errno;
@@ -227,8 +226,7 @@ static int walk_splice_link(struct walk *w, int link_fd)
         return 0;
 }
 
-static int walk_create(struct walk *w, const char *name, bool last, unsigned int flags,
-                       mode_t mode)
+static int walk_create(struct walk *w, const char *name, bool last, unsigned int flags, mode_t mode)
 {
         if (last && (flags & RT_SP_MKFILE)) {
                 int fd = openat(w->cur, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
@@ -262,9 +260,8 @@ static int walk_enter(struct walk *w, const char *name, int fd)
 static int walk_component(struct walk *w, const char *name, bool last, unsigned int flags,
                           mode_t mode)
 {
-        cleanup_close int fd = -1;
         struct stat st;
-        int r;
+        int fd, r;
 
         if (strcmp(name, ".") == 0)
                 return 0;
@@ -280,33 +277,23 @@ static int walk_component(struct walk *w, const char *name, bool last, unsigned 
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0)
-                return -errno;
-        if (S_ISLNK(st.st_mode) && !(last && (flags & RT_SP_NOFOLLOW))) {
-                if (flags & RT_SP_NOSYMLINKS)
-                        return -ELOOP;
-                return walk_splice_link(w, fd);
-        }
-        if (!last && !S_ISDIR(st.st_mode))
-                return -ENOTDIR;
-        return walk_enter(w, name, TAKE_FD(fd));
+                r = -errno;
+        else if (S_ISLNK(st.st_mode) && !(last && (flags & RT_SP_NOFOLLOW)))
+                r = (flags & RT_SP_NOSYMLINKS) ? -ELOOP : walk_splice_link(w, fd);
+        else if (!last && !S_ISDIR(st.st_mode))
+                r = -ENOTDIR;
+        else
+                return walk_enter(w, name, fd); /* takes fd */
+        close(fd);
+        return r;
 }
 
-static int resolve_walk(const struct rt_root *root, const char *path, unsigned int flags,
-                        mode_t mode, struct rt_target *ret)
+static int walk_run(struct walk *w, unsigned int flags, mode_t mode, struct rt_target *ret)
 {
-        cleanup_free struct walk *w = calloc(1, sizeof(*w));
         char name[NAME_MAX + 1];
         bool last = false;
-        int r = 0;
+        int r = walk_open_root(w);
 
-        if (!w)
-                return -ENOMEM;
-        w->root = root;
-        w->cur = -1;
-        if (strlen(path) >= sizeof(w->todo))
-                return -ENAMETOOLONG;
-        strcpy(w->todo, path);
-        r = walk_open_root(w);
         while (r == 0 && walk_next(w, name, &last, &r))
                 r = walk_component(w, name, last, flags, mode);
         if (r < 0) {
@@ -316,10 +303,30 @@ static int resolve_walk(const struct rt_root *root, const char *path, unsigned i
         }
         ret->fd = w->cur;
         if (w->canon_len == 0)
-                strcpy(ret->path, "/");
+                memcpy(ret->path, "/", 2);
         else
                 memcpy(ret->path, w->canon, w->canon_len + 1);
         return 0;
+}
+
+static int resolve_walk(const struct rt_root *root, const char *path, unsigned int flags,
+                        mode_t mode, struct rt_target *ret)
+{
+        size_t len = strlen(path);
+        struct walk *w;
+        int r;
+
+        if (len >= sizeof(w->todo))
+                return -ENAMETOOLONG;
+        w = calloc(1, sizeof(*w)); /* three PATH_MAX buffers: keep them off the stack */
+        if (!w)
+                return -ENOMEM;
+        w->root = root;
+        w->cur = -1;
+        memcpy(w->todo, path, len + 1);
+        r = walk_run(w, flags, mode, ret);
+        free(w);
+        return r;
 }
 
 /* ---- openat2 ---- */
@@ -340,7 +347,7 @@ static int canonical_in_root(const struct rt_root *root, int fd, char *out)
             (buf[root->len] != '\0' && buf[root->len] != '/'))
                 return -EXDEV;
         if ((size_t) n == root->len)
-                strcpy(out, "/");
+                memcpy(out, "/", 2);
         else
                 memmove(out, buf + root->len, (size_t) n - root->len + 1);
         return 0;
@@ -350,9 +357,9 @@ static int resolve_openat2(const struct rt_root *root, const char *path, unsigne
                            struct rt_target *ret)
 {
         struct open_how how = {
-                .flags = O_PATH | O_CLOEXEC | ((flags & RT_SP_NOFOLLOW) ? O_NOFOLLOW : 0),
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS |
-                           ((flags & RT_SP_NOSYMLINKS) ? RESOLVE_NO_SYMLINKS : 0),
+            .flags = O_PATH | O_CLOEXEC | ((flags & RT_SP_NOFOLLOW) ? O_NOFOLLOW : 0),
+            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS |
+                       ((flags & RT_SP_NOSYMLINKS) ? RESOLVE_NO_SYMLINKS : 0),
         };
         int fd = -1;
 
@@ -379,13 +386,12 @@ static bool openat2_unusable(int r)
 int rt_safe_resolve(const struct rt_root *root, const char *path, unsigned int flags, mode_t mode,
                     struct rt_target *ret)
 {
-        int r;
-
         ret->fd = -1;
         if (!path || path[0] == '\0')
                 return -EINVAL;
         if (!(flags & RT_SP_WALK)) {
-                r = resolve_openat2(root, path, flags, ret);
+                int r = resolve_openat2(root, path, flags, ret);
+
                 if (r == 0)
                         return 0;
                 if (!openat2_unusable(r) &&

@@ -20,8 +20,8 @@
 
 /* An open root directory and its canonical path as this process sees it. */
 struct rt_root {
-        int fd;               /* O_PATH | O_DIRECTORY */
-        char path[PATH_MAX];  /* absolute, no trailing slash except for "/" */
+        int fd;              /* O_PATH | O_DIRECTORY */
+        char path[PATH_MAX]; /* absolute, no trailing slash except for "/" */
         size_t len;
 };
 
@@ -32,11 +32,11 @@ struct rt_target {
 };
 
 enum {
-        RT_SP_MKDIR = 1 << 0,       /* create missing components as directories */
-        RT_SP_MKFILE = 1 << 1,      /* ... but the last one as an empty file */
-        RT_SP_NOFOLLOW = 1 << 2,    /* do not follow a symlink in the last component */
-        RT_SP_NOSYMLINKS = 1 << 3,  /* fail with -ELOOP on any symlink */
-        RT_SP_WALK = 1 << 4,        /* skip openat2 (tests, and old kernels) */
+        RT_SP_MKDIR = 1 << 0,      /* create missing components as directories */
+        RT_SP_MKFILE = 1 << 1,     /* ... but the last one as an empty file */
+        RT_SP_NOFOLLOW = 1 << 2,   /* do not follow a symlink in the last component */
+        RT_SP_NOSYMLINKS = 1 << 3, /* fail with -ELOOP on any symlink */
+        RT_SP_WALK = 1 << 4,       /* skip openat2 (tests, and old kernels) */
 };
 
 /* Open `path` (absolute or relative; both resolved from the root itself),
@@ -82,7 +82,7 @@ static inline void cleanup_rt_target_fn(struct rt_target *t)
         rt_target_close(t);
 }
 
-#define cleanup_rt_root __attribute__((cleanup(cleanup_rt_root_fn)))
+#define cleanup_rt_root   __attribute__((cleanup(cleanup_rt_root_fn)))
 #define cleanup_rt_target __attribute__((cleanup(cleanup_rt_target_fn)))
 
 #endif

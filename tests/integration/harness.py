@@ -11,6 +11,7 @@ long after the runtime returned, and a pipe would then never see EOF.
 import copy
 import ctypes
 import errno
+import hashlib
 import json
 import os
 import re
@@ -27,7 +28,9 @@ import time
 # locations
 
 BUILD = os.path.abspath(os.environ.get("BENTO_BUILD", "/work/main/build"))
-RUNTIME = os.path.join(BUILD, "bin", "bento-runtime")
+# BENTO_RUNTIME overrides the binary (a development aid: point the suite at a
+# peer runtime to check the tests themselves).
+RUNTIME = os.environ.get("BENTO_RUNTIME") or os.path.join(BUILD, "bin", "bento-runtime")
 PROBE = os.path.join(BUILD, "tests", "bento-probe")
 BUSYBOX = "/bin/busybox"
 
@@ -63,9 +66,14 @@ def is_child_subreaper():
     return v.value != 0
 
 
+ORIGINAL_MNT_NS = None
+
+
 def enter_private_mount_namespace():
     """Move this (still single-threaded) process into its own mount namespace
     with private propagation, so nothing a test mounts reaches the host."""
+    global ORIGINAL_MNT_NS
+    ORIGINAL_MNT_NS = os.stat("/proc/self/ns/mnt").st_ino
     _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     _check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount(/, MS_REC|MS_PRIVATE)")
 
@@ -346,8 +354,9 @@ def mounts_under(path):
     return [m for m in host_mounts() if m == path or m.startswith(path + "/")]
 
 
-def cgroup_dirs_named(fragment):
-    """Every cgroup directory (any hierarchy) whose name contains fragment."""
+def cgroup_dirs_named(fragment, exact=False):
+    """Every cgroup directory (any hierarchy) whose name contains fragment
+    (or is exactly it)."""
     found = []
     base = "/sys/fs/cgroup"
     try:
@@ -363,7 +372,7 @@ def cgroup_dirs_named(fragment):
                 dirnames[:] = []
                 continue
             for d in dirnames:
-                if fragment in d:
+                if (d == fragment) if exact else (fragment in d):
                     found.append(os.path.join(dirpath, d))
     return found
 
@@ -706,11 +715,17 @@ class Runtime:
         if cid not in self.ids:
             self.ids.append(cid)
 
+    def _scratch_name(self, cid):
+        # ids under test may hold '/' or be empty: never use them raw as file names
+        if ID_SAFE.match(cid) and len(cid) < 200:
+            return cid
+        return "id-" + hashlib.sha256(cid.encode()).hexdigest()[:16]
+
     def out_path(self, cid):
-        return os.path.join(self.scratch, "%s.out" % cid)
+        return os.path.join(self.scratch, "%s.out" % self._scratch_name(cid))
 
     def err_path(self, cid):
-        return os.path.join(self.scratch, "%s.err" % cid)
+        return os.path.join(self.scratch, "%s.err" % self._scratch_name(cid))
 
     def container_output(self, cid):
         try:
@@ -736,7 +751,7 @@ class Runtime:
             args += ["--bundle", bundle.path]
         pf = None
         if pid_file:
-            pf = os.path.join(self.scratch, "%s.pid" % cid)
+            pf = os.path.join(self.scratch, "%s.pid" % self._scratch_name(cid))
             args += ["--pid-file", pf]
         args += list(opts)
         args.append(cid)

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from harness import REAPER, mounts_under, proc_alive, proc_children, wait_for
+from harness import REAPER, mounts_under, proc_alive, proc_children
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -186,3 +186,16 @@ def test_bad_command_lines(rt, argv):
 def test_state_of_unknown_container_without_root_dir(test_dir):
     res = run_cmd([RUNTIME, "--root", os.path.join(test_dir, "never-created"), "state", "x"], timeout=10)
     assert res.rc != 0 and "container does not exist" in res.err, res
+
+
+def test_systemd_cgroup_without_systemd_is_reported(rt, bundle):
+    # no systemd on the CI machine: either the runtime copes, or it says so
+    # plainly -- never a crash, never debris
+    b = bundle()
+    b.probe("exit", "0")
+    cid = rt.new_id()
+    res = rt.run(b, cid, global_opts=["--systemd-cgroup"])
+    assert res.rc is not None and res.rc >= 0 and res.rc not in (134, 136, 139), "crashed:\n%s" % res
+    if res.rc != 0:
+        assert "systemd" in res.err.lower(), "refusal should name systemd:\n%s" % res
+    assert not os.path.exists(rt.state_dir(cid))

@@ -8,13 +8,24 @@ import re
 
 import pytest
 
-from harness import (REAPER, RFC3339, RUNTIME, Runtime, proc_alive, proc_children, proc_status, run_cmd,
+import harness
+from harness import (REAPER, RFC3339, RUNTIME, Runtime, cgroup_dirs_named, is_child_subreaper, proc_alive, proc_children, proc_status, run_cmd,
                      wait_for)
 
 
 def same_file(a, b):
     sa, sb = os.stat(a), os.stat(b)
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def test_harness_is_a_subreaper_in_a_private_mount_namespace(private_mount_namespace):
+    # the suite itself: container inits are reparented to us, and nothing a
+    # test mounts can reach the host's mount table
+    assert is_child_subreaper()
+    assert private_mount_namespace is True
+    assert harness.ORIGINAL_MNT_NS and os.stat("/proc/self/ns/mnt").st_ino != harness.ORIGINAL_MNT_NS
+    root = [l.split() for l in open("/proc/self/mountinfo") if l.split()[4] == "/"][-1]
+    assert not any(f.startswith("shared:") for f in root[6:root.index("-")]), "/ still propagates to the host"
 
 
 def test_version_output():
@@ -279,10 +290,15 @@ def test_duplicate_id_rejected(rt, bundle):
 def test_invalid_id_rejected(rt, bundle, test_dir, bad_id):
     b = bundle()
     res = rt.create(b, bad_id)
-    rt.ids.remove(bad_id)
+    if res.rc != 0:
+        rt.ids.remove(bad_id)  # nothing to force-delete (and the id is unusable)
     assert res.rc != 0, "id %r was accepted:\n%s" % (bad_id, res)
     assert not os.path.exists(rt.root) or os.listdir(rt.root) == [], os.listdir(rt.root)
     assert not os.path.exists(os.path.join(test_dir, "escape"))
+    name = bad_id.rstrip("/").split("/")[-1]
+    if name:
+        left = cgroup_dirs_named(name, exact=True)
+        assert left == [], "refused id left cgroups: %s" % left
 
 
 def test_list_formats(rt, bundle):
@@ -423,3 +439,40 @@ def test_default_root_directory(binaries, bundle, test_dir):
     finally:
         problems = r.cleanup()
     assert not problems, problems
+
+
+def test_short_option_forms(rt, bundle):
+    b = bundle()
+    b.probe("sleep", "60")
+    b.save()
+    rt.bundles.append(b)
+    cid = rt.new_id()
+    rt.ids.append(cid)
+    res = rt.cmd("create", "-b", b.path, cid, out_path=rt.out_path(cid), err_path=rt.err_path(cid))
+    assert res.rc == 0, res
+    pid = rt.state_json(cid)["pid"]
+    rt.pids[cid] = (pid, None)
+    assert rt.start_ok(cid)
+    res = rt.cmd("kill", "-a", cid, "KILL")
+    assert res.rc == 0, res
+    assert rt.wait_pid_gone(pid)
+    res = rt.cmd("delete", "-f", cid)
+    assert res.rc == 0, res
+    assert not os.path.exists(rt.state_dir(cid))
+
+    cid2 = rt.new_id()
+    res = rt.run(b, cid2, "-d")
+    assert res.rc == 0, res
+    st = rt.state_json(cid2)
+    assert st["status"] == "running"
+    rt.pids[cid2] = (st["pid"], None)
+    assert rt.delete(cid2, force=True).rc == 0
+
+
+def test_debug_flag_keeps_behaviour(rt, bundle):
+    res = rt.cmd("state", "no-such-container", global_opts=["--debug"])
+    assert res.rc != 0 and "container does not exist" in res.err, res
+    b = bundle()
+    b.probe("exit", "4")
+    res = rt.run(b, global_opts=["--debug"])
+    assert res.rc == 4, res

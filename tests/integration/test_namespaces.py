@@ -77,7 +77,14 @@ def test_state_reports_namespaces(rt, bundle):
     for e in entries:
         assert e["inode"] == ns_inode(pid, NS_FILE[e["type"]]), e
         assert e["joined"] is False, e
-    assert any(m["destination"] == "/proc" and m["type"] == "proc" for m in st["bento"]["mounts"]), st["bento"]
+    mounts = st["bento"]["mounts"]
+    for m in mounts:
+        assert {"destination", "type", "source", "options"} <= set(m), m
+    dests = {m["destination"] for m in mounts}
+    assert {c["destination"] for c in b.config["mounts"]} <= dests, dests
+    assert any(m["destination"] == "/proc" and m["type"] == "proc" for m in mounts), mounts
+    # no user namespace: nothing to map
+    assert not st["bento"].get("uidMap") and not st["bento"].get("gidMap"), st["bento"]
 
 
 def test_pid_namespace(rt, bundle):

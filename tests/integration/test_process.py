@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from harness import (DEFAULT_CAPS, REAPER, cap_names, expect_create_failure, wait_for)
+from harness import DEFAULT_CAPS, REAPER, cap_names, expect_create_failure
 
 
 def probe_json(rt, b, *args, **kw):

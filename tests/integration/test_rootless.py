@@ -62,6 +62,14 @@ def test_rootless_cannot_map_other_users(rrt, rbundle, uid_map):
     expect_create_failure(rrt, b)
 
 
+def test_rootless_busybox_id_reports_root(rrt, rbundle):
+    b = rbundle()
+    b.set_args("/bin/id")
+    res = rrt.run(b)
+    assert res.rc == 0, res
+    assert res.out.split()[0] == "uid=0(root)" and "gid=0(root)" in res.out, res
+
+
 def test_rootless_root_cannot_write_host_root_files(rrt, rbundle):
     b = rbundle()
     b.config["root"]["readonly"] = False
