@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "log.h"
+#include "mount-options.h"
 #include "state.h"
 
 static const char spec_head[] =
@@ -142,15 +143,6 @@ static void print_caps(void)
 
 int cmd_features(const struct rt_global *g, int argc, char **argv)
 {
-        static const char *const mount_opts[] = {
-                "async", "atime", "bind", "defaults", "dev", "diratime", "dirsync", "exec",
-                "mand", "noatime", "nodev", "nodiratime", "noexec", "nomand", "norelatime",
-                "nostrictatime", "nosuid", "nosymfollow", "private", "rbind", "relatime",
-                "remount", "ro", "rprivate", "rshared", "rslave", "runbindable", "rw",
-                "shared", "slave", "strictatime", "suid", "symfollow", "sync", "unbindable",
-                "rro", "rrw", "rnosuid", "rsuid", "rnodev", "rdev", "rnoexec", "rexec",
-                "rnoatime", "ratime", "rrelatime", "rnorelatime", "rstrictatime",
-                "rnostrictatime", "rdiratime", "rnodiratime", "rnosymfollow", "rsymfollow"};
         static const char *const namespaces[] = {"cgroup", "ipc", "mount", "network", "pid",
                                                  "user", "uts"};
 
@@ -163,7 +155,9 @@ int cmd_features(const struct rt_global *g, int argc, char **argv)
         printf("{\n  \"ociVersionMin\": \"1.0.0\",\n  \"ociVersionMax\": \"%s\",\n",
                BENTO_OCI_VERSION);
         printf("  \"hooks\": [],\n  \"mountOptions\": [\n");
-        print_string_list(mount_opts, sizeof(mount_opts) / sizeof(mount_opts[0]), "    ");
+        for (size_t i = 0; rt_mount_option_name(i); i++)
+                printf("    \"%s\"%s\n", rt_mount_option_name(i),
+                       rt_mount_option_name(i + 1) ? "," : "");
         printf("  ],\n  \"linux\": {\n    \"namespaces\": [\n");
         print_string_list(namespaces, sizeof(namespaces) / sizeof(namespaces[0]), "      ");
         printf("    ],\n");

@@ -193,6 +193,7 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx,
                 close(sp.pidfd);
                 return r;
         }
+        rt_log_debug("create %s: init %d is set up and waits for start", ctx->id, (int) sp.pid);
         ret->pid = sp.pid;
         ret->pidfd = sp.pidfd;
         return 0;
@@ -232,6 +233,10 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
         r = rt_ns_plan_make(job.cfg, &ctx, &job.plan, err);
         if (r < 0)
                 goto out;
+        rt_log_debug("create %s: bundle %s, rootfs %s, clone flags %#lx%s%s", opts->id,
+                     job.bundle, job.rootfs, job.plan.clone_flags,
+                     job.plan.any_join ? ", joining namespaces by path" : "",
+                     ctx.rootless ? ", rootless" : "");
         r = rt_container_dir_create(store, opts->id, &job.dir, err);
         if (r < 0)
                 goto out;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "log.h"
 #include "proc.h"
 
 struct opened {
@@ -76,6 +77,8 @@ int rt_container_start(struct rt_store *store, const char *id, struct bento_err 
         } else if (write(fd, "0", 1) != 1) {
                 r = bento_err_set(err, errno ? errno : EIO, "cannot start container %s", id);
         }
+        if (r >= 0)
+                rt_log_debug("start %s: init %d released", id, (int) o.rec->pid);
         opened_close(&o);
         return r;
 }

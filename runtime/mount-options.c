@@ -102,6 +102,19 @@ static const struct opt_def opt_table[] = {
     {"ridmap", OPT_UNSUPPORTED, 0, 0, 0},
 };
 
+const char *rt_mount_option_name(size_t i)
+{
+        size_t seen = 0;
+
+        for (size_t k = 0; k < sizeof(opt_table) / sizeof(opt_table[0]); k++) {
+                if (opt_table[k].kind == OPT_UNSUPPORTED)
+                        continue;
+                if (seen++ == i)
+                        return opt_table[k].name;
+        }
+        return NULL;
+}
+
 static const struct opt_def *opt_lookup(const char *name)
 {
         for (size_t i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]); i++)

@@ -41,6 +41,10 @@ struct rt_mount_opts {
 int rt_mount_opts_parse(char *const *options, size_t n, struct rt_mount_opts *ret,
                         struct bento_err *err);
 
+/* The i-th option name this build implements (for `features`); NULL past
+ * the end.  Options that are refused (idmap) are not listed. */
+const char *rt_mount_option_name(size_t i);
+
 /* Free what rt_mount_opts_parse allocated; safe on a zeroed struct. */
 void rt_mount_opts_done(struct rt_mount_opts *opts);
 
