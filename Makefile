@@ -64,7 +64,7 @@ endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
 PROBE := $(BUILDDIR)/tests/bento-probe
 
-.PHONY: all debug check check-unit check-integration check-debug check-layering lint fuzz \
+.PHONY: bench all debug check check-unit check-integration check-debug check-layering lint fuzz \
         fuzz-smoke demo install clean deps
 
 all: $(BINS)
@@ -154,6 +154,11 @@ fuzz-smoke: $(FUZZ_TARGETS)
 
 lint:
 	contrib/lint.sh
+
+# Side-by-side timings with crun, runc and bubblewrap (hyperfine); writes
+# bench/results/.  Not part of `check`: numbers are reported, never asserted.
+bench: all
+	bench/run.sh $(abspath $(BUILDDIR))
 
 demo: deps all
 	contrib/demo.sh $(abspath $(BUILDDIR))

@@ -54,11 +54,11 @@ static inline void cleanup_strv_fn(char ***v)
         strv_free(*v);
 }
 
-#define cleanup_free __attribute__((cleanup(cleanup_free_fn)))
-#define cleanup_close __attribute__((cleanup(cleanup_close_fn)))
+#define cleanup_free   __attribute__((cleanup(cleanup_free_fn)))
+#define cleanup_close  __attribute__((cleanup(cleanup_close_fn)))
 #define cleanup_fclose __attribute__((cleanup(cleanup_fclose_fn)))
-#define cleanup_dir __attribute__((cleanup(cleanup_dir_fn)))
-#define cleanup_strv __attribute__((cleanup(cleanup_strv_fn)))
+#define cleanup_dir    __attribute__((cleanup(cleanup_dir_fn)))
+#define cleanup_strv   __attribute__((cleanup(cleanup_strv_fn)))
 
 #define TAKE_PTR(p)                                                                                \
         ({                                                                                         \

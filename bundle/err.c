@@ -27,7 +27,8 @@ static void join(char *dst, size_t size, const char *a, const char *b)
         dst[n] = '\0';
 }
 
-__attribute__((format(printf, 4, 0))) static int vset(struct bento_err *err, int code, int with_strerror, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static int
+vset(struct bento_err *err, int code, int with_strerror, const char *fmt, va_list ap)
 {
         char tmp[BENTO_ERR_MSG_MAX];
 

@@ -22,16 +22,16 @@ struct bento_err {
  * printf-style message.  When code came from the system, ": strerror" is
  * appended.  Returns -code so callers can `return bento_err_set(...)`. */
 int bento_err_set(struct bento_err *err, int code, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Like bento_err_set but without appending strerror(code): for messages that
  * already say everything (validation errors). */
 int bento_err_setx(struct bento_err *err, int code, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Prepend "context: " to an existing message; returns -err->code. */
 int bento_err_prefix(struct bento_err *err, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Reset to "no error". */
 void bento_err_clear(struct bento_err *err);

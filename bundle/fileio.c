@@ -90,7 +90,7 @@ int bento_read_file_at(int dirfd, const char *name, size_t max, char **ret, size
 {
         /* O_NONBLOCK: opening a FIFO must not hang before fstat() rejects it. */
         cleanup_close int fd =
-                openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+            openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
         struct stat st;
 
         if (fd < 0)

@@ -57,7 +57,7 @@ static void builder_path(const struct builder *b, bool pending, struct bento_jso
 
 /* Record a validation error and return 0, which makes yajl cancel. */
 static int builder_fail(struct builder *b, bool pending, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static int builder_fail(struct builder *b, bool pending, const char *fmt, ...)
 {
         char msg[BENTO_ERR_MSG_MAX];
@@ -301,7 +301,7 @@ static int open_container(struct builder *b, enum bento_json_type type)
         v = node_new(type);
         if (!attach(b, v))
                 return 0;
-        b->stack[b->depth++] = (struct frame){ .node = v };
+        b->stack[b->depth++] = (struct frame){.node = v};
         return 1;
 }
 
@@ -383,15 +383,15 @@ static int on_end_array(void *ctx)
 }
 
 static const yajl_callbacks callbacks = {
-        .yajl_null = on_null,
-        .yajl_boolean = on_boolean,
-        .yajl_number = on_number,
-        .yajl_string = on_string,
-        .yajl_start_map = on_start_map,
-        .yajl_map_key = on_map_key,
-        .yajl_end_map = on_end_map,
-        .yajl_start_array = on_start_array,
-        .yajl_end_array = on_end_array,
+    .yajl_null = on_null,
+    .yajl_boolean = on_boolean,
+    .yajl_number = on_number,
+    .yajl_string = on_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_map_key,
+    .yajl_end_map = on_end_map,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end_array,
 };
 
 /* Turn a yajl failure into a message: yajl's short text without its
@@ -446,7 +446,7 @@ static int run_parser(struct builder *b, const char *data, size_t len)
 int bento_json_parse(const char *data, size_t len, size_t max_bytes, struct bento_json **ret,
                      struct bento_err *err)
 {
-        struct builder b = { .err = err };
+        struct builder b = {.err = err};
         const char *nul;
         size_t i;
         int r;
@@ -614,14 +614,13 @@ const char *bento_json_type_name(enum bento_json_type t)
 
 static yajl_gen_status emit_number(yajl_gen g, const struct bento_json *v)
 {
-        char buf[32];
-
         /* The text as written keeps big and exotic numbers exact. */
         if (v->u.number.text)
                 return yajl_gen_number(g, v->u.number.text, strlen(v->u.number.text));
         if (v->u.number.is_int && v->u.number.fits_i64)
                 return yajl_gen_integer(g, v->u.number.i);
         if (v->u.number.is_int && v->u.number.fits_u64) {
+                char buf[32];
                 snprintf(buf, sizeof(buf), "%" PRIu64, v->u.number.u);
                 return yajl_gen_number(g, buf, strlen(buf));
         }

@@ -30,11 +30,11 @@ struct bento_json {
         union {
                 bool boolean;
                 struct {
-                        char *text;   /* the number as written, for exact re-emission */
-                        bool is_int;  /* no fraction or exponent */
+                        char *text;  /* the number as written, for exact re-emission */
+                        bool is_int; /* no fraction or exponent */
                         bool is_neg;
-                        uint64_t u;   /* valid when is_int && !is_neg and it fits */
-                        int64_t i;    /* valid when is_int and it fits */
+                        uint64_t u; /* valid when is_int && !is_neg and it fits */
+                        int64_t i;  /* valid when is_int and it fits */
                         bool fits_u64;
                         bool fits_i64;
                         double d;

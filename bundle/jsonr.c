@@ -78,8 +78,9 @@ size_t bento_jsonr_push_key(struct bento_jsonr *r, const char *key)
                         i--;
                         o--;
                 }
-                memcpy(buf + o, "...", 3);
-                o += 3;
+                buf[o++] = '.';
+                buf[o++] = '.';
+                buf[o++] = '.';
         }
         memcpy(buf + o, "\"]", 3);
         append(r, buf);
@@ -425,6 +426,9 @@ int bento_jsonr_abs_path(struct bento_jsonr *r, const struct bento_json *obj, co
 
         if (k <= 0)
                 return k;
+        /* k > 0 means s is set; the analyzer cannot see that the err.c setters
+         * always return < 0, so it also tries k > 0 after a failure. */
+        /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
         if (s[0] != '/') {
                 size_t mark = bento_jsonr_push_key(r, key);
 

@@ -57,7 +57,7 @@ void bento_jsonr_pop(struct bento_jsonr *r, size_t mark);
 /* Fill err with EINVAL and "<path>: <message>" (just the message at the
  * root).  Returns -EINVAL. */
 int bento_jsonr_fail(struct bento_jsonr *r, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* "<path>: expected <want>, got <type of v>" (v may be NULL).  The integer
  * readers quote a number of the wrong kind instead ("got -1").  Returns

@@ -39,7 +39,7 @@ int bento_jsonw_init(struct bento_jsonw *w, bool pretty, struct bento_err *err)
 {
         yajl_gen g = yajl_gen_alloc(NULL);
 
-        *w = (struct bento_jsonw){ .pretty = pretty, .err = err };
+        *w = (struct bento_jsonw){.pretty = pretty, .err = err};
         if (!g)
                 return w->r = bento_err_set(err, ENOMEM, "cannot write JSON");
         yajl_gen_config(g, yajl_gen_validate_utf8, 1);

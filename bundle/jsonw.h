@@ -42,7 +42,7 @@ void bento_jsonw_done(struct bento_jsonw *w);
 
 /* Record a failure (keeps an earlier one); returns w->r. */
 int bento_jsonw_fail(struct bento_jsonw *w, int code, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Convert a yajl_gen_status to 0 or -errno with err filled. */
 int bento_jsonw_status(int yajl_gen_status, struct bento_err *err);

@@ -18,14 +18,14 @@ static const struct {
         const char *name;
         int resource;
 } rlimits[] = {
-        { "RLIMIT_CPU", RLIMIT_CPU },           { "RLIMIT_FSIZE", RLIMIT_FSIZE },
-        { "RLIMIT_DATA", RLIMIT_DATA },         { "RLIMIT_STACK", RLIMIT_STACK },
-        { "RLIMIT_CORE", RLIMIT_CORE },         { "RLIMIT_RSS", RLIMIT_RSS },
-        { "RLIMIT_NPROC", RLIMIT_NPROC },       { "RLIMIT_NOFILE", RLIMIT_NOFILE },
-        { "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK },   { "RLIMIT_AS", RLIMIT_AS },
-        { "RLIMIT_LOCKS", RLIMIT_LOCKS },       { "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING },
-        { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE }, { "RLIMIT_NICE", RLIMIT_NICE },
-        { "RLIMIT_RTPRIO", RLIMIT_RTPRIO },     { "RLIMIT_RTTIME", RLIMIT_RTTIME },
+    {"RLIMIT_CPU", RLIMIT_CPU},           {"RLIMIT_FSIZE", RLIMIT_FSIZE},
+    {"RLIMIT_DATA", RLIMIT_DATA},         {"RLIMIT_STACK", RLIMIT_STACK},
+    {"RLIMIT_CORE", RLIMIT_CORE},         {"RLIMIT_RSS", RLIMIT_RSS},
+    {"RLIMIT_NPROC", RLIMIT_NPROC},       {"RLIMIT_NOFILE", RLIMIT_NOFILE},
+    {"RLIMIT_MEMLOCK", RLIMIT_MEMLOCK},   {"RLIMIT_AS", RLIMIT_AS},
+    {"RLIMIT_LOCKS", RLIMIT_LOCKS},       {"RLIMIT_SIGPENDING", RLIMIT_SIGPENDING},
+    {"RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE}, {"RLIMIT_NICE", RLIMIT_NICE},
+    {"RLIMIT_RTPRIO", RLIMIT_RTPRIO},     {"RLIMIT_RTTIME", RLIMIT_RTTIME},
 };
 
 int oci_rlimit_from_string(const char *name)
@@ -76,8 +76,8 @@ static int conv_namespaces(struct bento_jsonr *r, const struct bento_json *lnx, 
                         bento_jsonr_push_index(r, i);
                         bento_jsonr_push_key(r, "type");
                         return bento_jsonr_fail(
-                                r, "duplicate namespace type \"%s\" (also namespaces[%zu])",
-                                oci_ns_type_to_string(l->namespaces[i].type), j);
+                            r, "duplicate namespace type \"%s\" (also namespaces[%zu])",
+                            oci_ns_type_to_string(l->namespaces[i].type), j);
                 }
         return 0;
 }
@@ -150,8 +150,8 @@ static int conv_device(struct bento_jsonr *r, const struct bento_json *item, voi
 static int conv_propagation(struct bento_jsonr *r, const struct bento_json *lnx,
                             struct oci_linux *l)
 {
-        static const char *const allowed[] = { "shared",  "slave",  "private",  "unbindable",
-                                               "rshared", "rslave", "rprivate", "runbindable" };
+        static const char *const allowed[] = {"shared",  "slave",  "private",  "unbindable",
+                                              "rshared", "rslave", "rprivate", "runbindable"};
         int k = bento_jsonr_string(r, lnx, "rootfsPropagation", false, &l->rootfs_propagation);
 
         if (k <= 0)

@@ -13,10 +13,9 @@
 
 #include "oci-config-internal.h"
 
-static const char *const process_keys[] = {"scheduler", "ioPriority", "execCPUAffinity",
-                                           NULL};
-static const char *const linux_keys[] = {"personality", "timeOffsets", "intelRdt",
-                                         "memoryPolicy", "netDevices", NULL};
+static const char *const process_keys[] = {"scheduler", "ioPriority", "execCPUAffinity", NULL};
+static const char *const linux_keys[] = {"personality",  "timeOffsets", "intelRdt",
+                                         "memoryPolicy", "netDevices",  NULL};
 static const char *const mount_keys[] = {"uidMappings", "gidMappings", NULL};
 
 static int add_path(struct oci_config *cfg, const char *prefix, const char *key)
@@ -47,8 +46,7 @@ static int scan(struct oci_config *cfg, const struct bento_json *obj, const char
         return 0;
 }
 
-int oci_note_unmodelled(struct bento_jsonr *r, const struct bento_json *doc,
-                        struct oci_config *cfg)
+int oci_note_unmodelled(struct bento_jsonr *r, const struct bento_json *doc, struct oci_config *cfg)
 {
         const struct bento_json *mounts = bento_json_get(doc, "mounts");
         int rc = 0;
@@ -56,9 +54,8 @@ int oci_note_unmodelled(struct bento_jsonr *r, const struct bento_json *doc,
         rc = scan(cfg, bento_json_get(doc, "process"), "process", process_keys);
         if (rc >= 0)
                 rc = scan(cfg, bento_json_get(doc, "linux"), "linux", linux_keys);
-        for (size_t i = 0; rc >= 0 && mounts && mounts->type == BENTO_JSON_ARRAY &&
-                           i < mounts->u.array.n;
-             i++) {
+        for (size_t i = 0;
+             rc >= 0 && mounts && mounts->type == BENTO_JSON_ARRAY && i < mounts->u.array.n; i++) {
                 char prefix[32];
                 snprintf(prefix, sizeof(prefix), "mounts[%zu]", i);
                 rc = scan(cfg, mounts->u.array.items[i], prefix, mount_keys);

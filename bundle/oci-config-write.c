@@ -248,7 +248,7 @@ static void put_devices(struct bento_jsonw *w, const struct oci_linux *l)
         bento_jsonw_open_array(w);
         for (size_t i = 0; i < l->n_devices; i++) {
                 const struct oci_device *d = &l->devices[i];
-                char type[2] = { d->type, '\0' };
+                char type[2] = {d->type, '\0'};
 
                 bento_jsonw_open_object(w);
                 bento_jsonw_kstring(w, "type", type);
@@ -294,7 +294,7 @@ static void put_linux(struct bento_jsonw *w, const struct oci_config *cfg)
 int oci_config_write(const struct oci_config *cfg, char **ret_buf, size_t *ret_len,
                      struct bento_err *err)
 {
-        cleanup_jsonw struct bento_jsonw w = { 0 };
+        cleanup_jsonw struct bento_jsonw w = {0};
 
         if (bento_jsonw_init(&w, true, err) < 0)
                 return w.r;

@@ -24,24 +24,24 @@
 #include "oci-config-internal.h"
 
 static const char *const ns_names[_OCI_NS_MAX] = {
-        [OCI_NS_PID] = "pid",       [OCI_NS_NETWORK] = "network", [OCI_NS_MOUNT] = "mount",
-        [OCI_NS_IPC] = "ipc",       [OCI_NS_UTS] = "uts",         [OCI_NS_USER] = "user",
-        [OCI_NS_CGROUP] = "cgroup", [OCI_NS_TIME] = "time",
+    [OCI_NS_PID] = "pid",       [OCI_NS_NETWORK] = "network", [OCI_NS_MOUNT] = "mount",
+    [OCI_NS_IPC] = "ipc",       [OCI_NS_UTS] = "uts",         [OCI_NS_USER] = "user",
+    [OCI_NS_CGROUP] = "cgroup", [OCI_NS_TIME] = "time",
 };
 
 static const char *const hook_names[_OCI_HOOK_KIND_MAX] = {
-        [OCI_HOOK_PRESTART] = "prestart",
-        [OCI_HOOK_CREATE_RUNTIME] = "createRuntime",
-        [OCI_HOOK_CREATE_CONTAINER] = "createContainer",
-        [OCI_HOOK_START_CONTAINER] = "startContainer",
-        [OCI_HOOK_POSTSTART] = "poststart",
-        [OCI_HOOK_POSTSTOP] = "poststop",
+    [OCI_HOOK_PRESTART] = "prestart",
+    [OCI_HOOK_CREATE_RUNTIME] = "createRuntime",
+    [OCI_HOOK_CREATE_CONTAINER] = "createContainer",
+    [OCI_HOOK_START_CONTAINER] = "startContainer",
+    [OCI_HOOK_POSTSTART] = "poststart",
+    [OCI_HOOK_POSTSTOP] = "poststop",
 };
 
 static const char *const cap_set_names[_OCI_CAP_SET_MAX] = {
-        [OCI_CAP_BOUNDING] = "bounding",       [OCI_CAP_EFFECTIVE] = "effective",
-        [OCI_CAP_INHERITABLE] = "inheritable", [OCI_CAP_PERMITTED] = "permitted",
-        [OCI_CAP_AMBIENT] = "ambient",
+    [OCI_CAP_BOUNDING] = "bounding",       [OCI_CAP_EFFECTIVE] = "effective",
+    [OCI_CAP_INHERITABLE] = "inheritable", [OCI_CAP_PERMITTED] = "permitted",
+    [OCI_CAP_AMBIENT] = "ambient",
 };
 
 const char *oci_ns_type_to_string(enum oci_ns_type t)
@@ -209,7 +209,7 @@ static int conv_user(struct bento_jsonr *r, const struct bento_json *proc, struc
         JSONR_TRY(k = bento_jsonr_u32(r, user, "umask", false, &u->umask));
         u->has_umask = k > 0;
         JSONR_TRY(
-                k = bento_jsonr_member(r, user, "additionalGids", BENTO_JSON_ARRAY, false, &gids));
+            k = bento_jsonr_member(r, user, "additionalGids", BENTO_JSON_ARRAY, false, &gids));
         if (k > 0 && gids->u.array.n > 0) {
                 size_t gmark = bento_jsonr_push_key(r, "additionalGids");
 
@@ -221,7 +221,7 @@ static int conv_user(struct bento_jsonr *r, const struct bento_json *proc, struc
                         uint64_t g = 0;
 
                         JSONR_TRY(
-                                bento_jsonr_uint_value(r, gids->u.array.items[i], UINT32_MAX, &g));
+                            bento_jsonr_uint_value(r, gids->u.array.items[i], UINT32_MAX, &g));
                         u->additional_gids[i] = (uint32_t) g;
                         u->n_additional_gids++;
                         bento_jsonr_pop(r, imark);

@@ -31,7 +31,7 @@
 #include "err.h"
 #include "json.h"
 
-#define OCI_CONFIG_MAX_BYTES (4u * 1024u * 1024u)
+#define OCI_CONFIG_MAX_BYTES ((size_t) 4 * 1024 * 1024)
 
 enum oci_ns_type {
         OCI_NS_PID,
@@ -63,8 +63,8 @@ struct oci_id_mapping {
 
 struct oci_mount {
         char *destination;
-        char *source;  /* optional */
-        char *type;    /* optional */
+        char *source;   /* optional */
+        char *type;     /* optional */
         char **options; /* n_options entries */
         size_t n_options;
 };
@@ -113,15 +113,15 @@ struct oci_process {
         size_t n_args;
         char **env;
         size_t n_env;
-        char *cwd; /* absolute */
+        char *cwd;                             /* absolute */
         struct oci_capabilities *capabilities; /* optional */
         struct oci_rlimit *rlimits;
         size_t n_rlimits;
         bool no_new_privileges;
         bool has_oom_score_adj;
         int oom_score_adj;
-        char *apparmor_profile; /* optional */
-        char *selinux_label;    /* optional */
+        char *apparmor_profile;      /* optional */
+        char *selinux_label;         /* optional */
         struct bento_json *landlock; /* optional, raw (proposed spec shape) */
 };
 

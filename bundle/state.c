@@ -22,9 +22,9 @@
 #include "oci-config-internal.h"
 
 static const char *const status_names[_BENTO_STATUS_MAX] = {
-        [BENTO_STATUS_CREATING] = "creating", [BENTO_STATUS_CREATED] = "created",
-        [BENTO_STATUS_RUNNING] = "running",   [BENTO_STATUS_PAUSED] = "paused",
-        [BENTO_STATUS_STOPPED] = "stopped",
+    [BENTO_STATUS_CREATING] = "creating", [BENTO_STATUS_CREATED] = "created",
+    [BENTO_STATUS_RUNNING] = "running",   [BENTO_STATUS_PAUSED] = "paused",
+    [BENTO_STATUS_STOPPED] = "stopped",
 };
 
 const char *bento_status_to_string(enum bento_status s)
@@ -120,7 +120,7 @@ static int check_record(const struct bento_record *rec, struct bento_err *err)
 int bento_record_write(const struct bento_record *rec, char **ret_buf, size_t *ret_len,
                        struct bento_err *err)
 {
-        cleanup_jsonw struct bento_jsonw w = { 0 };
+        cleanup_jsonw struct bento_jsonw w = {0};
 
         JSONR_TRY(check_record(rec, err));
         if (bento_jsonw_init(&w, true, err) < 0)
@@ -260,7 +260,7 @@ static void put_applied(struct bento_jsonw *w, const struct bento_record *rec)
 int bento_oci_state_write(const struct bento_oci_state *st, bool pretty, char **ret_buf,
                           size_t *ret_len, struct bento_err *err)
 {
-        cleanup_jsonw struct bento_jsonw w = { 0 };
+        cleanup_jsonw struct bento_jsonw w = {0};
         const char *status = bento_status_to_string(st->status);
 
         if (!status)

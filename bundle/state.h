@@ -23,8 +23,8 @@
 #include "err.h"
 #include "oci-config.h"
 
-#define BENTO_STATE_MAX_BYTES (1024u * 1024u)
-#define BENTO_OCI_VERSION "1.2.0"
+#define BENTO_STATE_MAX_BYTES ((size_t) 1024 * 1024)
+#define BENTO_OCI_VERSION     "1.2.0"
 
 enum bento_status {
         BENTO_STATUS_CREATING,
@@ -39,10 +39,10 @@ enum bento_status {
 const char *bento_status_to_string(enum bento_status s);
 
 struct bento_applied_ns {
-        char *type;    /* "pid", "network", ... */
+        char *type;     /* "pid", "network", ... */
         uint64_t inode; /* of /proc/<pid>/ns/<name> */
-        bool joined;   /* joined by path rather than created */
-        char *path;    /* optional: the path joined */
+        bool joined;    /* joined by path rather than created */
+        char *path;     /* optional: the path joined */
 };
 
 struct bento_applied_mount {
@@ -54,20 +54,20 @@ struct bento_applied_mount {
 
 struct bento_record {
         char *id;
-        pid_t pid;                    /* host pid of the container init */
-        uint64_t start_time;          /* field 22 of /proc/<pid>/stat */
-        char *bundle;                 /* absolute */
-        char *rootfs;                 /* absolute */
-        char *created;                /* RFC 3339, UTC */
-        char *owner;                  /* user name or numeric uid */
-        char *cgroup_path;            /* optional */
+        pid_t pid;           /* host pid of the container init */
+        uint64_t start_time; /* field 22 of /proc/<pid>/stat */
+        char *bundle;        /* absolute */
+        char *rootfs;        /* absolute */
+        char *created;       /* RFC 3339, UTC */
+        char *owner;         /* user name or numeric uid */
+        char *cgroup_path;   /* optional */
         bool systemd_cgroup;
         struct bento_applied_ns *namespaces;
         size_t n_namespaces;
         struct bento_applied_mount *mounts;
         size_t n_mounts;
-        char *uid_map; /* optional: contents of /proc/<pid>/uid_map */
-        char *gid_map; /* optional */
+        char *uid_map;            /* optional: contents of /proc/<pid>/uid_map */
+        char *gid_map;            /* optional */
         struct bento_json *extra; /* optional object: other applied facts, emitted as "applied" */
 };
 
@@ -111,11 +111,11 @@ struct bento_oci_state {
         enum bento_status status;
         pid_t pid;
         const char *bundle;
-        const char *rootfs;  /* optional */
-        const char *created; /* optional */
-        const char *owner;   /* optional */
-        const struct oci_config *cfg;    /* optional: annotations */
-        const struct bento_record *rec;  /* optional: applied facts */
+        const char *rootfs;             /* optional */
+        const char *created;            /* optional */
+        const char *owner;              /* optional */
+        const struct oci_config *cfg;   /* optional: annotations */
+        const struct bento_record *rec; /* optional: applied facts */
 };
 
 int bento_oci_state_write(const struct bento_oci_state *st, bool pretty, char **ret_buf,

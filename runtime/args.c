@@ -46,7 +46,6 @@ int rt_args_next(struct rt_args *a, const struct rt_opt *opts, int *ret_id, cons
 {
         const struct rt_opt *o;
         const char *arg;
-        const char *eq;
         int r;
 
         if (a->i >= a->argc)
@@ -61,14 +60,15 @@ int rt_args_next(struct rt_args *a, const struct rt_opt *opts, int *ret_id, cons
         a->i++;
         *ret_value = NULL;
         if (arg[1] == '-') {
-                eq = strchr(arg + 2, '=');
+                const char *eq = strchr(arg + 2, '=');
                 o = find_long(opts, arg + 2, eq ? (size_t) (eq - arg - 2) : strlen(arg + 2));
                 if (!o)
                         return bento_err_setx(err, EINVAL, "unknown option '%s' (see --help)", arg);
                 r = take_value(a, o, eq ? eq + 1 : NULL, ret_value, err);
         } else {
                 /* single-dash long options (-root) are accepted like runc does */
-                o = arg[2] == '\0' ? find_short(opts, arg[1]) : find_long(opts, arg + 1, strlen(arg + 1));
+                o = arg[2] == '\0' ? find_short(opts, arg[1])
+                                   : find_long(opts, arg + 1, strlen(arg + 1));
                 if (!o)
                         return bento_err_setx(err, EINVAL, "unknown option '%s' (see --help)", arg);
                 r = take_value(a, o, NULL, ret_value, err);

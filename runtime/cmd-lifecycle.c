@@ -13,9 +13,8 @@
 #include "signals.h"
 
 /* Open the state root, run fn, report its error. */
-static int with_store(const struct rt_global *g, int (*fn)(struct rt_store *, void *,
-                                                           struct bento_err *),
-                      void *data)
+static int with_store(const struct rt_global *g,
+                      int (*fn)(struct rt_store *, void *, struct bento_err *), void *data)
 {
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
@@ -97,9 +96,8 @@ static int do_kill(struct rt_store *store, void *data, struct bento_err *err)
 
 int cmd_kill(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {{"all", 'a', false, 'a'},
-                                             {"signal", 's', true, 's'},
-                                             {NULL, 0, false, 0}};
+        static const struct rt_opt opts[] = {
+            {"all", 'a', false, 'a'}, {"signal", 's', true, 's'}, {NULL, 0, false, 0}};
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
         struct kill_req k = {.sig = 15};
         struct bento_err err = {0};

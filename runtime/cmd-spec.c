@@ -19,49 +19,49 @@
 #include "state.h"
 
 static const char spec_head[] =
-        "{\n"
-        "  \"ociVersion\": \"" BENTO_OCI_VERSION "\",\n"
-        "  \"process\": {\n"
-        "    \"terminal\": false,\n"
-        "    \"user\": {\"uid\": 0, \"gid\": 0},\n"
-        "    \"args\": [\"sh\"],\n"
-        "    \"env\": [\"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\", "
-        "\"TERM=xterm\"],\n"
-        "    \"cwd\": \"/\",\n"
-        "    \"capabilities\": {\n"
-        "      \"bounding\": [\"CAP_AUDIT_WRITE\", \"CAP_KILL\", \"CAP_NET_BIND_SERVICE\"],\n"
-        "      \"effective\": [\"CAP_AUDIT_WRITE\", \"CAP_KILL\", \"CAP_NET_BIND_SERVICE\"],\n"
-        "      \"permitted\": [\"CAP_AUDIT_WRITE\", \"CAP_KILL\", \"CAP_NET_BIND_SERVICE\"]\n"
-        "    },\n"
-        "    \"rlimits\": [{\"type\": \"RLIMIT_NOFILE\", \"hard\": 1024, \"soft\": 1024}],\n"
-        "    \"noNewPrivileges\": true\n"
-        "  },\n"
-        "  \"root\": {\"path\": \"rootfs\", \"readonly\": true},\n"
-        "  \"hostname\": \"bento\",\n"
-        "  \"mounts\": [\n"
-        "    {\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"},\n"
-        "    {\"destination\": \"/dev\", \"type\": \"tmpfs\", \"source\": \"tmpfs\",\n"
-        "     \"options\": [\"nosuid\", \"strictatime\", \"mode=755\", \"size=65536k\"]},\n"
-        "    {\"destination\": \"/dev/pts\", \"type\": \"devpts\", \"source\": \"devpts\",\n"
-        "     \"options\": [\"nosuid\", \"noexec\", \"newinstance\", \"ptmxmode=0666\", "
-        "\"mode=0620\"%s]},\n"
-        "    {\"destination\": \"/dev/shm\", \"type\": \"tmpfs\", \"source\": \"shm\",\n"
-        "     \"options\": [\"nosuid\", \"noexec\", \"nodev\", \"mode=1777\", \"size=65536k\"]},\n"
-        "    {\"destination\": \"/dev/mqueue\", \"type\": \"mqueue\", \"source\": \"mqueue\",\n"
-        "     \"options\": [\"nosuid\", \"noexec\", \"nodev\"]},\n"
-        "    {\"destination\": \"/sys\", \"type\": \"%s\", \"source\": \"%s\",\n"
-        "     \"options\": [\"nosuid\", \"noexec\", \"nodev\", \"ro\"%s]}\n"
-        "  ],\n"
-        "  \"linux\": {\n";
+    "{\n"
+    "  \"ociVersion\": \"" BENTO_OCI_VERSION "\",\n"
+    "  \"process\": {\n"
+    "    \"terminal\": false,\n"
+    "    \"user\": {\"uid\": 0, \"gid\": 0},\n"
+    "    \"args\": [\"sh\"],\n"
+    "    \"env\": [\"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\", "
+    "\"TERM=xterm\"],\n"
+    "    \"cwd\": \"/\",\n"
+    "    \"capabilities\": {\n"
+    "      \"bounding\": [\"CAP_AUDIT_WRITE\", \"CAP_KILL\", \"CAP_NET_BIND_SERVICE\"],\n"
+    "      \"effective\": [\"CAP_AUDIT_WRITE\", \"CAP_KILL\", \"CAP_NET_BIND_SERVICE\"],\n"
+    "      \"permitted\": [\"CAP_AUDIT_WRITE\", \"CAP_KILL\", \"CAP_NET_BIND_SERVICE\"]\n"
+    "    },\n"
+    "    \"rlimits\": [{\"type\": \"RLIMIT_NOFILE\", \"hard\": 1024, \"soft\": 1024}],\n"
+    "    \"noNewPrivileges\": true\n"
+    "  },\n"
+    "  \"root\": {\"path\": \"rootfs\", \"readonly\": true},\n"
+    "  \"hostname\": \"bento\",\n"
+    "  \"mounts\": [\n"
+    "    {\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"},\n"
+    "    {\"destination\": \"/dev\", \"type\": \"tmpfs\", \"source\": \"tmpfs\",\n"
+    "     \"options\": [\"nosuid\", \"strictatime\", \"mode=755\", \"size=65536k\"]},\n"
+    "    {\"destination\": \"/dev/pts\", \"type\": \"devpts\", \"source\": \"devpts\",\n"
+    "     \"options\": [\"nosuid\", \"noexec\", \"newinstance\", \"ptmxmode=0666\", "
+    "\"mode=0620\"%s]},\n"
+    "    {\"destination\": \"/dev/shm\", \"type\": \"tmpfs\", \"source\": \"shm\",\n"
+    "     \"options\": [\"nosuid\", \"noexec\", \"nodev\", \"mode=1777\", \"size=65536k\"]},\n"
+    "    {\"destination\": \"/dev/mqueue\", \"type\": \"mqueue\", \"source\": \"mqueue\",\n"
+    "     \"options\": [\"nosuid\", \"noexec\", \"nodev\"]},\n"
+    "    {\"destination\": \"/sys\", \"type\": \"%s\", \"source\": \"%s\",\n"
+    "     \"options\": [\"nosuid\", \"noexec\", \"nodev\", \"ro\"%s]}\n"
+    "  ],\n"
+    "  \"linux\": {\n";
 
 static const char spec_tail[] =
-        "    \"maskedPaths\": [\"/proc/acpi\", \"/proc/asound\", \"/proc/kcore\", \"/proc/keys\",\n"
-        "      \"/proc/latency_stats\", \"/proc/timer_list\", \"/proc/timer_stats\",\n"
-        "      \"/proc/sched_debug\", \"/sys/firmware\", \"/proc/scsi\"],\n"
-        "    \"readonlyPaths\": [\"/proc/bus\", \"/proc/fs\", \"/proc/irq\", \"/proc/sys\",\n"
-        "      \"/proc/sysrq-trigger\"]\n"
-        "  }\n"
-        "}\n";
+    "    \"maskedPaths\": [\"/proc/acpi\", \"/proc/asound\", \"/proc/kcore\", \"/proc/keys\",\n"
+    "      \"/proc/latency_stats\", \"/proc/timer_list\", \"/proc/timer_stats\",\n"
+    "      \"/proc/sched_debug\", \"/sys/firmware\", \"/proc/scsi\"],\n"
+    "    \"readonlyPaths\": [\"/proc/bus\", \"/proc/fs\", \"/proc/irq\", \"/proc/sys\",\n"
+    "      \"/proc/sysrq-trigger\"]\n"
+    "  }\n"
+    "}\n";
 
 static int write_spec(const char *dir, bool rootless, struct bento_err *err)
 {
@@ -75,8 +75,10 @@ static int write_spec(const char *dir, bool rootless, struct bento_err *err)
         fd = openat(dfd, "config.json", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) {
                 if (errno == EEXIST)
-                        return bento_err_setx(err, EEXIST, "%s/config.json already exists; "
-                                              "remove it first", dir);
+                        return bento_err_setx(err, EEXIST,
+                                              "%s/config.json already exists; "
+                                              "remove it first",
+                                              dir);
                 return bento_err_set(err, errno, "cannot create %s/config.json", dir);
         }
         f = fdopen(fd, "w");
@@ -89,12 +91,15 @@ static int write_spec(const char *dir, bool rootless, struct bento_err *err)
         fprintf(f, spec_head, rootless ? "" : ", \"gid=5\"", rootless ? "bind" : "sysfs",
                 rootless ? "/sys" : "sysfs", rootless ? ", \"rbind\"" : "");
         if (rootless)
-                fprintf(f, "    \"uidMappings\": [{\"containerID\": 0, \"hostID\": %u, \"size\": 1}],\n"
-                           "    \"gidMappings\": [{\"containerID\": 0, \"hostID\": %u, \"size\": 1}],\n",
-                        (unsigned) geteuid(), (unsigned) getegid());
-        fprintf(f, "    \"namespaces\": [{\"type\": \"pid\"}, {\"type\": \"network\"}, "
-                   "{\"type\": \"ipc\"}, {\"type\": \"uts\"}, {\"type\": \"mount\"}, "
-                   "{\"type\": \"cgroup\"}%s],\n",
+                fprintf(
+                    f,
+                    "    \"uidMappings\": [{\"containerID\": 0, \"hostID\": %u, \"size\": 1}],\n"
+                    "    \"gidMappings\": [{\"containerID\": 0, \"hostID\": %u, \"size\": 1}],\n",
+                    (unsigned) geteuid(), (unsigned) getegid());
+        fprintf(f,
+                "    \"namespaces\": [{\"type\": \"pid\"}, {\"type\": \"network\"}, "
+                "{\"type\": \"ipc\"}, {\"type\": \"uts\"}, {\"type\": \"mount\"}, "
+                "{\"type\": \"cgroup\"}%s],\n",
                 rootless ? ", {\"type\": \"user\"}" : "");
         fputs(spec_tail, f);
         if (fflush(f) != 0)
@@ -104,9 +109,8 @@ static int write_spec(const char *dir, bool rootless, struct bento_err *err)
 
 int cmd_spec(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {{"bundle", 'b', true, 'b'},
-                                             {"rootless", 0, false, 'r'},
-                                             {NULL, 0, false, 0}};
+        static const struct rt_opt opts[] = {
+            {"bundle", 'b', true, 'b'}, {"rootless", 0, false, 'r'}, {NULL, 0, false, 0}};
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_err err = {0};
         const char *value = NULL, *dir = ".";
@@ -143,8 +147,8 @@ static void print_caps(void)
 
 int cmd_features(const struct rt_global *g, int argc, char **argv)
 {
-        static const char *const namespaces[] = {"cgroup", "ipc", "mount", "network", "pid",
-                                                 "user", "uts"};
+        static const char *const namespaces[] = {"cgroup", "ipc",  "mount", "network",
+                                                 "pid",    "user", "uts"};
 
         (void) g;
         (void) argv;

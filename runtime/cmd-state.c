@@ -55,19 +55,18 @@ static int print_state(const char *id, const struct snapshot *s, bool verbose, F
 {
         const struct bento_record *rec = s->rec;
         struct bento_oci_state st = {
-                .id = id,
-                .status = s->status,
-                .pid = rec && (s->status == BENTO_STATUS_CREATED ||
-                               s->status == BENTO_STATUS_RUNNING ||
-                               s->status == BENTO_STATUS_PAUSED)
-                               ? rec->pid
-                               : 0,
-                .bundle = rec ? rec->bundle : "",
-                .rootfs = rec ? rec->rootfs : NULL,
-                .created = rec ? rec->created : NULL,
-                .owner = rec ? rec->owner : NULL,
-                .cfg = s->cfg,
-                .rec = verbose ? rec : NULL,
+            .id = id,
+            .status = s->status,
+            .pid = rec && (s->status == BENTO_STATUS_CREATED || s->status == BENTO_STATUS_RUNNING ||
+                           s->status == BENTO_STATUS_PAUSED)
+                       ? rec->pid
+                       : 0,
+            .bundle = rec ? rec->bundle : "",
+            .rootfs = rec ? rec->rootfs : NULL,
+            .created = rec ? rec->created : NULL,
+            .owner = rec ? rec->owner : NULL,
+            .cfg = s->cfg,
+            .rec = verbose ? rec : NULL,
         };
         cleanup_free char *buf = NULL;
         size_t len = 0;
@@ -133,9 +132,8 @@ static int compare_names(const void *a, const void *b)
 
 int cmd_list(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {{"format", 'f', true, 'f'},
-                                             {"quiet", 'q', false, 'q'},
-                                             {NULL, 0, false, 0}};
+        static const struct rt_opt opts[] = {
+            {"format", 'f', true, 'f'}, {"quiet", 'q', false, 'q'}, {NULL, 0, false, 0}};
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
@@ -163,7 +161,7 @@ int cmd_list(const struct rt_global *g, int argc, char **argv)
                 r = rt_store_open(g->root, &store, &err);
         if (r >= 0 && !(d = opendir(store.root)))
                 r = bento_err_set(&err, errno, "cannot list %s", store.root);
-        while (r >= 0 && (e = readdir(d))) {
+        while (r >= 0 && d && (e = readdir(d))) {
                 char **grown;
                 if (e->d_name[0] == '.' || e->d_type != DT_DIR)
                         continue;
@@ -177,12 +175,14 @@ int cmd_list(const struct rt_global *g, int argc, char **argv)
                 n++;
         }
         if (r >= 0) {
-                qsort(names, n, sizeof(*names), compare_names);
+                /* qsort's array must not be NULL, even when empty */
+                if (n > 0)
+                        qsort(names, n, sizeof(*names), compare_names);
                 if (json)
                         printf("[");
                 else if (!quiet)
-                        printf("%-24s %-8s %-10s %-40s %-32s %s\n", "ID", "PID", "STATUS",
-                               "BUNDLE", "CREATED", "OWNER");
+                        printf("%-24s %-8s %-10s %-40s %-32s %s\n", "ID", "PID", "STATUS", "BUNDLE",
+                               "CREATED", "OWNER");
                 for (size_t i = 0; i < n; i++)
                         list_one(&store, names[i], json, quiet, &first);
                 if (json)

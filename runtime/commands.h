@@ -13,7 +13,7 @@ struct rt_global {
         const char *root;     /* --root, NULL for the default */
         const char *log_path; /* --log */
         bool json_log;
-        bool debug;
+        int log_level; /* enum rt_log_level */
         bool systemd_cgroup;
 };
 

@@ -30,30 +30,38 @@
 static int refuse_unsupported(const struct oci_config *cfg, struct bento_err *err)
 {
         if (cfg->n_unmodelled)
-                return bento_err_setx(err, ENOTSUP, "%s: not supported by bento-runtime; "
-                                      "refusing to run without it", cfg->unmodelled[0]);
+                return bento_err_setx(err, ENOTSUP,
+                                      "%s: not supported by bento-runtime; "
+                                      "refusing to run without it",
+                                      cfg->unmodelled[0]);
         for (int k = 0; k < _OCI_HOOK_KIND_MAX; k++)
                 if (cfg->n_hooks[k])
-                        return bento_err_setx(err, ENOTSUP, "hooks.%s: hooks are not supported "
+                        return bento_err_setx(err, ENOTSUP,
+                                              "hooks.%s: hooks are not supported "
                                               "by this build of bento-runtime",
                                               oci_hook_kind_to_string(k));
         if (cfg->linux_.seccomp)
-                return bento_err_setx(err, ENOTSUP, "linux.seccomp: seccomp is not supported by "
+                return bento_err_setx(err, ENOTSUP,
+                                      "linux.seccomp: seccomp is not supported by "
                                       "this build of bento-runtime; refusing to run without it");
         if (cfg->linux_.resources && cfg->linux_.resources->type == BENTO_JSON_OBJECT &&
             cfg->linux_.resources->u.object.n > 0)
-                return bento_err_setx(err, ENOTSUP, "linux.resources: cgroup limits are not "
+                return bento_err_setx(err, ENOTSUP,
+                                      "linux.resources: cgroup limits are not "
                                       "supported by this build of bento-runtime; refusing to run "
                                       "without them");
         if (cfg->process->landlock)
-                return bento_err_setx(err, ENOTSUP, "process.landlock: not supported by this "
+                return bento_err_setx(err, ENOTSUP,
+                                      "process.landlock: not supported by this "
                                       "build of bento-runtime");
         if (cfg->process->apparmor_profile && cfg->process->apparmor_profile[0])
-                return bento_err_setx(err, ENOTSUP, "process.apparmorProfile: AppArmor is not "
+                return bento_err_setx(err, ENOTSUP,
+                                      "process.apparmorProfile: AppArmor is not "
                                       "supported by bento-runtime");
         if ((cfg->process->selinux_label && cfg->process->selinux_label[0]) ||
             (cfg->linux_.mount_label && cfg->linux_.mount_label[0]))
-                return bento_err_setx(err, ENOTSUP, "process.selinuxLabel/linux.mountLabel: "
+                return bento_err_setx(err, ENOTSUP,
+                                      "process.selinuxLabel/linux.mountLabel: "
                                       "SELinux is not supported by bento-runtime");
         return 0;
 }
@@ -65,16 +73,19 @@ static int check_config(const struct oci_config *cfg, const struct rt_create_opt
         int r;
 
         if (!cfg->process)
-                return bento_err_setx(err, EINVAL, "process: missing; the container would have "
+                return bento_err_setx(err, EINVAL,
+                                      "process: missing; the container would have "
                                       "nothing to run");
         if (!cfg->has_linux)
-                return bento_err_setx(err, EINVAL, "linux: missing; bento-runtime runs Linux "
+                return bento_err_setx(err, EINVAL,
+                                      "linux: missing; bento-runtime runs Linux "
                                       "containers only");
         r = refuse_unsupported(cfg, err);
         if (r < 0)
                 return r;
         if (cfg->process->terminal && !opts->console_socket)
-                return bento_err_setx(err, EINVAL, "process.terminal is true: --console-socket "
+                return bento_err_setx(err, EINVAL,
+                                      "process.terminal is true: --console-socket "
                                       "is required");
         r = rt_mounts_validate(cfg, err);
         if (r < 0)
@@ -92,8 +103,8 @@ static int check_preserved_fds(int n, struct bento_err *err)
 {
         for (int fd = 3; fd < 3 + n; fd++)
                 if (fcntl(fd, F_GETFD) < 0)
-                        return bento_err_setx(err, EBADF, "--preserve-fds %d: fd %d is not open",
-                                              n, fd);
+                        return bento_err_setx(err, EBADF, "--preserve-fds %d: fd %d is not open", n,
+                                              fd);
         return 0;
 }
 
@@ -142,8 +153,8 @@ static int load_bundle(struct create_job *job, struct bento_err *err)
         job->bundle = strdup(real);
         if (!job->bundle || asprintf(&config_path, "%s/config.json", real) < 0)
                 return bento_err_set(err, ENOMEM, "bundle");
-        r = bento_read_file(config_path, OCI_CONFIG_MAX_BYTES, &job->config_data,
-                            &job->config_len, err);
+        r = bento_read_file(config_path, OCI_CONFIG_MAX_BYTES, &job->config_data, &job->config_len,
+                            err);
         if (r < 0)
                 return r;
         r = oci_config_parse(job->config_data, job->config_len, &job->cfg, err);
@@ -166,8 +177,8 @@ static int write_pid_file(const char *path, pid_t pid, struct bento_err *err)
         return bento_write_file_atomic(path, buf, (size_t) len, 0644, err);
 }
 
-static int spawn_and_record(struct create_job *job, struct rt_context *ctx,
-                            struct rt_created *ret, struct bento_err *err)
+static int spawn_and_record(struct create_job *job, struct rt_context *ctx, struct rt_created *ret,
+                            struct bento_err *err)
 {
         cleanup_bento_record struct bento_record *rec = NULL;
         struct rt_spawn_opts so = {.child_of_caller = job->opts->child_of_caller,
@@ -225,16 +236,19 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                 r = load_bundle(&job, err);
         if (r < 0)
                 goto out;
-        ctx = (struct rt_context){.cfg = job.cfg, .id = opts->id, .bundle = job.bundle,
-                                  .rootfs = job.rootfs, .rootless = geteuid() != 0,
+        ctx = (struct rt_context){.cfg = job.cfg,
+                                  .id = opts->id,
+                                  .bundle = job.bundle,
+                                  .rootfs = job.rootfs,
+                                  .rootless = geteuid() != 0,
                                   .no_pivot = opts->no_pivot,
                                   .no_new_keyring = opts->no_new_keyring,
                                   .preserve_fds = opts->preserve_fds};
         r = rt_ns_plan_make(job.cfg, &ctx, &job.plan, err);
         if (r < 0)
                 goto out;
-        rt_log_debug("create %s: bundle %s, rootfs %s, clone flags %#lx%s%s", opts->id,
-                     job.bundle, job.rootfs, job.plan.clone_flags,
+        rt_log_debug("create %s: bundle %s, rootfs %s, clone flags %#lx%s%s", opts->id, job.bundle,
+                     job.rootfs, job.plan.clone_flags,
                      job.plan.any_join ? ", joining namespaces by path" : "",
                      ctx.rootless ? ", rootless" : "");
         r = rt_container_dir_create(store, opts->id, &job.dir, err);

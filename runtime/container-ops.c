@@ -62,17 +62,17 @@ int rt_container_start(struct rt_store *store, const char *id, struct bento_err 
         if (r < 0)
                 return r;
         if (o.status != BENTO_STATUS_CREATED) {
-                r = bento_err_setx(err, EINVAL, "cannot start container %s: it is %s, not "
-                                   "created", id, bento_status_to_string(o.status));
+                r = bento_err_setx(err, EINVAL,
+                                   "cannot start container %s: it is %s, not "
+                                   "created",
+                                   id, bento_status_to_string(o.status));
                 opened_close(&o);
                 return r;
         }
         /* a reader (the parked init) exists, so a non-blocking open succeeds;
          * ENXIO means the init is gone */
         fd = openat(o.dir.fd, "exec.fifo", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0) {
-                r = bento_err_set(err, errno, "cannot start container %s", id);
-        } else if (unlinkat(o.dir.fd, "exec.fifo", 0) < 0) {
+        if (fd < 0 || unlinkat(o.dir.fd, "exec.fifo", 0) < 0) {
                 r = bento_err_set(err, errno, "cannot start container %s", id);
         } else if (write(fd, "0", 1) != 1) {
                 r = bento_err_set(err, errno ? errno : EIO, "cannot start container %s", id);
@@ -85,7 +85,7 @@ int rt_container_start(struct rt_store *store, const char *id, struct bento_err 
 
 /* The container's processes: everything in its own pid namespace, or the
  * init and its descendants when it shares the host's. */
-static bool belongs(pid_t pid, pid_t init, uint64_t pidns, pid_t *tree, size_t n_tree)
+static bool belongs(pid_t pid, pid_t init, uint64_t pidns, const pid_t *tree, size_t n_tree)
 {
         char path[64];
         char buf[512];
@@ -140,13 +140,12 @@ static int signal_container(const struct bento_record *rec, int sig, bool all,
                             struct bento_err *err)
 {
         cleanup_close int pidfd = -1;
-        int r;
 
         pidfd = rt_pidfd_open_checked(rec->pid, rec->start_time, err);
         if (pidfd < 0)
                 return pidfd;
         if (all) {
-                r = kill_all(rec, sig, err);
+                int r = kill_all(rec, sig, err);
                 if (r < 0)
                         return r;
         }
@@ -191,8 +190,7 @@ static int destroy(const struct bento_record *rec, struct bento_err *err)
         return 0;
 }
 
-int rt_container_delete(struct rt_store *store, const char *id, bool force,
-                        struct bento_err *err)
+int rt_container_delete(struct rt_store *store, const char *id, bool force, struct bento_err *err)
 {
         struct opened o;
         int r = 0;
@@ -203,8 +201,10 @@ int rt_container_delete(struct rt_store *store, const char *id, bool force,
         if (r < 0)
                 return r;
         if (!force && (o.status == BENTO_STATUS_RUNNING || o.status == BENTO_STATUS_PAUSED)) {
-                r = bento_err_setx(err, EBUSY, "cannot delete container %s: it is %s (stop it "
-                                   "first, or use --force)", id, bento_status_to_string(o.status));
+                r = bento_err_setx(err, EBUSY,
+                                   "cannot delete container %s: it is %s (stop it "
+                                   "first, or use --force)",
+                                   id, bento_status_to_string(o.status));
                 opened_close(&o);
                 return r;
         }

@@ -44,7 +44,6 @@ int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
                       struct bento_err *err);
 
 /* Delete: refuses a running container unless force; kills it with force. */
-int rt_container_delete(struct rt_store *store, const char *id, bool force,
-                        struct bento_err *err);
+int rt_container_delete(struct rt_store *store, const char *id, bool force, struct bento_err *err);
 
 #endif

@@ -17,15 +17,15 @@ enum {
 };
 
 static const struct rt_opt create_opts[] = {
-        {"bundle", 'b', true, OPT_BUNDLE},
-        {"pid-file", 0, true, OPT_PID_FILE},
-        {"console-socket", 0, true, OPT_CONSOLE_SOCKET},
-        {"no-pivot", 0, false, OPT_NO_PIVOT},
-        {"no-new-keyring", 0, false, OPT_NO_NEW_KEYRING},
-        {"preserve-fds", 0, true, OPT_PRESERVE_FDS},
-        {"detach", 'd', false, OPT_DETACH},
-        {"keep", 0, false, OPT_KEEP},
-        {NULL, 0, false, 0},
+    {"bundle", 'b', true, OPT_BUNDLE},
+    {"pid-file", 0, true, OPT_PID_FILE},
+    {"console-socket", 0, true, OPT_CONSOLE_SOCKET},
+    {"no-pivot", 0, false, OPT_NO_PIVOT},
+    {"no-new-keyring", 0, false, OPT_NO_NEW_KEYRING},
+    {"preserve-fds", 0, true, OPT_PRESERVE_FDS},
+    {"detach", 'd', false, OPT_DETACH},
+    {"keep", 0, false, OPT_KEEP},
+    {NULL, 0, false, 0},
 };
 
 int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, unsigned *ret_extra_ids,
@@ -59,8 +59,10 @@ int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, unsigned *
                         break;
                 default:
                         if (!ret_extra_ids)
-                                return bento_err_setx(err, EINVAL, "option '%s' is only "
-                                                      "valid for run", a->argv[a->i - 1]);
+                                return bento_err_setx(err, EINVAL,
+                                                      "option '%s' is only "
+                                                      "valid for run",
+                                                      a->argv[a->i - 1]);
                         extra |= 1u << (id - OPT_DETACH);
                         break;
                 }
@@ -75,9 +77,11 @@ int rt_check_cgroup_driver(const struct rt_global *g, struct bento_err *err)
         if (!g->systemd_cgroup)
                 return 0;
         if (access("/run/systemd/system", F_OK) < 0)
-                return bento_err_setx(err, ENOTSUP, "--systemd-cgroup: systemd is not running on "
+                return bento_err_setx(err, ENOTSUP,
+                                      "--systemd-cgroup: systemd is not running on "
                                       "this host (no /run/systemd/system); use the default "
                                       "cgroupfs driver");
-        return bento_err_setx(err, ENOTSUP, "--systemd-cgroup: the systemd cgroup driver is not "
+        return bento_err_setx(err, ENOTSUP,
+                              "--systemd-cgroup: the systemd cgroup driver is not "
                               "part of this build of bento-runtime");
 }

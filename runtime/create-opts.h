@@ -8,7 +8,7 @@
 #include "container.h"
 
 #define RT_RUN_DETACH (1u << 0)
-#define RT_RUN_KEEP (1u << 1)
+#define RT_RUN_KEEP   (1u << 1)
 
 /* Parse create options; with ret_extra_ids (run) --detach and --keep are
  * accepted too and reported as RT_RUN_* bits; without it they are errors. */

@@ -95,7 +95,8 @@ static int step_filesystem(const struct rt_context *ctx, struct bento_err *err)
         int r;
 
         if (!ctx->has_ns[OCI_NS_MOUNT])
-                return bento_err_setx(err, EINVAL, "linux.namespaces: a mount namespace is "
+                return bento_err_setx(err, EINVAL,
+                                      "linux.namespaces: a mount namespace is "
                                       "required");
         r = rt_mounts_prepare(ctx, err);
         if (r >= 0)
@@ -157,8 +158,7 @@ static int resolve_executable(const struct oci_process *proc, char *out, size_t 
                               name);
 }
 
-static int step_process(const struct rt_init_args *a, char *exe, size_t size,
-                        struct bento_err *err)
+static int step_process(const struct rt_init_args *a, char *exe, size_t size, struct bento_err *err)
 {
         const struct rt_context *ctx = a->ctx;
         const struct oci_process *proc = ctx->cfg->process;

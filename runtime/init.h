@@ -11,8 +11,8 @@
 
 struct rt_init_args {
         const struct rt_context *ctx;
-        int sync_fd;  /* the init's end of the handshake socket */
-        int fifo_fd;  /* exec.fifo opened O_RDWR: read() blocks until `start` writes */
+        int sync_fd; /* the init's end of the handshake socket */
+        int fifo_fd; /* exec.fifo opened O_RDWR: read() blocks until `start` writes */
 };
 
 /* Never returns: execs the target or _exit()s after reporting the error. */

@@ -14,12 +14,24 @@
 
 static int log_fd = -1;
 static enum rt_log_format log_format = RT_LOG_TEXT;
-static bool log_debug_enabled;
+static int log_level = RT_LOG_WARNING;
 
-int rt_log_open(const char *path, enum rt_log_format format, bool debug, struct bento_err *err)
+int rt_log_level_parse(const char *s, int *ret)
+{
+        static const char *const names[] = {"error", "warning", "info", "debug"};
+
+        for (int i = 0; i < 4; i++)
+                if (strcmp(s, names[i]) == 0) {
+                        *ret = i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+int rt_log_open(const char *path, enum rt_log_format format, int level, struct bento_err *err)
 {
         log_format = format;
-        log_debug_enabled = debug;
+        log_level = level;
         if (!path)
                 return 0;
         log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
@@ -57,7 +69,6 @@ static void json_escape(const char *in, char *out, size_t size)
 static void write_log_file(const char *level, const char *msg)
 {
         char line[4096];
-        char esc[3072];
         char stamp[64];
         struct timespec ts;
         struct tm tm;
@@ -69,6 +80,7 @@ static void write_log_file(const char *level, const char *msg)
         gmtime_r(&ts.tv_sec, &tm);
         strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
         if (log_format == RT_LOG_JSON) {
+                char esc[3072];
                 json_escape(msg, esc, sizeof(esc));
                 n = snprintf(line, sizeof(line),
                              "{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n", level,
@@ -77,7 +89,8 @@ static void write_log_file(const char *level, const char *msg)
                 n = snprintf(line, sizeof(line), "%sZ %s: %s\n", stamp, level, msg);
         }
         if (n > 0)
-                (void) !write(log_fd, line, (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
+                (void) !write(log_fd, line,
+                              (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
 }
 
 static void vlog(const char *level, bool to_stderr, const char *fmt, va_list ap)
@@ -112,6 +125,8 @@ void rt_log_warning(const char *fmt, ...)
 {
         va_list ap;
 
+        if (log_level < RT_LOG_WARNING)
+                return;
         va_start(ap, fmt);
         vlog("warning", true, fmt, ap);
         va_end(ap);
@@ -121,7 +136,7 @@ void rt_log_debug(const char *fmt, ...)
 {
         va_list ap;
 
-        if (!log_debug_enabled)
+        if (log_level < RT_LOG_DEBUG)
                 return;
         va_start(ap, fmt);
         vlog("debug", true, fmt, ap);

@@ -18,18 +18,17 @@ static const struct {
         rt_command_fn fn;
         const char *usage;
 } commands[] = {
-        {"create", cmd_create,
-         "create [--bundle|-b DIR] [--pid-file FILE] [--console-socket PATH] [--no-pivot] "
-         "[--no-new-keyring] [--preserve-fds N] ID"},
-        {"start", cmd_start, "start ID"},
-        {"state", cmd_state, "state ID"},
-        {"kill", cmd_kill, "kill [--all|-a] ID [SIGNAL]"},
-        {"delete", cmd_delete, "delete [--force|-f] ID"},
-        {"run", cmd_run,
-         "run [create options] [--detach|-d] [--keep] ID"},
-        {"list", cmd_list, "list [--format table|json] [--quiet|-q]"},
-        {"spec", cmd_spec, "spec [--bundle|-b DIR] [--rootless]"},
-        {"features", cmd_features, "features"},
+    {"create", cmd_create,
+     "create [--bundle|-b DIR] [--pid-file FILE] [--console-socket PATH] [--no-pivot] "
+     "[--no-new-keyring] [--preserve-fds N] ID"},
+    {"start", cmd_start, "start ID"},
+    {"state", cmd_state, "state ID"},
+    {"kill", cmd_kill, "kill [--all|-a] [--signal|-s SIGNAL] ID [SIGNAL]"},
+    {"delete", cmd_delete, "delete [--force|-f] ID"},
+    {"run", cmd_run, "run [create options] [--detach|-d] [--keep] ID"},
+    {"list", cmd_list, "list [--format|-f table|json] [--quiet|-q]"},
+    {"spec", cmd_spec, "spec [--bundle|-b DIR] [--rootless]"},
+    {"features", cmd_features, "features"},
 };
 
 enum {
@@ -45,16 +44,16 @@ enum {
 };
 
 static const struct rt_opt global_opts[] = {
-        {"root", 0, true, OPT_ROOT},
-        {"log", 0, true, OPT_LOG},
-        {"log-format", 0, true, OPT_LOG_FORMAT},
-        {"log-level", 0, true, OPT_LOG_LEVEL},
-        {"debug", 0, false, OPT_DEBUG},
-        {"systemd-cgroup", 0, false, OPT_SYSTEMD_CGROUP},
-        {"rootless", 0, true, OPT_ROOTLESS},
-        {"version", 'v', false, OPT_VERSION},
-        {"help", 'h', false, OPT_HELP},
-        {NULL, 0, false, 0},
+    {"root", 0, true, OPT_ROOT},
+    {"log", 0, true, OPT_LOG},
+    {"log-format", 0, true, OPT_LOG_FORMAT},
+    {"log-level", 0, true, OPT_LOG_LEVEL},
+    {"debug", 0, false, OPT_DEBUG},
+    {"systemd-cgroup", 0, false, OPT_SYSTEMD_CGROUP},
+    {"rootless", 0, true, OPT_ROOTLESS},
+    {"version", 'v', false, OPT_VERSION},
+    {"help", 'h', false, OPT_HELP},
+    {NULL, 0, false, 0},
 };
 
 void rt_usage(const char *verb, bool to_stderr)
@@ -72,15 +71,17 @@ static void print_help(void)
         rt_usage(NULL, false);
         printf("\nGlobal options (before the verb):\n"
                "  --root DIR           state directory (default /run/bento-runtime, or\n"
-               "                       $XDG_RUNTIME_DIR/bento-runtime without root)\n"
-               "  --log FILE           also write errors and warnings to FILE\n"
+               "                       $XDG_RUNTIME_DIR/bento-runtime when not root and\n"
+               "                       XDG_RUNTIME_DIR is an absolute path)\n"
+               "  --log FILE           also write errors, warnings and debug messages to FILE\n"
                "  --log-format FORMAT  text (default) or json\n"
-               "  --log-level LEVEL    error, warning or debug\n"
-               "  --debug              print debug messages\n"
+               "  --log-level LEVEL    error, warning (default), info or debug\n"
+               "  --debug              the same as --log-level debug\n"
                "  --systemd-cgroup     use the systemd cgroup driver\n"
                "  --rootless BOOL      accepted for runc compatibility; rootless mode is\n"
                "                       detected from the effective uid\n"
                "  --version, -v        print the version\n"
+               "  --help, -h           print this help\n"
                "\nSee bento-runtime(1).\n");
 }
 
@@ -103,20 +104,22 @@ static int apply_global(struct rt_global *g, int id, const char *value, bool *re
                 g->log_path = value;
                 return 0;
         case OPT_LOG_FORMAT:
-                if (strcmp(value, "json") && strcmp(value, "text"))
-                        return bento_err_setx(err, EINVAL, "--log-format: expected text or json, "
-                                              "got '%s'", value);
+                if (strcmp(value, "json") != 0 && strcmp(value, "text") != 0)
+                        return bento_err_setx(err, EINVAL,
+                                              "--log-format: expected text or json, "
+                                              "got '%s'",
+                                              value);
                 g->json_log = !strcmp(value, "json");
                 return 0;
         case OPT_LOG_LEVEL:
-                if (strcmp(value, "error") && strcmp(value, "warning") && strcmp(value, "debug") &&
-                    strcmp(value, "info"))
-                        return bento_err_setx(err, EINVAL, "--log-level: expected error, "
-                                              "warning, info or debug, got '%s'", value);
-                g->debug = !strcmp(value, "debug");
+                if (rt_log_level_parse(value, &g->log_level) < 0)
+                        return bento_err_setx(err, EINVAL,
+                                              "--log-level: expected error, "
+                                              "warning, info or debug, got '%s'",
+                                              value);
                 return 0;
         case OPT_DEBUG:
-                g->debug = true;
+                g->log_level = RT_LOG_DEBUG;
                 return 0;
         case OPT_SYSTEMD_CGROUP:
                 g->systemd_cgroup = true;
@@ -137,7 +140,7 @@ static int apply_global(struct rt_global *g, int id, const char *value, bool *re
 
 int main(int argc, char **argv)
 {
-        struct rt_global g = {0};
+        struct rt_global g = {.log_level = RT_LOG_WARNING};
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_err err = {0};
         const char *value = NULL;
@@ -153,7 +156,7 @@ int main(int argc, char **argv)
                 return rt_log_err(&err);
         if (done)
                 return 0;
-        if (rt_log_open(g.log_path, g.json_log ? RT_LOG_JSON : RT_LOG_TEXT, g.debug, &err) < 0)
+        if (rt_log_open(g.log_path, g.json_log ? RT_LOG_JSON : RT_LOG_TEXT, g.log_level, &err) < 0)
                 return rt_log_err(&err);
         if (a.i >= argc) {
                 print_help();

@@ -19,10 +19,10 @@ static const struct {
         unsigned long flag;
         const char *proc_name;
 } ns_info[_OCI_NS_MAX] = {
-        [OCI_NS_PID] = {CLONE_NEWPID, "pid"},       [OCI_NS_NETWORK] = {CLONE_NEWNET, "net"},
-        [OCI_NS_MOUNT] = {CLONE_NEWNS, "mnt"},      [OCI_NS_IPC] = {CLONE_NEWIPC, "ipc"},
-        [OCI_NS_UTS] = {CLONE_NEWUTS, "uts"},       [OCI_NS_USER] = {CLONE_NEWUSER, "user"},
-        [OCI_NS_CGROUP] = {CLONE_NEWCGROUP, "cgroup"}, [OCI_NS_TIME] = {CLONE_NEWTIME, "time"},
+    [OCI_NS_PID] = {CLONE_NEWPID, "pid"},          [OCI_NS_NETWORK] = {CLONE_NEWNET, "net"},
+    [OCI_NS_MOUNT] = {CLONE_NEWNS, "mnt"},         [OCI_NS_IPC] = {CLONE_NEWIPC, "ipc"},
+    [OCI_NS_UTS] = {CLONE_NEWUTS, "uts"},          [OCI_NS_USER] = {CLONE_NEWUSER, "user"},
+    [OCI_NS_CGROUP] = {CLONE_NEWCGROUP, "cgroup"}, [OCI_NS_TIME] = {CLONE_NEWTIME, "time"},
 };
 
 const char *rt_ns_proc_name(enum oci_ns_type t)
@@ -41,12 +41,15 @@ static int open_join(const struct oci_namespace *ns, size_t idx, struct bento_er
                                      idx, ns->path);
         type = ioctl(fd, NS_GET_NSTYPE);
         if (type < 0)
-                return bento_err_setx(err, EINVAL, "linux.namespaces[%zu].path: '%s' is not a "
-                                      "namespace file", idx, ns->path);
+                return bento_err_setx(err, EINVAL,
+                                      "linux.namespaces[%zu].path: '%s' is not a "
+                                      "namespace file",
+                                      idx, ns->path);
         if ((unsigned long) type != ns_info[ns->type].flag)
-                return bento_err_setx(err, EINVAL, "linux.namespaces[%zu].path: '%s' is not a %s "
-                                      "namespace", idx, ns->path,
-                                      oci_ns_type_to_string(ns->type));
+                return bento_err_setx(err, EINVAL,
+                                      "linux.namespaces[%zu].path: '%s' is not a %s "
+                                      "namespace",
+                                      idx, ns->path, oci_ns_type_to_string(ns->type));
         return TAKE_FD(fd);
 }
 
@@ -62,8 +65,10 @@ int rt_ns_plan_make(const struct oci_config *cfg, struct rt_context *ctx, struct
                 const struct oci_namespace *ns = &cfg->linux_.namespaces[i];
 
                 if (ns->type == OCI_NS_TIME)
-                        return bento_err_setx(err, ENOTSUP, "linux.namespaces[%zu]: the time "
-                                              "namespace is not supported by bento-runtime", i);
+                        return bento_err_setx(err, ENOTSUP,
+                                              "linux.namespaces[%zu]: the time "
+                                              "namespace is not supported by bento-runtime",
+                                              i);
                 ctx->has_ns[ns->type] = true;
                 if (!ns->path || !ns->path[0]) {
                         ctx->new_ns[ns->type] = true;
@@ -80,11 +85,27 @@ int rt_ns_plan_make(const struct oci_config *cfg, struct rt_context *ctx, struct
         }
         ctx->in_userns = ctx->has_ns[OCI_NS_USER];
         if (ctx->rootless && !ctx->new_ns[OCI_NS_USER] && plan->join_fd[OCI_NS_USER] < 0)
-                return bento_err_setx(err, EPERM, "linux.namespaces: running without root needs "
+                return bento_err_setx(err, EPERM,
+                                      "linux.namespaces: running without root needs "
                                       "a user namespace (add {\"type\": \"user\"} with "
                                       "uidMappings and gidMappings)");
+        /* the filesystem view is built from scratch in a mount namespace of
+         * the container's own: never inside someone else's */
+        if (plan->join_fd[OCI_NS_MOUNT] >= 0) {
+                rt_ns_plan_close(plan);
+                return bento_err_setx(err, ENOTSUP,
+                                      "linux.namespaces: joining an existing mount namespace is "
+                                      "not supported; the container needs one of its own");
+        }
+        if (!ctx->new_ns[OCI_NS_MOUNT]) {
+                rt_ns_plan_close(plan);
+                return bento_err_setx(err, EINVAL,
+                                      "linux.namespaces: a mount namespace is required "
+                                      "(add {\"type\": \"mount\"})");
+        }
         if (ctx->new_ns[OCI_NS_USER] && plan->join_fd[OCI_NS_MOUNT] >= 0)
-                return bento_err_setx(err, ENOTSUP, "linux.namespaces: joining a mount namespace "
+                return bento_err_setx(err, ENOTSUP,
+                                      "linux.namespaces: joining a mount namespace "
                                       "while creating a user namespace is not supported");
         return 0;
 }
@@ -101,8 +122,8 @@ void rt_ns_plan_close(struct rt_ns_plan *plan)
 int rt_ns_join_all(const struct rt_ns_plan *plan, struct bento_err *err)
 {
         /* the user namespace first: it grants the rights to join the rest */
-        static const enum oci_ns_type order[] = {OCI_NS_USER,  OCI_NS_PID, OCI_NS_NETWORK,
-                                                 OCI_NS_IPC,   OCI_NS_UTS, OCI_NS_CGROUP,
+        static const enum oci_ns_type order[] = {OCI_NS_USER, OCI_NS_PID, OCI_NS_NETWORK,
+                                                 OCI_NS_IPC,  OCI_NS_UTS, OCI_NS_CGROUP,
                                                  OCI_NS_MOUNT};
 
         for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -152,8 +173,7 @@ static int format_map(const struct oci_id_mapping *m, size_t n, unsigned self, c
         return 0;
 }
 
-int rt_ns_write_maps(pid_t pid, const struct oci_config *cfg, bool rootless,
-                     struct bento_err *err)
+int rt_ns_write_maps(pid_t pid, const struct oci_config *cfg, bool rootless, struct bento_err *err)
 {
         char uid_map[16384];
         char gid_map[16384];

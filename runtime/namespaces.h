@@ -31,8 +31,7 @@ int rt_ns_join_all(const struct rt_ns_plan *plan, struct bento_err *err);
 /* Write /proc/<pid>/{setgroups,uid_map,gid_map} for a new user namespace.
  * Without mappings in the config the caller's own uid and gid are mapped to
  * 0, like `unshare -r`. */
-int rt_ns_write_maps(pid_t pid, const struct oci_config *cfg, bool rootless,
-                     struct bento_err *err);
+int rt_ns_write_maps(pid_t pid, const struct oci_config *cfg, bool rootless, struct bento_err *err);
 
 /* Bring the loopback interface of the current network namespace up. */
 int rt_ns_loopback_up(struct bento_err *err);

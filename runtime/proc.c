@@ -39,8 +39,9 @@ int rt_proc_stat(pid_t pid, uint64_t *ret_start_time, char *ret_state)
         if (!p || p[1] != ' ')
                 return -EIO;
         /* fields after comm: state(3) ppid(4) ... starttime(22) */
-        if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-                          "%*d %*d %llu",
+        if (sscanf(p + 2,
+                   "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+                   "%*d %*d %llu",
                    &state, &start) != 2)
                 return -EIO;
         if (ret_start_time)

@@ -118,7 +118,7 @@ static int add_mounts(pid_t pid, struct bento_record *rec, struct bento_err *err
         int r;
 
         snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int) pid);
-        r = bento_read_file(path, 4u * 1024u * 1024u, &data, &len, err);
+        r = bento_read_file(path, (size_t) 4 * 1024 * 1024, &data, &len, err);
         if (r < 0)
                 return r;
         for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,15 +13,15 @@ static const struct {
         const char *name;
         int number;
 } signal_names[] = {
-        {"HUP", SIGHUP},     {"INT", SIGINT},       {"QUIT", SIGQUIT},   {"ILL", SIGILL},
-        {"TRAP", SIGTRAP},   {"ABRT", SIGABRT},     {"IOT", SIGIOT},     {"BUS", SIGBUS},
-        {"FPE", SIGFPE},     {"KILL", SIGKILL},     {"USR1", SIGUSR1},   {"SEGV", SIGSEGV},
-        {"USR2", SIGUSR2},   {"PIPE", SIGPIPE},     {"ALRM", SIGALRM},   {"TERM", SIGTERM},
-        {"STKFLT", SIGSTKFLT}, {"CHLD", SIGCHLD},   {"CONT", SIGCONT},   {"STOP", SIGSTOP},
-        {"TSTP", SIGTSTP},   {"TTIN", SIGTTIN},     {"TTOU", SIGTTOU},   {"URG", SIGURG},
-        {"XCPU", SIGXCPU},   {"XFSZ", SIGXFSZ},     {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
-        {"WINCH", SIGWINCH}, {"IO", SIGIO},         {"POLL", SIGPOLL},   {"PWR", SIGPWR},
-        {"SYS", SIGSYS},
+    {"HUP", SIGHUP},       {"INT", SIGINT},   {"QUIT", SIGQUIT},     {"ILL", SIGILL},
+    {"TRAP", SIGTRAP},     {"ABRT", SIGABRT}, {"IOT", SIGIOT},       {"BUS", SIGBUS},
+    {"FPE", SIGFPE},       {"KILL", SIGKILL}, {"USR1", SIGUSR1},     {"SEGV", SIGSEGV},
+    {"USR2", SIGUSR2},     {"PIPE", SIGPIPE}, {"ALRM", SIGALRM},     {"TERM", SIGTERM},
+    {"STKFLT", SIGSTKFLT}, {"CHLD", SIGCHLD}, {"CONT", SIGCONT},     {"STOP", SIGSTOP},
+    {"TSTP", SIGTSTP},     {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU},     {"URG", SIGURG},
+    {"XCPU", SIGXCPU},     {"XFSZ", SIGXFSZ}, {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF},
+    {"WINCH", SIGWINCH},   {"IO", SIGIO},     {"POLL", SIGPOLL},     {"PWR", SIGPWR},
+    {"SYS", SIGSYS},
 };
 
 static int parse_number(const char *s, int *ret)
@@ -39,28 +40,21 @@ static int parse_number(const char *s, int *ret)
 /* RTMIN, RTMIN+N, RTMAX, RTMAX-N */
 static int parse_realtime(const char *s, int *ret)
 {
-        int base, off = 0;
-        const char *rest;
+        bool min = !strncasecmp(s, "RTMIN", 5);
+        const char *rest = s + 5;
+        int off = 0;
 
-        if (!strncasecmp(s, "RTMIN", 5)) {
-                base = SIGRTMIN;
-                rest = s + 5;
-                if (*rest == '+' && parse_number(rest + 1, &off) < 0)
-                        return -EINVAL;
-        } else if (!strncasecmp(s, "RTMAX", 5)) {
-                base = SIGRTMAX;
-                rest = s + 5;
-                if (*rest == '-' && parse_number(rest + 1, &off) < 0)
-                        return -EINVAL;
-                off = -off;
-        } else {
+        if (!min && strncasecmp(s, "RTMAX", 5))
                 return -EINVAL;
+        /* RTMIN counts up (RTMIN+N), RTMAX counts down (RTMAX-N) */
+        if (*rest) {
+                if (*rest != (min ? '+' : '-') || parse_number(rest + 1, &off) < 0)
+                        return -EINVAL;
         }
-        if (*rest && *rest != '+' && *rest != '-')
+        off = min ? SIGRTMIN + off : SIGRTMAX - off;
+        if (off < SIGRTMIN || off > SIGRTMAX)
                 return -EINVAL;
-        if (base + off < SIGRTMIN || base + off > SIGRTMAX)
-                return -EINVAL;
-        *ret = base + off;
+        *ret = off;
         return 0;
 }
 

@@ -51,8 +51,8 @@ static uint64_t init_clone_flags(const struct rt_ns_plan *plan)
 }
 
 __attribute__((noreturn)) static void run_intermediate(const struct rt_context *ctx,
-                                                      const struct rt_ns_plan *plan,
-                                                      const struct rt_init_args *ia)
+                                                       const struct rt_ns_plan *plan,
+                                                       const struct rt_init_args *ia)
 {
         struct bento_err err = {0};
         pid_t pid;
@@ -139,8 +139,8 @@ static int write_oom_score_adj(pid_t pid, int value, struct bento_err *err)
 }
 
 /* sync #1 (parent side): maps, oom score, then let the init go on. */
-static int setup_from_outside(const struct rt_context *ctx, const struct rt_spawned *sp,
-                              int sock, struct bento_err *err)
+static int setup_from_outside(const struct rt_context *ctx, const struct rt_spawned *sp, int sock,
+                              struct bento_err *err)
 {
         const struct oci_process *proc = ctx->cfg->process;
         int r;
@@ -169,7 +169,8 @@ static int wait_ready(const struct rt_spawn_opts *opts, int sock, struct bento_e
                 int r;
 
                 if (rt_sync_recv(sock, &m, &fd) < 0)
-                        return bento_err_setx(err, EPIPE, "the container process exited during "
+                        return bento_err_setx(err, EPIPE,
+                                              "the container process exited during "
                                               "setup");
                 if (m.type == RT_SYNC_ERROR)
                         return bento_err_setx(err, m.code > 0 ? m.code : EIO, "%s", m.msg);
@@ -178,7 +179,8 @@ static int wait_ready(const struct rt_spawn_opts *opts, int sock, struct bento_e
                 if (m.type != RT_SYNC_PTY || fd < 0)
                         return bento_err_setx(err, EPROTO, "unexpected setup message %u", m.type);
                 if (!opts->console_socket)
-                        return bento_err_setx(err, EINVAL, "process.terminal needs "
+                        return bento_err_setx(err, EINVAL,
+                                              "process.terminal needs "
                                               "--console-socket");
                 r = rt_console_send(opts->console_socket, fd, err);
                 if (r < 0)

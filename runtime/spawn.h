@@ -21,7 +21,7 @@ struct rt_spawn_opts {
 };
 
 struct rt_spawned {
-        pid_t pid;  /* host pid of the init */
+        pid_t pid; /* host pid of the init */
         int pidfd;
 };
 

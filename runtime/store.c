@@ -18,7 +18,7 @@
 
 #define RECORD_NAME "state.json"
 #define CONFIG_NAME "config.json"
-#define FIFO_NAME "exec.fifo"
+#define FIFO_NAME   "exec.fifo"
 
 static int mkdir_parents(char *path, mode_t mode)
 {
@@ -93,14 +93,18 @@ int rt_id_validate(const char *id, struct bento_err *err)
                 return bento_err_setx(err, EINVAL, "invalid container id: must be 1 to %d bytes",
                                       RT_ID_MAX);
         if (id[0] == '.')
-                return bento_err_setx(err, EINVAL, "invalid container id '%s': must not start "
-                                      "with '.'", id);
+                return bento_err_setx(err, EINVAL,
+                                      "invalid container id '%s': must not start "
+                                      "with '.'",
+                                      id);
         for (const char *p = id; *p; p++) {
                 char c = *p;
                 if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                       c == '_' || c == '+' || c == '.' || c == '-'))
-                        return bento_err_setx(err, EINVAL, "invalid container id '%s': only "
-                                              "letters, digits and _ + . - are allowed", id);
+                        return bento_err_setx(err, EINVAL,
+                                              "invalid container id '%s': only "
+                                              "letters, digits and _ + . - are allowed",
+                                              id);
         }
         return 0;
 }
@@ -190,8 +194,8 @@ void rt_container_dir_close(struct rt_container_dir *dir)
 int rt_container_dir_remove(struct rt_store *store, const char *id, struct rt_container_dir *dir,
                             struct bento_err *err)
 {
-        static const char *const names[] = {RECORD_NAME, CONFIG_NAME, FIFO_NAME,
-                                            RECORD_NAME ".tmp", CONFIG_NAME ".tmp"};
+        static const char *const names[] = {RECORD_NAME, CONFIG_NAME, FIFO_NAME, RECORD_NAME ".tmp",
+                                            CONFIG_NAME ".tmp"};
         int r = 0;
 
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

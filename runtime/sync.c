@@ -66,7 +66,9 @@ int rt_sync_recv(int sock, struct rt_sync_msg *msg, int *ret_fd)
                 char buf[CMSG_SPACE(sizeof(int))];
                 struct cmsghdr align;
         } ctl;
-        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+        struct msghdr mh = {.msg_iov = &iov,
+                            .msg_iovlen = 1,
+                            .msg_control = ctl.buf,
                             .msg_controllen = sizeof(ctl.buf)};
         struct cmsghdr *c;
         int fd = -1;

@@ -19,15 +19,15 @@
 #include "cleanup.h"
 #include "sync.h"
 
-static int open_pty(int *ret_master, int *ret_slave, char *name, size_t size,
-                    struct bento_err *err)
+static int open_pty(int *ret_master, int *ret_slave, char *name, size_t size, struct bento_err *err)
 {
         cleanup_close int master = -1;
         int slave;
 
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
         if (master < 0)
-                return bento_err_set(err, errno, "process.terminal: cannot open /dev/ptmx "
+                return bento_err_set(err, errno,
+                                     "process.terminal: cannot open /dev/ptmx "
                                      "(is a devpts mounted with newinstance?)");
         if (unlockpt(master) < 0 || ptsname_r(master, name, size) != 0)
                 return bento_err_set(err, errno, "process.terminal: cannot set up the pty");
@@ -56,7 +56,8 @@ static int attach_slave(const struct oci_process *proc, int slave, const char *n
                 if (dup2(slave, fd) < 0)
                         return bento_err_set(err, errno, "dup2 of the terminal");
         /* /dev/console was made an empty file by the mount step */
-        if (access("/dev/console", F_OK) == 0 && mount(name, "/dev/console", NULL, MS_BIND, NULL) < 0)
+        if (access("/dev/console", F_OK) == 0 &&
+            mount(name, "/dev/console", NULL, MS_BIND, NULL) < 0)
                 return bento_err_set(err, errno, "cannot bind the terminal on /dev/console");
         return 0;
 }
@@ -83,9 +84,12 @@ int rt_console_send(const char *socket_path, int master_fd, struct bento_err *er
 {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         cleanup_close int sock = -1;
+        /* must live until connect(): the path below goes through it */
+        /* cppcheck-suppress variableScope */
         cleanup_close int dirfd = -1;
         cleanup_free char *copy = NULL;
         const char *target = socket_path;
+        size_t target_len;
         char viafd[64];
         int r;
 
@@ -101,9 +105,10 @@ int rt_console_send(const char *socket_path, int master_fd, struct bento_err *er
                          strrchr(socket_path, '/') + 1);
                 target = viafd;
         }
-        if (strlen(target) >= sizeof(sa.sun_path))
+        target_len = strlen(target);
+        if (target_len >= sizeof(sa.sun_path))
                 return bento_err_setx(err, ENAMETOOLONG, "--console-socket: path too long");
-        strcpy(sa.sun_path, target);
+        memcpy(sa.sun_path, target, target_len + 1);
         sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (sock < 0)
                 return bento_err_set(err, errno, "console socket");

@@ -43,7 +43,7 @@ static void fuzz_config(const char *text, size_t len)
         struct oci_config *cfg = NULL, *again = NULL;
         char *out1 = NULL, *out2 = NULL;
         size_t len1 = 0, len2 = 0;
-        struct bento_err err = { 0 };
+        struct bento_err err = {0};
 
         if (oci_config_parse(text, len, &cfg, &err) < 0)
                 return;
@@ -64,7 +64,7 @@ static void fuzz_config(const char *text, size_t len)
 static int emit(const struct bento_json *v, bool pretty, char **ret, size_t *ret_len,
                 struct bento_err *err)
 {
-        struct bento_jsonw w = { 0 };
+        struct bento_jsonw w = {0};
         int r = bento_jsonw_init(&w, pretty, err);
 
         if (r >= 0) {
@@ -80,7 +80,7 @@ static void fuzz_tree(const char *text, size_t len)
         struct bento_json *v = NULL, *back = NULL, *copy = NULL;
         char *out1 = NULL, *out2 = NULL, *out3 = NULL;
         size_t len1 = 0, len2 = 0, len3 = 0;
-        struct bento_err err = { 0 };
+        struct bento_err err = {0};
 
         if (bento_json_parse(text, len, FUZZ_MAX_BYTES, &v, &err) < 0)
                 return;
@@ -104,8 +104,8 @@ static void fuzz_record(const char *text, size_t len)
         struct bento_record *rec = NULL, *again = NULL;
         char *out1 = NULL, *out2 = NULL, *state = NULL;
         size_t len1 = 0, len2 = 0, slen = 0;
-        struct bento_err err = { 0 };
-        struct bento_oci_state st = { 0 };
+        struct bento_err err = {0};
+        struct bento_oci_state st = {0};
 
         if (bento_record_parse(text, len, &rec, &err) < 0)
                 return;
@@ -113,11 +113,11 @@ static void fuzz_record(const char *text, size_t len)
         must(bento_record_parse(out1, len1, &again, &err) >= 0, "record re-parse", &err);
         must(bento_record_write(again, &out2, &len2, &err) >= 0, "record re-write", &err);
         same_bytes(out1, len1, out2, len2, "record write is not stable");
-        st = (struct bento_oci_state){ .id = rec->id,
-                                       .status = BENTO_STATUS_RUNNING,
-                                       .pid = rec->pid,
-                                       .bundle = rec->bundle,
-                                       .rec = rec };
+        st = (struct bento_oci_state){.id = rec->id,
+                                      .status = BENTO_STATUS_RUNNING,
+                                      .pid = rec->pid,
+                                      .bundle = rec->bundle,
+                                      .rec = rec};
         must(bento_oci_state_write(&st, false, &state, &slen, &err) >= 0, "oci state", &err);
         free(state);
         free(out1);

@@ -43,8 +43,8 @@
 #include <unistd.h>
 
 #define EXIT_REFUSED 1
-#define EXIT_USAGE 64
-#define READ_CAP (1024 * 1024)
+#define EXIT_USAGE   64
+#define READ_CAP     (1024 * 1024)
 
 extern char **environ;
 
@@ -93,7 +93,7 @@ static void json_strn(const char *s, size_t n)
 {
         putchar('"');
         for (size_t i = 0; i < n; i++) {
-                unsigned char c = (unsigned char)s[i];
+                unsigned char c = (unsigned char) s[i];
 
                 switch (c) {
                 case '"':
@@ -188,11 +188,11 @@ static ssize_t read_fd_all(int fd, char **ret)
                 }
                 if (n == 0)
                         break;
-                len += (size_t)n;
+                len += (size_t) n;
         }
         buf[len] = '\0';
         *ret = buf;
-        return (ssize_t)len;
+        return (ssize_t) len;
 }
 
 static ssize_t read_file(const char *path, char **ret)
@@ -211,20 +211,20 @@ static const struct {
         const char *name;
         int sig;
 } signal_table[] = {
-        { "HUP", SIGHUP },   { "INT", SIGINT },     { "QUIT", SIGQUIT },   { "ILL", SIGILL },
-        { "TRAP", SIGTRAP }, { "ABRT", SIGABRT },   { "BUS", SIGBUS },     { "FPE", SIGFPE },
-        { "KILL", SIGKILL }, { "USR1", SIGUSR1 },   { "SEGV", SIGSEGV },   { "USR2", SIGUSR2 },
-        { "PIPE", SIGPIPE }, { "ALRM", SIGALRM },   { "TERM", SIGTERM },   { "STKFLT", SIGSTKFLT },
-        { "CHLD", SIGCHLD }, { "CONT", SIGCONT },   { "STOP", SIGSTOP },   { "TSTP", SIGTSTP },
-        { "TTIN", SIGTTIN }, { "TTOU", SIGTTOU },   { "URG", SIGURG },     { "XCPU", SIGXCPU },
-        { "XFSZ", SIGXFSZ }, { "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH },
-        { "IO", SIGIO },     { "PWR", SIGPWR },     { "SYS", SIGSYS },
+    {"HUP", SIGHUP},   {"INT", SIGINT},       {"QUIT", SIGQUIT}, {"ILL", SIGILL},
+    {"TRAP", SIGTRAP}, {"ABRT", SIGABRT},     {"BUS", SIGBUS},   {"FPE", SIGFPE},
+    {"KILL", SIGKILL}, {"USR1", SIGUSR1},     {"SEGV", SIGSEGV}, {"USR2", SIGUSR2},
+    {"PIPE", SIGPIPE}, {"ALRM", SIGALRM},     {"TERM", SIGTERM}, {"STKFLT", SIGSTKFLT},
+    {"CHLD", SIGCHLD}, {"CONT", SIGCONT},     {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},
+    {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU},     {"URG", SIGURG},   {"XCPU", SIGXCPU},
+    {"XFSZ", SIGXFSZ}, {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH},
+    {"IO", SIGIO},     {"PWR", SIGPWR},       {"SYS", SIGSYS},
 };
 
 static int parse_signal(const char *s)
 {
-        if (isdigit((unsigned char)s[0]))
-                return (int)parse_long(s, "signal");
+        if (isdigit((unsigned char) s[0]))
+                return (int) parse_long(s, "signal");
         if (strncasecmp(s, "SIG", 3) == 0)
                 s += 3;
         for (size_t i = 0; i < sizeof(signal_table) / sizeof(signal_table[0]); i++)
@@ -265,24 +265,24 @@ static void emit_ids(void)
 
         putchar('{');
         json_key(&first, "uid");
-        printf("%u", (unsigned)ru);
+        printf("%u", (unsigned) ru);
         json_key(&first, "euid");
-        printf("%u", (unsigned)eu);
+        printf("%u", (unsigned) eu);
         json_key(&first, "suid");
-        printf("%u", (unsigned)su);
+        printf("%u", (unsigned) su);
         json_key(&first, "gid");
-        printf("%u", (unsigned)rg);
+        printf("%u", (unsigned) rg);
         json_key(&first, "egid");
-        printf("%u", (unsigned)eg);
+        printf("%u", (unsigned) eg);
         json_key(&first, "sgid");
-        printf("%u", (unsigned)sg);
+        printf("%u", (unsigned) sg);
         json_key(&first, "groups");
         putchar('[');
         for (int i = 0; i < n; i++)
-                printf("%s%u", i ? "," : "", (unsigned)groups[i]);
+                printf("%s%u", i ? "," : "", (unsigned) groups[i]);
         putchar(']');
         json_key(&first, "umask");
-        printf("%u", (unsigned)um);
+        printf("%u", (unsigned) um);
         putchar('}');
 }
 
@@ -318,9 +318,9 @@ static void emit_status_fields(const char *const *keys, const char *const *names
 
 static void emit_caps(void)
 {
-        static const char *const keys[] = { "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb" };
-        static const char *const names[] = { "inheritable", "permitted", "effective", "bounding",
-                                             "ambient" };
+        static const char *const keys[] = {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"};
+        static const char *const names[] = {"inheritable", "permitted", "effective", "bounding",
+                                            "ambient"};
 
         emit_status_fields(keys, names, 5);
 }
@@ -329,14 +329,14 @@ static const struct {
         const char *name;
         int res;
 } rlimit_table[] = {
-        { "RLIMIT_CPU", RLIMIT_CPU },         { "RLIMIT_FSIZE", RLIMIT_FSIZE },
-        { "RLIMIT_DATA", RLIMIT_DATA },       { "RLIMIT_STACK", RLIMIT_STACK },
-        { "RLIMIT_CORE", RLIMIT_CORE },       { "RLIMIT_RSS", RLIMIT_RSS },
-        { "RLIMIT_NPROC", RLIMIT_NPROC },     { "RLIMIT_NOFILE", RLIMIT_NOFILE },
-        { "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK }, { "RLIMIT_AS", RLIMIT_AS },
-        { "RLIMIT_LOCKS", RLIMIT_LOCKS },     { "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING },
-        { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE }, { "RLIMIT_NICE", RLIMIT_NICE },
-        { "RLIMIT_RTPRIO", RLIMIT_RTPRIO },   { "RLIMIT_RTTIME", RLIMIT_RTTIME },
+    {"RLIMIT_CPU", RLIMIT_CPU},           {"RLIMIT_FSIZE", RLIMIT_FSIZE},
+    {"RLIMIT_DATA", RLIMIT_DATA},         {"RLIMIT_STACK", RLIMIT_STACK},
+    {"RLIMIT_CORE", RLIMIT_CORE},         {"RLIMIT_RSS", RLIMIT_RSS},
+    {"RLIMIT_NPROC", RLIMIT_NPROC},       {"RLIMIT_NOFILE", RLIMIT_NOFILE},
+    {"RLIMIT_MEMLOCK", RLIMIT_MEMLOCK},   {"RLIMIT_AS", RLIMIT_AS},
+    {"RLIMIT_LOCKS", RLIMIT_LOCKS},       {"RLIMIT_SIGPENDING", RLIMIT_SIGPENDING},
+    {"RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE}, {"RLIMIT_NICE", RLIMIT_NICE},
+    {"RLIMIT_RTPRIO", RLIMIT_RTPRIO},     {"RLIMIT_RTTIME", RLIMIT_RTTIME},
 };
 
 static void emit_rlimits(void)
@@ -350,8 +350,8 @@ static void emit_rlimits(void)
                 if (getrlimit(rlimit_table[i].res, &rl) < 0)
                         continue;
                 json_key(&first, rlimit_table[i].name);
-                printf("{\"soft\":%llu,\"hard\":%llu}", (unsigned long long)rl.rlim_cur,
-                       (unsigned long long)rl.rlim_max);
+                printf("{\"soft\":%llu,\"hard\":%llu}", (unsigned long long) rl.rlim_cur,
+                       (unsigned long long) rl.rlim_max);
         }
         putchar('}');
 }
@@ -370,7 +370,7 @@ static void unescape_octal(char *s)
         for (char *r = s; *r;) {
                 if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] >= '0' && r[2] <= '7' &&
                     r[3] >= '0' && r[3] <= '7') {
-                        *w++ = (char)(((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+                        *w++ = (char) (((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
                         r += 4;
                 } else {
                         *w++ = *r++;
@@ -392,8 +392,8 @@ static void emit_mounts(void)
         }
         for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
                 /* id parent maj:min root target options [optional...] - fstype source super */
-                char *f[6] = { 0 };
-                char *optional_start, *dash, *tail[3] = { 0 };
+                char *f[6] = {0};
+                char *optional_start, *dash, *tail[3] = {0};
                 char *p = line, *sp;
                 bool first = true;
                 int i;
@@ -511,13 +511,13 @@ static void emit_hostname(void)
 
 static void emit_pid(void)
 {
-        printf("{\"pid\":%d,\"ppid\":%d,\"sid\":%d,\"pgid\":%d}", (int)getpid(), (int)getppid(),
-               (int)getsid(0), (int)getpgrp());
+        printf("{\"pid\":%d,\"ppid\":%d,\"sid\":%d,\"pgid\":%d}", (int) getpid(), (int) getppid(),
+               (int) getsid(0), (int) getpgrp());
 }
 
 static int cmp_int(const void *a, const void *b)
 {
-        int x = *(const int *)a, y = *(const int *)b;
+        int x = *(const int *) a, y = *(const int *) b;
 
         return (x > y) - (x < y);
 }
@@ -539,14 +539,14 @@ static void emit_numeric_dir(const char *dir, int skip_fd)
                 char *end;
                 long v;
 
-                if (!isdigit((unsigned char)de->d_name[0]))
+                if (!isdigit((unsigned char) de->d_name[0]))
                         continue;
                 v = strtol(de->d_name, &end, 10);
                 if (*end)
                         continue;
                 if (skip_fd && v == dirfd(d))
                         continue;
-                vals[n++] = (int)v;
+                vals[n++] = (int) v;
         }
         closedir(d);
         qsort(vals, n, sizeof(vals[0]), cmp_int);
@@ -567,7 +567,7 @@ static void emit_fds(void)
 
         if (d) {
                 while ((de = readdir(d)) && n < sizeof(fds) / sizeof(fds[0])) {
-                        if (!isdigit((unsigned char)de->d_name[0]))
+                        if (!isdigit((unsigned char) de->d_name[0]))
                                 continue;
                         if (atoi(de->d_name) == dirfd(d))
                                 continue;
@@ -616,7 +616,7 @@ static void emit_file_or_null(const char *path)
                 fputs("null", stdout);
                 return;
         }
-        json_strn(buf, (size_t)n);
+        json_strn(buf, (size_t) n);
         free(buf);
 }
 
@@ -688,12 +688,12 @@ static int emit_read_result(ssize_t n, const char *buf)
 {
         if (n < 0) {
                 printf("{\"ok\":false,\"errno\":");
-                json_str(errno_name((int)-n));
+                json_str(errno_name((int) -n));
                 printf("}\n");
                 return EXIT_REFUSED;
         }
         printf("{\"ok\":true,\"size\":%zd,\"data\":", n);
-        json_strn(buf, (size_t)n);
+        json_strn(buf, (size_t) n);
         printf("}\n");
         return 0;
 }
@@ -711,7 +711,7 @@ static int cmd_read(const char *path)
 static int cmd_readfd(const char *s)
 {
         char *buf = NULL;
-        int fd = (int)parse_long(s, "fd");
+        int fd = (int) parse_long(s, "fd");
         ssize_t n;
         int r;
 
@@ -753,8 +753,8 @@ static int cmd_stat(const char *path)
                 return emit_read_result(-errno, NULL);
         printf("{\"ok\":true,\"type\":\"%s\",\"mode\":%u,\"uid\":%u,\"gid\":%u,\"size\":%lld,"
                "\"ino\":%llu,\"dev_major\":%u,\"dev_minor\":%u,\"rdev_major\":%u,\"rdev_minor\":%u",
-               file_type(st.st_mode), (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
-               (unsigned)st.st_gid, (long long)st.st_size, (unsigned long long)st.st_ino,
+               file_type(st.st_mode), (unsigned) (st.st_mode & 07777), (unsigned) st.st_uid,
+               (unsigned) st.st_gid, (long long) st.st_size, (unsigned long long) st.st_ino,
                major(st.st_dev), minor(st.st_dev), major(st.st_rdev), minor(st.st_rdev));
         if (S_ISLNK(st.st_mode)) {
                 char link[PATH_MAX];
@@ -772,7 +772,7 @@ static int cmd_stat(const char *path)
 
 static int cmp_str(const void *a, const void *b)
 {
-        return strcmp(*(char *const *)a, *(char *const *)b);
+        return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
 static int cmd_ls(const char *path)
@@ -832,8 +832,8 @@ static void sleep_seconds(double secs)
 
         if (secs < 0)
                 secs = 0;
-        ts.tv_sec = (time_t)secs;
-        ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+        ts.tv_sec = (time_t) secs;
+        ts.tv_nsec = (long) ((secs - (double) ts.tv_sec) * 1e9);
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
 }
@@ -854,7 +854,7 @@ static int cmd_sleep(const char *s)
         if (end == s || *end)
                 die_usage("bad seconds: %s", s);
         if (getpid() == 1) {
-                struct sigaction sa = { .sa_handler = exit_on_signal };
+                struct sigaction sa = {.sa_handler = exit_on_signal};
 
                 sigaction(SIGTERM, &sa, NULL);
                 sigaction(SIGINT, &sa, NULL);
@@ -867,7 +867,7 @@ static int cmd_sleep(const char *s)
 static int cmd_kill_self(const char *s)
 {
         int sig = parse_signal(s);
-        struct sigaction sa = { .sa_handler = SIG_DFL };
+        struct sigaction sa = {.sa_handler = SIG_DFL};
         sigset_t set;
 
         sigaction(sig, &sa, NULL);
@@ -877,13 +877,14 @@ static int cmd_kill_self(const char *s)
         fflush(stdout);
         raise(sig);
         sleep_seconds(0.2);
-        fprintf(stderr, "%s: %s did not terminate pid %d\n", prog, signal_name(sig), (int)getpid());
+        fprintf(stderr, "%s: %s did not terminate pid %d\n", prog, signal_name(sig),
+                (int) getpid());
         return 125;
 }
 
 static void noop_handler(int sig)
 {
-        (void)sig;
+        (void) sig;
 }
 
 /* Prints "ready", then one line per signal received, until SIGTERM (exit 0)
@@ -891,7 +892,7 @@ static void noop_handler(int sig)
 static int cmd_signals(int argc, char **argv)
 {
         double timeout = argc > 0 ? strtod(argv[0], NULL) : 60.0;
-        struct sigaction sa = { .sa_handler = noop_handler };
+        struct sigaction sa = {.sa_handler = noop_handler};
         struct timespec deadline, now;
         sigset_t all;
 
@@ -906,7 +907,7 @@ static int cmd_signals(int argc, char **argv)
         puts("ready");
         fflush(stdout);
         clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_sec += (time_t)timeout;
+        deadline.tv_sec += (time_t) timeout;
         for (;;) {
                 struct timespec left;
                 siginfo_t si;
@@ -968,7 +969,7 @@ static int cmd_netdevs(void)
                 printf("{\"name\":");
                 json_str(name);
                 printf(",\"up\":%s,\"flags\":%d}", (ifr.ifr_flags & IFF_UP) ? "true" : "false",
-                       (int)(unsigned short)ifr.ifr_flags);
+                       (int) (unsigned short) ifr.ifr_flags);
         }
         printf("]\n");
         free(buf);
@@ -980,23 +981,23 @@ static int cmd_netdevs(void)
 /* A TCP round trip over 127.0.0.1. */
 static int cmd_loopback(void)
 {
-        struct sockaddr_in addr = { .sin_family = AF_INET };
+        struct sockaddr_in addr = {.sin_family = AF_INET};
         socklen_t alen = sizeof(addr);
-        struct timeval tv = { .tv_sec = 5 };
+        struct timeval tv = {.tv_sec = 5};
         int ls = -1, cs = -1, as = -1, r = -1, e = 0;
-        char buf[8] = { 0 };
+        char buf[8] = {0};
 
         addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (ls < 0 || bind(ls, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(ls, 1) < 0 ||
-            getsockname(ls, (struct sockaddr *)&addr, &alen) < 0)
+        if (ls < 0 || bind(ls, (struct sockaddr *) &addr, sizeof(addr)) < 0 || listen(ls, 1) < 0 ||
+            getsockname(ls, (struct sockaddr *) &addr, &alen) < 0)
                 goto out;
         cs = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (cs < 0)
                 goto out;
         setsockopt(cs, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
         setsockopt(cs, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-        if (connect(cs, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+        if (connect(cs, (struct sockaddr *) &addr, sizeof(addr)) < 0)
                 goto out;
         as = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
         if (as < 0 || write(cs, "ping", 4) != 4)
@@ -1037,8 +1038,8 @@ static int cmd_tty(void)
 }
 
 #ifndef KEYCTL_GET_KEYRING_ID
-#define KEYCTL_GET_KEYRING_ID 0
-#define KEYCTL_DESCRIBE 6
+#define KEYCTL_GET_KEYRING_ID    0
+#define KEYCTL_DESCRIBE          6
 #define KEY_SPEC_SESSION_KEYRING -3
 #endif
 
@@ -1059,15 +1060,15 @@ static int cmd_keyring(void)
 
 static int cmd_bind_port(const char *s)
 {
-        struct sockaddr_in addr = { .sin_family = AF_INET };
+        struct sockaddr_in addr = {.sin_family = AF_INET};
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         int r, e;
 
         if (fd < 0)
                 return report(-1, errno);
-        addr.sin_port = htons((uint16_t)parse_long(s, "port"));
+        addr.sin_port = htons((uint16_t) parse_long(s, "port"));
         addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        r = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+        r = bind(fd, (struct sockaddr *) &addr, sizeof(addr));
         e = errno;
         close(fd);
         return report(r, e);
@@ -1093,7 +1094,8 @@ static int cmd_mknod(char **a)
                 type = S_IFBLK;
         else
                 die_usage("mknod type must be c or b");
-        dev_t dev = makedev((unsigned)parse_long(a[2], "major"), (unsigned)parse_long(a[3], "minor"));
+        dev_t dev =
+            makedev((unsigned) parse_long(a[2], "major"), (unsigned) parse_long(a[3], "minor"));
         int r = mknod(a[0], type | 0600, dev);
 
         return report(r, errno);
@@ -1124,42 +1126,42 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
-        { "facts", 0, "everything below that needs no argument, as one object" },
-        { "ids", 0, "uid/gid (real, effective, saved), groups, umask" },
-        { "caps", 0, "the five capability sets (hex, from /proc/self/status)" },
-        { "rlimits", 0, "every RLIMIT_* as {soft, hard}" },
-        { "nnp", 0, "no_new_privs and seccomp mode" },
-        { "mounts", 0, "/proc/self/mountinfo as a list" },
-        { "ns", 0, "inode of each /proc/self/ns/* entry" },
-        { "hostname", 0, "hostname and domainname" },
-        { "pid", 0, "pid, ppid, sid, pgid" },
-        { "pids", 0, "the pids visible in /proc" },
-        { "fds", 0, "open fd numbers and their targets" },
-        { "env", 0, "the environment as a list" },
-        { "argv", 0, "argv as a list" },
-        { "cwd", 0, "the working directory (plain line)" },
-        { "netdevs", 0, "network interfaces and whether they are up" },
-        { "loopback", 0, "TCP round trip over 127.0.0.1: OK or errno" },
-        { "tty", 0, "whether fds 0-2 are terminals" },
-        { "keyring", 0, "session keyring id and description" },
-        { "stdin", 0, "read stdin to EOF and report it" },
-        { "write", 1, "PATH [DATA]: open (create if missing) and write; OK or errno" },
-        { "read", 1, "PATH: contents or errno" },
-        { "readfd", 1, "FD: read an inherited fd to EOF" },
-        { "stat", 1, "PATH: lstat (type, mode, owner, device numbers)" },
-        { "ls", 1, "DIR: entries" },
-        { "sysctl", 1, "KEY: value from /proc/sys" },
-        { "exit", 1, "N: exit with status N" },
-        { "sleep", 1, "SECONDS: sleep (as pid 1, TERM/INT/HUP exit 128+sig)" },
-        { "kill-self", 1, "SIG: raise SIG with the default action" },
-        { "signals", 0, "[TIMEOUT]: print each signal received; exit 0 on TERM" },
-        { "say", 2, "OUT ERR: write OUT to stdout and ERR to stderr" },
-        { "setuid", 1, "UID: try setuid; OK or errno" },
-        { "sethostname", 1, "NAME: try sethostname; OK or errno" },
-        { "mount-tmpfs", 1, "DIR: try to mount a tmpfs (then unmount it); OK or errno" },
-        { "mknod", 4, "PATH c|b MAJOR MINOR: try mknod; OK or errno" },
-        { "bind-port", 1, "PORT: try to bind 127.0.0.1:PORT; OK or errno" },
-        { "exec", 1, "PATH [ARGS...]: execv, errno on failure" },
+    {"facts", 0, "everything below that needs no argument, as one object"},
+    {"ids", 0, "uid/gid (real, effective, saved), groups, umask"},
+    {"caps", 0, "the five capability sets (hex, from /proc/self/status)"},
+    {"rlimits", 0, "every RLIMIT_* as {soft, hard}"},
+    {"nnp", 0, "no_new_privs and seccomp mode"},
+    {"mounts", 0, "/proc/self/mountinfo as a list"},
+    {"ns", 0, "inode of each /proc/self/ns/* entry"},
+    {"hostname", 0, "hostname and domainname"},
+    {"pid", 0, "pid, ppid, sid, pgid"},
+    {"pids", 0, "the pids visible in /proc"},
+    {"fds", 0, "open fd numbers and their targets"},
+    {"env", 0, "the environment as a list"},
+    {"argv", 0, "argv as a list"},
+    {"cwd", 0, "the working directory (plain line)"},
+    {"netdevs", 0, "network interfaces and whether they are up"},
+    {"loopback", 0, "TCP round trip over 127.0.0.1: OK or errno"},
+    {"tty", 0, "whether fds 0-2 are terminals"},
+    {"keyring", 0, "session keyring id and description"},
+    {"stdin", 0, "read stdin to EOF and report it"},
+    {"write", 1, "PATH [DATA]: open (create if missing) and write; OK or errno"},
+    {"read", 1, "PATH: contents or errno"},
+    {"readfd", 1, "FD: read an inherited fd to EOF"},
+    {"stat", 1, "PATH: lstat (type, mode, owner, device numbers)"},
+    {"ls", 1, "DIR: entries"},
+    {"sysctl", 1, "KEY: value from /proc/sys"},
+    {"exit", 1, "N: exit with status N"},
+    {"sleep", 1, "SECONDS: sleep (as pid 1, TERM/INT/HUP exit 128+sig)"},
+    {"kill-self", 1, "SIG: raise SIG with the default action"},
+    {"signals", 0, "[TIMEOUT]: print each signal received; exit 0 on TERM"},
+    {"say", 2, "OUT ERR: write OUT to stdout and ERR to stderr"},
+    {"setuid", 1, "UID: try setuid; OK or errno"},
+    {"sethostname", 1, "NAME: try sethostname; OK or errno"},
+    {"mount-tmpfs", 1, "DIR: try to mount a tmpfs (then unmount it); OK or errno"},
+    {"mknod", 4, "PATH c|b MAJOR MINOR: try mknod; OK or errno"},
+    {"bind-port", 1, "PORT: try to bind 127.0.0.1:PORT; OK or errno"},
+    {"exec", 1, "PATH [ARGS...]: execv, errno on failure"},
 };
 
 static void usage(FILE *f)
@@ -1258,7 +1260,7 @@ int main(int argc, char **argv)
                 return finish(cmd_sysctl(a[0]));
         else if (strcmp(cmd, "exit") == 0) {
                 fflush(stdout);
-                return (int)parse_long(a[0], "status");
+                return (int) parse_long(a[0], "status");
         } else if (strcmp(cmd, "sleep") == 0)
                 return finish(cmd_sleep(a[0]));
         else if (strcmp(cmd, "kill-self") == 0)
@@ -1271,7 +1273,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s\n", a[1]);
                 return finish(0);
         } else if (strcmp(cmd, "setuid") == 0) {
-                uid_t uid = (uid_t)parse_long(a[0], "uid");
+                uid_t uid = (uid_t) parse_long(a[0], "uid");
                 int r = setuid(uid);
 
                 return finish(report(r, errno));
@@ -1279,8 +1281,7 @@ int main(int argc, char **argv)
                 int r = sethostname(a[0], strlen(a[0]));
 
                 return finish(report(r, errno));
-        }
-        else if (strcmp(cmd, "mount-tmpfs") == 0)
+        } else if (strcmp(cmd, "mount-tmpfs") == 0)
                 return finish(cmd_mount_tmpfs(a[0]));
         else if (strcmp(cmd, "mknod") == 0)
                 return finish(cmd_mknod(a));

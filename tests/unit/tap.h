@@ -31,7 +31,7 @@ static int tap_count, tap_failed_now;
                         printf("Bail out! more than 256 tests\n");                                 \
                         exit(1);                                                                   \
                 }                                                                                  \
-                tap_tests[tap_count++] = (struct tap_test){ #name, test_##name, __LINE__ };        \
+                tap_tests[tap_count++] = (struct tap_test){#name, test_##name, __LINE__};          \
         }                                                                                          \
         static void test_##name(void)
 

@@ -43,7 +43,7 @@ static int refuses(const char *text, const char *want)
 
 static char *compact(const struct bento_json *v)
 {
-        cleanup_jsonw struct bento_jsonw w = { 0 };
+        cleanup_jsonw struct bento_jsonw w = {0};
         char *buf = NULL;
         size_t len = 0;
 
@@ -60,8 +60,8 @@ TEST(parses_all_types)
         cleanup_bento_json struct bento_json *v = NULL;
         const struct bento_json *a;
 
-        ASSERT_OK(parse("{\"n\":null,\"t\":true,\"f\":false,\"s\":\"h\\u00e9\\n\",\"a\":[1,{}]}",
-                        &v));
+        ASSERT_OK(
+            parse("{\"n\":null,\"t\":true,\"f\":false,\"s\":\"h\\u00e9\\n\",\"a\":[1,{}]}", &v));
         ASSERT_EQ(v->type, BENTO_JSON_OBJECT);
         ASSERT_EQ(v->u.object.n, 5);
         ASSERT_STREQ(v->u.object.keys[0], "n"); /* document order kept */
@@ -165,9 +165,8 @@ TEST(nesting_cap)
         doc[0] = '[';
         strcat(doc, "]");
         ASSERT_TRUE(refuses(doc, "nested deeper than 64 levels"));
-        ASSERT_TRUE(
-                refuses("{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
-                        "a[0][0]"));
+        ASSERT_TRUE(refuses(
+            "{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", "a[0][0]"));
 }
 
 TEST(refuses_trailing_garbage)
@@ -222,7 +221,7 @@ TEST(emit_reproduces_document)
 TEST(pretty_output_folds_empty_containers)
 {
         cleanup_bento_json struct bento_json *v = NULL;
-        cleanup_jsonw struct bento_jsonw w = { 0 };
+        cleanup_jsonw struct bento_jsonw w = {0};
         cleanup_free char *out = NULL;
         size_t len = 0;
 
@@ -237,7 +236,7 @@ TEST(pretty_output_folds_empty_containers)
 
 TEST(writer_is_sticky)
 {
-        cleanup_jsonw struct bento_jsonw w = { 0 };
+        cleanup_jsonw struct bento_jsonw w = {0};
         char *out = NULL;
         size_t len = 0;
 
@@ -285,7 +284,7 @@ TEST(reader_paths_and_messages)
         char *s = NULL;
 
         ASSERT_OK(
-                parse("{\"a.b\":{\"x\":\"s\",\"n\":-1,\"f\":1.5,\"q\\\"k\":true,\"z\":null}}", &v));
+            parse("{\"a.b\":{\"x\":\"s\",\"n\":-1,\"f\":1.5,\"q\\\"k\":true,\"z\":null}}", &v));
         bento_jsonr_init(&r, &err);
         bento_jsonr_push_key(&r, "a.b");
         ASSERT_EQ(bento_jsonr_uint(&r, bento_json_get(v, "a.b"), "x", true, UINT32_MAX, &u),
@@ -295,8 +294,8 @@ TEST(reader_paths_and_messages)
                   -EINVAL);
         ASSERT_STREQ(err.msg, "[\"a.b\"].n: expected an unsigned 32-bit integer, got -1");
         ASSERT_EQ(
-                bento_jsonr_int(&r, bento_json_get(v, "a.b"), "f", true, INT32_MIN, INT32_MAX, &i),
-                -EINVAL);
+            bento_jsonr_int(&r, bento_json_get(v, "a.b"), "f", true, INT32_MIN, INT32_MAX, &i),
+            -EINVAL);
         ASSERT_STREQ(err.msg, "[\"a.b\"].f: expected a 32-bit integer, got 1.5");
         ASSERT_EQ(bento_jsonr_string(&r, bento_json_get(v, "a.b"), "q\"k", true, &s), -EINVAL);
         ASSERT_STREQ(err.msg, "[\"a.b\"][\"q\\\"k\"]: expected a string, got a boolean");

@@ -22,47 +22,47 @@
 static struct bento_err err;
 
 /* The members every valid document needs, to build test documents from. */
-#define HEAD "\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\"}"
-#define USER "\"user\":{\"uid\":0,\"gid\":0}"
+#define HEAD        "\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\"}"
+#define USER        "\"user\":{\"uid\":0,\"gid\":0}"
 #define PROC(extra) "\"process\":{" USER ",\"args\":[\"sh\"],\"cwd\":\"/\"" extra "}"
 #define LINUX(body) "{" HEAD ",\"linux\":{" body "}}"
 
 static const char podman[] =
-        "{\"ociVersion\":\"1.0.2-dev\",\"x-vendor\":{\"anything\":[1,2]},"
-        "\"process\":{\"terminal\":true,\"consoleSize\":{\"height\":24,\"width\":80},"
-        "\"user\":{\"uid\":1000,\"gid\":1000,\"umask\":18,\"additionalGids\":[0,1,2,10],"
-        "\"future\":1},"
-        "\"args\":[\"/bin/sh\",\"-c\",\"echo hi\"],\"env\":[\"PATH=/usr/bin:/bin\",\"TERM=xterm\"],"
-        "\"cwd\":\"/work\",\"capabilities\":{\"bounding\":[\"CAP_CHOWN\",\"CAP_KILL\"],"
-        "\"effective\":[\"CAP_CHOWN\"],\"permitted\":[],\"unknownSet\":[\"x\"]},"
-        "\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":1024,\"soft\":512},"
-        "{\"type\":\"RLIMIT_CORE\",\"hard\":18446744073709551615,\"soft\":18446744073709551615}],"
-        "\"noNewPrivileges\":true,\"oomScoreAdj\":-500,\"apparmorProfile\":\"prof\","
-        "\"selinuxLabel\":null,\"scheduler\":{\"policy\":\"SCHED_OTHER\"},"
-        "\"landlock\":{\"handledAccessFS\":[\"read_file\"],\"rules\":{}}},"
-        "\"root\":{\"path\":\"/var/lib/c/merged\",\"readonly\":true},"
-        "\"hostname\":\"box\",\"domainname\":\"example\","
-        "\"mounts\":[{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\","
-        "\"options\":[\"nosuid\",\"noexec\",\"nodev\"]},{\"destination\":\"/dev\",\"type\":"
-        "\"tmpfs\",\"source\":\"tmpfs\",\"options\":[\"mode=755\"]},{\"destination\":\"/data\"}],"
-        "\"hooks\":{\"prestart\":[{\"path\":\"/usr/bin/hook\",\"args\":[\"hook\",\"pre\"],"
-        "\"env\":[],\"timeout\":5}],\"poststop\":[{\"path\":\"/bin/true\"}],\"weird\":[1]},"
-        "\"annotations\":{\"org.z\":\"last\",\"io.container.manager\":\"libpod\",\"a\":\"\"},"
-        "\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"network\",\"path\":"
-        "\"/run/netns/x\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"mount\"},"
-        "{\"type\":\"user\"},{\"type\":\"cgroup\"},{\"type\":\"time\"}],"
-        "\"uidMappings\":[{\"containerID\":0,\"hostID\":100000,\"size\":65536}],"
-        "\"gidMappings\":[{\"containerID\":0,\"hostID\":100000,\"size\":65536}],"
-        "\"devices\":[{\"type\":\"c\",\"path\":\"/dev/fuse\",\"major\":10,\"minor\":229,"
-        "\"fileMode\":438,\"uid\":0,\"gid\":0},{\"type\":\"p\",\"path\":\"/dev/pipe\"}],"
-        "\"sysctl\":{\"net.ipv4.ping_group_range\":\"0 0\",\"kernel.msgmax\":\"8192\"},"
-        "\"cgroupsPath\":\"/libpod_parent/libpod-abc\",\"rootfsPropagation\":\"rslave\","
-        "\"resources\":{\"devices\":[{\"allow\":false,\"access\":\"rwm\"}],"
-        "\"pids\":{\"limit\":2048},\"memory\":{\"limit\":-1}},"
-        "\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":38,"
-        "\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\"}]},"
-        "\"maskedPaths\":[\"/proc/kcore\",\"/sys/firmware\"],\"readonlyPaths\":[\"/proc/sys\"],"
-        "\"mountLabel\":\"system_u\",\"intelRdt\":{\"closID\":\"x\"}}}";
+    "{\"ociVersion\":\"1.0.2-dev\",\"x-vendor\":{\"anything\":[1,2]},"
+    "\"process\":{\"terminal\":true,\"consoleSize\":{\"height\":24,\"width\":80},"
+    "\"user\":{\"uid\":1000,\"gid\":1000,\"umask\":18,\"additionalGids\":[0,1,2,10],"
+    "\"future\":1},"
+    "\"args\":[\"/bin/sh\",\"-c\",\"echo hi\"],\"env\":[\"PATH=/usr/bin:/bin\",\"TERM=xterm\"],"
+    "\"cwd\":\"/work\",\"capabilities\":{\"bounding\":[\"CAP_CHOWN\",\"CAP_KILL\"],"
+    "\"effective\":[\"CAP_CHOWN\"],\"permitted\":[],\"unknownSet\":[\"x\"]},"
+    "\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":1024,\"soft\":512},"
+    "{\"type\":\"RLIMIT_CORE\",\"hard\":18446744073709551615,\"soft\":18446744073709551615}],"
+    "\"noNewPrivileges\":true,\"oomScoreAdj\":-500,\"apparmorProfile\":\"prof\","
+    "\"selinuxLabel\":null,\"scheduler\":{\"policy\":\"SCHED_OTHER\"},"
+    "\"landlock\":{\"handledAccessFS\":[\"read_file\"],\"rules\":{}}},"
+    "\"root\":{\"path\":\"/var/lib/c/merged\",\"readonly\":true},"
+    "\"hostname\":\"box\",\"domainname\":\"example\","
+    "\"mounts\":[{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\","
+    "\"options\":[\"nosuid\",\"noexec\",\"nodev\"]},{\"destination\":\"/dev\",\"type\":"
+    "\"tmpfs\",\"source\":\"tmpfs\",\"options\":[\"mode=755\"]},{\"destination\":\"/data\"}],"
+    "\"hooks\":{\"prestart\":[{\"path\":\"/usr/bin/hook\",\"args\":[\"hook\",\"pre\"],"
+    "\"env\":[],\"timeout\":5}],\"poststop\":[{\"path\":\"/bin/true\"}],\"weird\":[1]},"
+    "\"annotations\":{\"org.z\":\"last\",\"io.container.manager\":\"libpod\",\"a\":\"\"},"
+    "\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"network\",\"path\":"
+    "\"/run/netns/x\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"mount\"},"
+    "{\"type\":\"user\"},{\"type\":\"cgroup\"},{\"type\":\"time\"}],"
+    "\"uidMappings\":[{\"containerID\":0,\"hostID\":100000,\"size\":65536}],"
+    "\"gidMappings\":[{\"containerID\":0,\"hostID\":100000,\"size\":65536}],"
+    "\"devices\":[{\"type\":\"c\",\"path\":\"/dev/fuse\",\"major\":10,\"minor\":229,"
+    "\"fileMode\":438,\"uid\":0,\"gid\":0},{\"type\":\"p\",\"path\":\"/dev/pipe\"}],"
+    "\"sysctl\":{\"net.ipv4.ping_group_range\":\"0 0\",\"kernel.msgmax\":\"8192\"},"
+    "\"cgroupsPath\":\"/libpod_parent/libpod-abc\",\"rootfsPropagation\":\"rslave\","
+    "\"resources\":{\"devices\":[{\"allow\":false,\"access\":\"rwm\"}],"
+    "\"pids\":{\"limit\":2048},\"memory\":{\"limit\":-1}},"
+    "\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":38,"
+    "\"syscalls\":[{\"names\":[\"read\"],\"action\":\"SCMP_ACT_ALLOW\"}]},"
+    "\"maskedPaths\":[\"/proc/kcore\",\"/sys/firmware\"],\"readonlyPaths\":[\"/proc/sys\"],"
+    "\"mountLabel\":\"system_u\",\"intelRdt\":{\"closID\":\"x\"}}}";
 
 static int parse(const char *doc, struct oci_config **ret)
 {
@@ -186,7 +186,7 @@ TEST(rejects_document_shape)
 {
         ASSERT_TRUE(rejects("[]", "expected a JSON object at the top level, got an array"));
         ASSERT_TRUE(
-                rejects("{\"root\":{\"path\":\"r\"}}", "ociVersion: required property is missing"));
+            rejects("{\"root\":{\"path\":\"r\"}}", "ociVersion: required property is missing"));
         ASSERT_TRUE(rejects("{\"ociVersion\":1,\"root\":{\"path\":\"r\"}}",
                             "ociVersion: expected a string, got a number"));
         ASSERT_TRUE(rejects("{\"ociVersion\":\"\",\"root\":{\"path\":\"r\"}}",
@@ -201,7 +201,7 @@ TEST(rejects_document_shape)
         ASSERT_TRUE(rejects("{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"r\",\"readonly\":1}}",
                             "root.readonly: expected a boolean, got a number"));
         ASSERT_TRUE(
-                rejects("{" HEAD ",\"hostname\":[]}", "hostname: expected a string, got an array"));
+            rejects("{" HEAD ",\"hostname\":[]}", "hostname: expected a string, got an array"));
         ASSERT_TRUE(rejects("{" HEAD ",\"linux\":[]}", "linux: expected an object, got an array"));
 }
 
@@ -235,7 +235,7 @@ TEST(rejects_oversized_document)
 TEST(rejects_process_rules)
 {
         ASSERT_TRUE(
-                rejects("{" HEAD ",\"process\":[]}", "process: expected an object, got an array"));
+            rejects("{" HEAD ",\"process\":[]}", "process: expected an object, got an array"));
         ASSERT_TRUE(rejects("{" HEAD ",\"process\":{" USER ",\"cwd\":\"/\"}}",
                             "process.args: required property is missing"));
         ASSERT_TRUE(rejects("{" HEAD ",\"process\":{" USER ",\"args\":[],\"cwd\":\"/\"}}",
@@ -285,13 +285,13 @@ TEST(rejects_user_rules)
                             "\"args\":[\"sh\"],\"cwd\":\"/\"}}",
                             "process.user.uid: expected an unsigned 32-bit integer, got -1"));
         ASSERT_TRUE(
-                rejects("{" HEAD ",\"process\":{\"user\":{\"uid\":0,\"gid\":4294967296},"
-                        "\"args\":[\"sh\"],\"cwd\":\"/\"}}",
-                        "process.user.gid: expected an unsigned 32-bit integer, got 4294967296"));
+            rejects("{" HEAD ",\"process\":{\"user\":{\"uid\":0,\"gid\":4294967296},"
+                    "\"args\":[\"sh\"],\"cwd\":\"/\"}}",
+                    "process.user.gid: expected an unsigned 32-bit integer, got 4294967296"));
         ASSERT_TRUE(
-                rejects("{" HEAD ",\"process\":{\"user\":{\"uid\":0,\"gid\":0,\"umask\":true},"
-                        "\"args\":[\"sh\"],\"cwd\":\"/\"}}",
-                        "process.user.umask: expected an unsigned 32-bit integer, got a boolean"));
+            rejects("{" HEAD ",\"process\":{\"user\":{\"uid\":0,\"gid\":0,\"umask\":true},"
+                    "\"args\":[\"sh\"],\"cwd\":\"/\"}}",
+                    "process.user.umask: expected an unsigned 32-bit integer, got a boolean"));
         ASSERT_TRUE(rejects("{" HEAD ",\"process\":{\"user\":{\"uid\":0,\"gid\":0,"
                             "\"additionalGids\":[1,-2]},\"args\":[\"sh\"],\"cwd\":\"/\"}}",
                             "process.user.additionalGids[1]: expected an unsigned 32-bit integer, "
@@ -343,7 +343,7 @@ TEST(rejects_mount_and_hook_rules)
         ASSERT_TRUE(rejects("{" HEAD ",\"mounts\":[{\"destination\":\"/a\",\"options\":[1]}]}",
                             "mounts[0].options[0]: expected a string, got a number"));
         ASSERT_TRUE(
-                rejects("{" HEAD ",\"mounts\":{}}", "mounts: expected an array, got an object"));
+            rejects("{" HEAD ",\"mounts\":{}}", "mounts: expected an array, got an object"));
         ASSERT_TRUE(rejects("{" HEAD ",\"hooks\":{\"prestart\":[{\"path\":\"hook\"}]}}",
                             "hooks.prestart[0].path: must be an absolute path, got \"hook\""));
         ASSERT_TRUE(rejects("{" HEAD ",\"hooks\":{\"createRuntime\":[{\"args\":[\"x\"]}]}}",
@@ -365,11 +365,11 @@ TEST(rejects_mount_and_hook_rules)
 TEST(rejects_namespace_and_mapping_rules)
 {
         ASSERT_TRUE(rejects(
-                LINUX("\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"ipc\"},{\"type\":\"foo\"}]"),
-                "linux.namespaces[2].type: unknown namespace type \"foo\""));
-        ASSERT_TRUE(rejects(
-                LINUX("\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"pid\",\"path\":\"/p\"}]"),
-                "linux.namespaces[1].type: duplicate namespace type \"pid\""));
+            LINUX("\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"ipc\"},{\"type\":\"foo\"}]"),
+            "linux.namespaces[2].type: unknown namespace type \"foo\""));
+        ASSERT_TRUE(
+            rejects(LINUX("\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"pid\",\"path\":\"/p\"}]"),
+                    "linux.namespaces[1].type: duplicate namespace type \"pid\""));
         ASSERT_TRUE(rejects(LINUX("\"namespaces\":[{\"path\":\"/p\"}]"),
                             "linux.namespaces[0].type: required property is missing"));
         ASSERT_TRUE(rejects(LINUX("\"namespaces\":[{\"type\":\"net\"}]"),
@@ -379,8 +379,8 @@ TEST(rejects_namespace_and_mapping_rules)
         ASSERT_TRUE(rejects(LINUX("\"uidMappings\":[{\"containerID\":0,\"size\":1}]"),
                             "linux.uidMappings[0].hostID: required property is missing"));
         ASSERT_TRUE(
-                rejects(LINUX("\"gidMappings\":[{\"containerID\":0,\"hostID\":1,\"size\":-1}]"),
-                        "linux.gidMappings[0].size: expected an unsigned 32-bit integer, got -1"));
+            rejects(LINUX("\"gidMappings\":[{\"containerID\":0,\"hostID\":1,\"size\":-1}]"),
+                    "linux.gidMappings[0].size: expected an unsigned 32-bit integer, got -1"));
         ASSERT_TRUE(rejects(LINUX("\"uidMappings\":[{\"containerID\":0,\"hostID\":1,\"size\":0}]"),
                             "linux.uidMappings[0].size: must be greater than zero"));
         ASSERT_TRUE(rejects(LINUX("\"uidMappings\":[{\"containerID\":0,\"hostID\":4294967295,"
@@ -391,20 +391,20 @@ TEST(rejects_namespace_and_mapping_rules)
 TEST(rejects_device_rules)
 {
         ASSERT_TRUE(rejects(
-                LINUX("\"devices\":[{\"type\":\"x\",\"path\":\"/dev/x\"}]"),
-                "linux.devices[0].type: expected one of \"c\", \"b\", \"u\", \"p\", got \"x\""));
+            LINUX("\"devices\":[{\"type\":\"x\",\"path\":\"/dev/x\"}]"),
+            "linux.devices[0].type: expected one of \"c\", \"b\", \"u\", \"p\", got \"x\""));
         ASSERT_TRUE(rejects(LINUX("\"devices\":[{\"type\":\"cc\",\"path\":\"/dev/x\"}]"),
                             "linux.devices[0].type: expected one of"));
         ASSERT_TRUE(rejects(LINUX("\"devices\":[{\"type\":\"c\",\"path\":\"dev/x\",\"major\":1,"
                                   "\"minor\":3}]"),
                             "linux.devices[0].path: must be an absolute path"));
         ASSERT_TRUE(
-                rejects(LINUX("\"devices\":[{\"type\":\"p\",\"path\":\"/p\"},{\"type\":\"b\","
-                              "\"path\":\"/dev/sda\",\"minor\":0}]"),
-                        "linux.devices[1].major: required property is missing (for type \"b\")"));
+            rejects(LINUX("\"devices\":[{\"type\":\"p\",\"path\":\"/p\"},{\"type\":\"b\","
+                          "\"path\":\"/dev/sda\",\"minor\":0}]"),
+                    "linux.devices[1].major: required property is missing (for type \"b\")"));
         ASSERT_TRUE(
-                rejects(LINUX("\"devices\":[{\"type\":\"u\",\"path\":\"/dev/x\",\"major\":1}]"),
-                        "linux.devices[0].minor: required property is missing (for type \"u\")"));
+            rejects(LINUX("\"devices\":[{\"type\":\"u\",\"path\":\"/dev/x\",\"major\":1}]"),
+                    "linux.devices[0].minor: required property is missing (for type \"u\")"));
         ASSERT_TRUE(rejects(LINUX("\"devices\":[{\"type\":\"c\",\"path\":\"/dev/x\",\"major\":1,"
                                   "\"minor\":3,\"fileMode\":-1}]"),
                             "linux.devices[0].fileMode: expected an unsigned 32-bit integer"));
@@ -415,8 +415,8 @@ TEST(rejects_device_rules)
 TEST(rejects_linux_misc_rules)
 {
         ASSERT_TRUE(
-                rejects(LINUX("\"sysctl\":{\"net.ipv4.ip_forward\":1}"),
-                        "linux.sysctl[\"net.ipv4.ip_forward\"]: expected a string, got a number"));
+            rejects(LINUX("\"sysctl\":{\"net.ipv4.ip_forward\":1}"),
+                    "linux.sysctl[\"net.ipv4.ip_forward\"]: expected a string, got a number"));
         ASSERT_TRUE(rejects(LINUX("\"sysctl\":[\"a=b\"]"),
                             "linux.sysctl: expected an object, got an array"));
         ASSERT_TRUE(rejects("{" HEAD ",\"annotations\":{\"org.a\":{\"x\":1}}}",
@@ -428,16 +428,16 @@ TEST(rejects_linux_misc_rules)
         ASSERT_TRUE(rejects(LINUX("\"readonlyPaths\":[\"proc\"]"),
                             "linux.readonlyPaths[0]: must be an absolute path"));
         ASSERT_TRUE(rejects(LINUX("\"resources\":\"max\""), "linux.resources: expected an object"));
-        ASSERT_TRUE(rejects(LINUX("\"seccomp\":[]"),
-                            "linux.seccomp: expected an object, got an array"));
+        ASSERT_TRUE(
+            rejects(LINUX("\"seccomp\":[]"), "linux.seccomp: expected an object, got an array"));
         ASSERT_TRUE(rejects(LINUX("\"cgroupsPath\":5"), "linux.cgroupsPath: expected a string"));
         ASSERT_TRUE(rejects(LINUX("\"mountLabel\":false"), "linux.mountLabel: expected a string"));
 }
 
 static const char small_doc[] =
-        "{\"linux\":{\"namespaces\":[{\"type\":\"pid\"}],\"sysctl\":{}},\"annotations\":"
-        "{\"b\":\"2\",\"a\":\"1\"}," PROC("") ",\"root\":{\"path\":\"rootfs\"},"
-                                              "\"ociVersion\":\"1.0.2\"}";
+    "{\"linux\":{\"namespaces\":[{\"type\":\"pid\"}],\"sysctl\":{}},\"annotations\":"
+    "{\"b\":\"2\",\"a\":\"1\"}," PROC("") ",\"root\":{\"path\":\"rootfs\"},"
+                                          "\"ociVersion\":\"1.0.2\"}";
 
 static const char small_golden[] = "{\n"
                                    "  \"ociVersion\": \"1.0.2\",\n"
@@ -512,9 +512,9 @@ TEST(writer_round_trips_full_config)
 
 TEST(writer_handles_built_models)
 {
-        struct oci_kv kv[] = { { "z", "1" }, { "a", "2" } };
-        struct oci_kv dup[] = { { "k", "1" }, { "k", "2" } };
-        struct oci_config cfg = { .oci_version = "1.0.2", .root = { .path = "rootfs" } };
+        struct oci_kv kv[] = {{"z", "1"}, {"a", "2"}};
+        struct oci_kv dup[] = {{"k", "1"}, {"k", "2"}};
+        struct oci_config cfg = {.oci_version = "1.0.2", .root = {.path = "rootfs"}};
         cleanup_free char *out = NULL;
         char *bad = NULL;
         size_t len = 0;

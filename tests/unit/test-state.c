@@ -17,33 +17,33 @@
 static struct bento_err err;
 
 static struct bento_applied_ns nss[] = {
-        { .type = "pid", .inode = 4026532000ULL },
-        { .type = "network", .inode = UINT64_MAX, .joined = true, .path = "/run/netns/x" },
+    {.type = "pid", .inode = 4026532000ULL},
+    {.type = "network", .inode = UINT64_MAX, .joined = true, .path = "/run/netns/x"},
 };
 static struct bento_applied_mount mounts[] = {
-        { .destination = "/proc", .type = "proc", .source = "proc", .options = "rw,nosuid" },
-        { .destination = "/data" },
+    {.destination = "/proc", .type = "proc", .source = "proc", .options = "rw,nosuid"},
+    {.destination = "/data"},
 };
 
 /* A record using every field; extra is set by the tests that want it. */
 static struct bento_record sample(void)
 {
         return (struct bento_record){
-                .id = "c1",
-                .pid = 4242,
-                .start_time = 123456789,
-                .bundle = "/srv/bundle",
-                .rootfs = "/srv/bundle/rootfs",
-                .created = "2026-01-02T03:04:05.123456789Z",
-                .owner = "root",
-                .cgroup_path = "/bento/c1",
-                .systemd_cgroup = true,
-                .namespaces = nss,
-                .n_namespaces = 2,
-                .mounts = mounts,
-                .n_mounts = 2,
-                .uid_map = "0 1000 1\n",
-                .gid_map = "0 1000 1\n",
+            .id = "c1",
+            .pid = 4242,
+            .start_time = 123456789,
+            .bundle = "/srv/bundle",
+            .rootfs = "/srv/bundle/rootfs",
+            .created = "2026-01-02T03:04:05.123456789Z",
+            .owner = "root",
+            .cgroup_path = "/bento/c1",
+            .systemd_cgroup = true,
+            .namespaces = nss,
+            .n_namespaces = 2,
+            .mounts = mounts,
+            .n_mounts = 2,
+            .uid_map = "0 1000 1\n",
+            .gid_map = "0 1000 1\n",
         };
 }
 
@@ -139,17 +139,17 @@ TEST(record_rejects_with_path)
         ASSERT_TRUE(record_rejects("{\"pid\":1}", "id: required property is missing"));
         ASSERT_TRUE(record_rejects("{\"id\":\"\",\"pid\":1}", "id: must not be empty"));
         ASSERT_TRUE(
-                record_rejects("{\"id\":\"c\",\"pid\":\"1\"}",
-                               "pid: expected an integer between 0 and 2147483647, got a string"));
+            record_rejects("{\"id\":\"c\",\"pid\":\"1\"}",
+                           "pid: expected an integer between 0 and 2147483647, got a string"));
         ASSERT_TRUE(
-                record_rejects("{\"id\":\"c\",\"pid\":-5}", "pid: expected an integer between 0"));
+            record_rejects("{\"id\":\"c\",\"pid\":-5}", "pid: expected an integer between 0"));
         ASSERT_TRUE(record_rejects("{\"id\":\"c\",\"pid\":1,\"startTime\":1.5}",
                                    "startTime: expected an unsigned 64-bit integer, got 1.5"));
         ASSERT_TRUE(record_rejects("{\"id\":\"c\",\"pid\":1,\"startTime\":1,\"bundle\":\"rel\"}",
                                    "bundle: must be an absolute path"));
         ASSERT_TRUE(
-                record_rejects("{" REC_HEAD ",\"namespaces\":[{\"type\":\"pid\",\"inode\":-1}]}",
-                               "namespaces[0].inode: expected an unsigned 64-bit integer, got -1"));
+            record_rejects("{" REC_HEAD ",\"namespaces\":[{\"type\":\"pid\",\"inode\":-1}]}",
+                           "namespaces[0].inode: expected an unsigned 64-bit integer, got -1"));
         ASSERT_TRUE(record_rejects("{" REC_HEAD ",\"namespaces\":[{\"inode\":1}]}",
                                    "namespaces[0].type: required property is missing"));
         ASSERT_TRUE(record_rejects("{" REC_HEAD
@@ -207,10 +207,10 @@ TEST(record_writer_refuses_incomplete)
 TEST(oci_state_compact)
 {
         struct bento_oci_state st = {
-                .id = "c1",
-                .status = BENTO_STATUS_CREATED,
-                .pid = 77,
-                .bundle = "/b",
+            .id = "c1",
+            .status = BENTO_STATUS_CREATED,
+            .pid = 77,
+            .bundle = "/b",
         };
         cleanup_free char *out = NULL;
         size_t len = 0;
@@ -223,21 +223,21 @@ TEST(oci_state_compact)
 
 TEST(oci_state_with_config_and_record)
 {
-        struct oci_kv kv[] = { { "org.z", "2" }, { "io.a", "1" } };
-        struct oci_config cfg = { .annotations = kv, .n_annotations = 2 };
+        struct oci_kv kv[] = {{"org.z", "2"}, {"io.a", "1"}};
+        struct oci_config cfg = {.annotations = kv, .n_annotations = 2};
         struct bento_record rec = sample();
         cleanup_bento_json struct bento_json *extra = NULL;
         cleanup_bento_json struct bento_json *doc = NULL;
         struct bento_oci_state st = {
-                .id = "c1",
-                .status = BENTO_STATUS_STOPPED,
-                .pid = 0,
-                .bundle = "/b",
-                .rootfs = "/b/rootfs",
-                .created = "2026-01-01T00:00:00Z",
-                .owner = "root",
-                .cfg = &cfg,
-                .rec = &rec,
+            .id = "c1",
+            .status = BENTO_STATUS_STOPPED,
+            .pid = 0,
+            .bundle = "/b",
+            .rootfs = "/b/rootfs",
+            .created = "2026-01-01T00:00:00Z",
+            .owner = "root",
+            .cfg = &cfg,
+            .rec = &rec,
         };
         const struct bento_json *bento;
         cleanup_free char *out = NULL;
@@ -260,7 +260,7 @@ TEST(oci_state_with_config_and_record)
         bento = bento_json_get(doc, "bento");
         ASSERT_EQ(bento_json_get(bento, "namespaces")->u.array.n, 2);
         ASSERT_STREQ(bento_json_get(bento_json_get(bento, "namespaces")->u.array.items[1], "path")
-                             ->u.string.s,
+                         ->u.string.s,
                      "/run/netns/x");
         ASSERT_EQ(bento_json_get(bento, "mounts")->type, BENTO_JSON_ARRAY); /* extra's skipped */
         ASSERT_STREQ(bento_json_get(bento, "uidMap")->u.string.s, "0 1000 1\n");
@@ -269,7 +269,7 @@ TEST(oci_state_with_config_and_record)
 
 TEST(oci_state_refuses_bad_input)
 {
-        struct bento_oci_state st = { .id = "c1", .status = _BENTO_STATUS_MAX, .bundle = "/b" };
+        struct bento_oci_state st = {.id = "c1", .status = _BENTO_STATUS_MAX, .bundle = "/b"};
         char *out = NULL;
         size_t len = 0;
 

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container's cgroup: created where the caller lives (cgroupfs driver
+ * on cgroup v1, the v1 "hybrid" layout and v2; or a transient systemd scope
+ * with --systemd-cgroup), linux.resources written and read back, the init
+ * moved in before it runs any container code, and removed on delete.
+ *
+ * Conventions: 0 or a negative errno with err filled.  Limits that did not
+ * take (the kernel holds another value than the one asked for) are errors.
+ */
+#ifndef RT_CGROUP_H
+#define RT_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "context.h"
+#include "json.h"
+#include "state.h"
+
+struct rt_cgroup_info {
+        char *path;       /* the cgroup path relative to the hierarchy roots, "/a/b/<id>";
+                           * NULL when the container got no cgroup of its own */
+        bool systemd;     /* created as a systemd scope */
+        struct bento_json *applied; /* object: what the kernel holds after applying,
+                                     * e.g. {"memory.limit": 268435456, ...}; may be NULL */
+};
+
+/* In `create`, after the init was cloned and before it was released into
+ * the container setup.  Without linux.resources and without cgroupsPath a
+ * rootless runtime may get no cgroup (info->path NULL); everything else is
+ * an error when it cannot be done. */
+int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_info *ret,
+                    struct bento_err *err);
+
+void rt_cgroup_info_done(struct rt_cgroup_info *info);
+
+/* Remove the container's cgroup (all hierarchies), waiting briefly for it to
+ * drain.  No-op when rec->cgroup_path is NULL. */
+int rt_cgroup_remove(const struct bento_record *rec, struct bento_err *err);
+
+/* 1 when frozen, 0 when not (or no cgroup), negative errno on error. */
+int rt_cgroup_is_frozen(const struct bento_record *rec);
+
+int rt_cgroup_freeze(const struct bento_record *rec, bool freeze, struct bento_err *err);
+
+/* Pids in the container's cgroup (host pids), sorted. */
+int rt_cgroup_pids(const struct bento_record *rec, pid_t **ret, size_t *ret_n,
+                   struct bento_err *err);
+
+/* Signal every process in the cgroup (freezing around it so no process
+ * escapes by forking; cgroup.kill for SIGKILL where the kernel has it). */
+int rt_cgroup_signal_all(const struct bento_record *rec, int sig, struct bento_err *err);
+
+/* Apply a LinuxResources object to the live cgroup; *ret_applied gets the
+ * values read back. */
+int rt_cgroup_update(const struct bento_record *rec, const struct bento_json *resources,
+                     struct bento_json **ret_applied, struct bento_err *err);
+
+#endif

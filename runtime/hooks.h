@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * OCI hooks: each entry of one kind run in order, with the container state
+ * JSON on stdin, its own args and env (the runtime's environment when env is
+ * absent), the bundle as cwd, and `timeout` enforced (SIGKILL, then treated
+ * as failure).  Hook stdout/stderr go to /dev/null.
+ */
+#ifndef RT_HOOKS_H
+#define RT_HOOKS_H
+
+#include <stdbool.h>
+
+#include "err.h"
+#include "oci-config.h"
+
+/* Run every hook of `kind`.  Stops at the first failure unless
+ * keep_going (poststop: every hook runs, failures become warning lines in
+ * warn).  state_json is the container state to hand over on stdin. */
+int rt_hooks_run(const struct oci_config *cfg, enum oci_hook_kind kind, const char *bundle,
+                 const char *state_json, bool keep_going, char *warn, size_t warn_size,
+                 struct bento_err *err);
+
+#endif

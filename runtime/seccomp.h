@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * linux.seccomp through libseccomp.  The filter is compiled once in
+ * `create` (parent side, before clone) into a BPF program; the init only
+ * installs it, with no allocation and no libseccomp call.
+ *
+ * Where it is installed (see init.c): with noNewPrivileges, after the
+ * exec.fifo released the init and after startContainer hooks, as the very
+ * last step before execve; without noNewPrivileges, before the identity
+ * switch drops CAP_SYS_ADMIN.  With SCMP_ACT_NOTIFY the init connects to
+ * listenerPath before pivot_root (the path is a host path) and, right after
+ * installing the filter, sends the "container process state" JSON with the
+ * notify fd over that socket (SCM_RIGHTS).
+ */
+#ifndef RT_SECCOMP_H
+#define RT_SECCOMP_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "json.h"
+#include "oci-config.h"
+
+struct rt_seccomp; /* compiled filter, listener path, metadata */
+
+/* Compile cfg->linux_.seccomp.  *ret is NULL when the config has none.
+ * Warnings (unknown syscall names skipped) go into warn (lines). */
+int rt_seccomp_compile(const struct oci_config *cfg, struct rt_seccomp **ret, char *warn,
+                       size_t warn_size, struct bento_err *err);
+
+struct rt_seccomp *rt_seccomp_free(struct rt_seccomp *s);
+
+/* True when the filter has SCMP_ACT_NOTIFY rules and a listenerPath. */
+bool rt_seccomp_has_listener(const struct rt_seccomp *s);
+
+/* In the init before pivot_root: connect to listenerPath.  Returns the fd. */
+int rt_seccomp_connect_listener(const struct rt_seccomp *s, struct bento_err *err);
+
+/* In the init: install the filter; with a listener, send the container
+ * process state (built from cfg, id, bundle and host_pid) and the notify fd
+ * over listener_fd. */
+int rt_seccomp_install(const struct rt_seccomp *s, int listener_fd, const struct oci_config *cfg,
+                       const char *id, const char *bundle, pid_t host_pid,
+                       struct bento_err *err);
+
+#endif
