@@ -15,8 +15,13 @@ int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_in
         ret->path = NULL;
         ret->systemd = false;
         ret->applied = NULL;
+        if (ctx->systemd_cgroup)
+                return bento_err_setx(err, ENOTSUP, "--systemd-cgroup: not supported yet");
+        if (ctx->cfg->linux_.cgroups_path)
+                return bento_err_setx(err, ENOTSUP, "linux.cgroupsPath: not supported yet");
         if (res && res->type == BENTO_JSON_OBJECT && res->u.object.n > 0)
-                return bento_err_setx(err, ENOTSUP, "linux.resources: cgroup limits are not "
+                return bento_err_setx(err, ENOTSUP,
+                                      "linux.resources: cgroup limits are not "
                                       "supported yet; refusing to run without them");
         return 0;
 }

@@ -20,9 +20,9 @@
 #include "state.h"
 
 struct rt_cgroup_info {
-        char *path;       /* the cgroup path relative to the hierarchy roots, "/a/b/<id>";
-                           * NULL when the container got no cgroup of its own */
-        bool systemd;     /* created as a systemd scope */
+        char *path;                 /* the cgroup path relative to the hierarchy roots, "/a/b/<id>";
+                                     * NULL when the container got no cgroup of its own */
+        bool systemd;               /* created as a systemd scope */
         struct bento_json *applied; /* object: what the kernel holds after applying,
                                      * e.g. {"memory.limit": 268435456, ...}; may be NULL */
 };

@@ -61,8 +61,7 @@ int cmd_create(const struct rt_global *g, int argc, char **argv)
                 return rt_log_err(&err);
         if (need_one_id("create", &a, 0, &o.id) < 0)
                 return 1;
-        if (rt_check_cgroup_driver(g, &err) < 0)
-                return rt_log_err(&err);
+        o.systemd_cgroup = g->systemd_cgroup;
         return with_store(g, do_create, &o);
 }
 

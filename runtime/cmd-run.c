@@ -139,7 +139,8 @@ int cmd_run(const struct rt_global *g, int argc, char **argv)
                 return 1;
         }
         o.id = a.argv[a.i];
-        if (rt_check_cgroup_driver(g, &err) < 0 || rt_store_open(g->root, &store, &err) < 0)
+        o.systemd_cgroup = g->systemd_cgroup;
+        if (rt_store_open(g->root, &store, &err) < 0)
                 return rt_log_err(&err);
         if (extra & RT_RUN_DETACH) {
                 o.child_of_caller = true;

@@ -18,15 +18,18 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "log.h"
+#include "landlock.h"
 #include "mounts.h"
 #include "namespaces.h"
 #include "proc.h"
 #include "process.h"
 #include "record.h"
+#include "seccomp.h"
 #include "spawn.h"
 
-/* Layers this build cannot enforce yet: refusing them is the only honest
- * answer (a container must never run with a requested guarantee dropped). */
+/* Layers bento-runtime cannot enforce: refusing them is the only honest
+ * answer (a container must never run with a requested guarantee dropped).
+ * Hooks, seccomp, cgroups and Landlock are checked by their own modules. */
 static int refuse_unsupported(const struct oci_config *cfg, struct bento_err *err)
 {
         if (cfg->n_unmodelled)
@@ -34,26 +37,6 @@ static int refuse_unsupported(const struct oci_config *cfg, struct bento_err *er
                                       "%s: not supported by bento-runtime; "
                                       "refusing to run without it",
                                       cfg->unmodelled[0]);
-        for (int k = 0; k < _OCI_HOOK_KIND_MAX; k++)
-                if (cfg->n_hooks[k])
-                        return bento_err_setx(err, ENOTSUP,
-                                              "hooks.%s: hooks are not supported "
-                                              "by this build of bento-runtime",
-                                              oci_hook_kind_to_string(k));
-        if (cfg->linux_.seccomp)
-                return bento_err_setx(err, ENOTSUP,
-                                      "linux.seccomp: seccomp is not supported by "
-                                      "this build of bento-runtime; refusing to run without it");
-        if (cfg->linux_.resources && cfg->linux_.resources->type == BENTO_JSON_OBJECT &&
-            cfg->linux_.resources->u.object.n > 0)
-                return bento_err_setx(err, ENOTSUP,
-                                      "linux.resources: cgroup limits are not "
-                                      "supported by this build of bento-runtime; refusing to run "
-                                      "without them");
-        if (cfg->process->landlock)
-                return bento_err_setx(err, ENOTSUP,
-                                      "process.landlock: not supported by this "
-                                      "build of bento-runtime");
         if (cfg->process->apparmor_profile && cfg->process->apparmor_profile[0])
                 return bento_err_setx(err, ENOTSUP,
                                       "process.apparmorProfile: AppArmor is not "
@@ -87,6 +70,9 @@ static int check_config(const struct oci_config *cfg, const struct rt_create_opt
                 return bento_err_setx(err, EINVAL,
                                       "process.terminal is true: --console-socket "
                                       "is required");
+        r = rt_landlock_validate(cfg->process->landlock, err);
+        if (r < 0)
+                return r;
         r = rt_mounts_validate(cfg, err);
         if (r < 0)
                 return r;
@@ -139,6 +125,7 @@ struct create_job {
         struct rt_container_dir dir;
         char *fifo_path;
         struct rt_ns_plan plan;
+        struct rt_seccomp *seccomp;
 };
 
 static int load_bundle(struct create_job *job, struct bento_err *err)
@@ -190,7 +177,7 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
         r = rt_spawn_init(ctx, &job->plan, &so, &sp, err);
         if (r < 0)
                 return r;
-        r = rt_record_build(ctx, sp.pid, &rec, err);
+        r = rt_record_build(ctx, sp.pid, &sp.cgroup, &rec, err);
         if (r >= 0)
                 r = rt_container_config_save(&job->dir, job->config_data, job->config_len, err);
         if (r >= 0)
@@ -202,12 +189,33 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
                 (void) rt_pidfd_signal(sp.pidfd, 9, &ignored);
                 (void) rt_pidfd_wait_exit(sp.pidfd, 5000);
                 close(sp.pidfd);
+                if (sp.cgroup.path) {
+                        struct bento_record cg = {.id = (char *) ctx->id,
+                                                  .cgroup_path = sp.cgroup.path,
+                                                  .systemd_cgroup = sp.cgroup.systemd};
+                        (void) rt_cgroup_remove(&cg, &ignored);
+                }
+                rt_cgroup_info_done(&sp.cgroup);
                 return r;
         }
         rt_log_debug("create %s: init %d is set up and waits for start", ctx->id, (int) sp.pid);
+        rt_cgroup_info_done(&sp.cgroup);
         ret->pid = sp.pid;
         ret->pidfd = sp.pidfd;
         return 0;
+}
+
+/* Compiled once here, before the clone: the init only installs it. */
+static int compile_seccomp(struct create_job *job, struct bento_err *err)
+{
+        char warnings[2048] = "";
+        int r;
+
+        r = rt_seccomp_compile(job->cfg, &job->seccomp, warnings, sizeof(warnings), err);
+        for (char *save = NULL, *w = strtok_r(warnings, "\n", &save); w;
+             w = strtok_r(NULL, "\n", &save))
+                rt_log_warning("%s", w);
+        return r;
 }
 
 static void job_free(struct create_job *job)
@@ -219,6 +227,7 @@ static void job_free(struct create_job *job)
         oci_config_free(job->cfg);
         rt_ns_plan_close(&job->plan);
         rt_container_dir_close(&job->dir);
+        rt_seccomp_free(job->seccomp);
 }
 
 int rt_container_create(struct rt_store *store, const struct rt_create_opts *opts,
@@ -245,8 +254,12 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                                   .no_new_keyring = opts->no_new_keyring,
                                   .preserve_fds = opts->preserve_fds};
         r = rt_ns_plan_make(job.cfg, &ctx, &job.plan, err);
+        if (r >= 0)
+                r = compile_seccomp(&job, err);
         if (r < 0)
                 goto out;
+        ctx.seccomp = job.seccomp;
+        ctx.systemd_cgroup = opts->systemd_cgroup;
         rt_log_debug("create %s: bundle %s, rootfs %s, clone flags %#lx%s%s", opts->id, job.bundle,
                      job.rootfs, job.plan.clone_flags,
                      job.plan.any_join ? ", joining namespaces by path" : "",

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cgroup.h"
+#include "hooks.h"
 #include "log.h"
 #include "proc.h"
 
@@ -52,6 +54,26 @@ static int open_container(struct rt_store *store, const char *id, struct opened 
         return 0;
 }
 
+static int teardown(struct rt_store *store, const char *id, struct opened *o,
+                    struct bento_err *err);
+
+static int run_poststart(const char *id, const struct opened *o, struct bento_err *err)
+{
+        cleanup_oci_config struct oci_config *cfg = NULL;
+        cleanup_free char *state = NULL;
+        int r;
+
+        r = rt_container_config_load(&o->dir, &cfg, err);
+        if (r < 0 || cfg->n_hooks[OCI_HOOK_POSTSTART] == 0)
+                return r;
+        r = rt_hooks_state(cfg, id, o->rec->bundle, BENTO_STATUS_RUNNING, o->rec->pid, &state,
+                           err);
+        if (r >= 0)
+                r = rt_hooks_run(cfg, OCI_HOOK_POSTSTART, o->rec->bundle, state, false, NULL, 0,
+                                 err);
+        return r;
+}
+
 int rt_container_start(struct rt_store *store, const char *id, struct bento_err *err)
 {
         struct opened o;
@@ -77,8 +99,17 @@ int rt_container_start(struct rt_store *store, const char *id, struct bento_err 
         } else if (write(fd, "0", 1) != 1) {
                 r = bento_err_set(err, errno ? errno : EIO, "cannot start container %s", id);
         }
-        if (r >= 0)
+        if (r >= 0) {
                 rt_log_debug("start %s: init %d released", id, (int) o.rec->pid);
+                o.status = BENTO_STATUS_RUNNING;
+                r = run_poststart(id, &o, err);
+                if (r < 0) {
+                        /* runtime-spec: a failed poststart hook stops the
+                         * container and deletes it */
+                        struct bento_err ignored;
+                        (void) teardown(store, id, &o, &ignored);
+                }
+        }
         opened_close(&o);
         return r;
 }
@@ -112,7 +143,7 @@ static bool belongs(pid_t pid, pid_t init, uint64_t pidns, const pid_t *tree, si
         return false;
 }
 
-static int kill_all(const struct bento_record *rec, int sig, struct bento_err *err)
+static int kill_all_by_proc(const struct bento_record *rec, int sig, struct bento_err *err)
 {
         uint64_t pidns = 0;
         pid_t tree[4096];
@@ -134,6 +165,15 @@ static int kill_all(const struct bento_record *rec, int sig, struct bento_err *e
                 (void) kill(pid, sig);
         }
         return 0;
+}
+
+/* Every process of the container: through its cgroup when it has one of
+ * its own (nothing escapes by forking), else by walking /proc. */
+static int kill_all(const struct bento_record *rec, int sig, struct bento_err *err)
+{
+        if (rec->cgroup_path)
+                return rt_cgroup_signal_all(rec, sig, err);
+        return kill_all_by_proc(rec, sig, err);
 }
 
 static int signal_container(const struct bento_record *rec, int sig, bool all,
@@ -184,10 +224,43 @@ static int destroy(const struct bento_record *rec, struct bento_err *err)
         (void) kill_all(rec, SIGKILL, &ignored);
         if (rt_pidfd_signal(pidfd, SIGKILL, err) < 0 && err->code != ESRCH)
                 return -err->code;
+        /* a frozen task only dies once it is thawed */
+        if (rt_cgroup_is_frozen(rec) == 1)
+                (void) rt_cgroup_freeze(rec, false, &ignored);
         if (rt_pidfd_wait_exit(pidfd, 10000) < 0)
                 return bento_err_setx(err, ETIMEDOUT, "container %s did not die after SIGKILL",
                                       rec->id);
         return 0;
+}
+
+/* After the processes are gone: the cgroup, poststop hooks (failures are
+ * warnings, every hook runs), then the state directory. */
+static int teardown(struct rt_store *store, const char *id, struct opened *o,
+                    struct bento_err *err)
+{
+        cleanup_oci_config struct oci_config *cfg = NULL;
+        struct bento_err herr = {0};
+        char warnings[2048] = "";
+        int r = 0;
+
+        if (o->rec && o->status != BENTO_STATUS_STOPPED)
+                r = destroy(o->rec, err);
+        if (r >= 0 && o->rec)
+                r = rt_cgroup_remove(o->rec, err);
+        if (r < 0)
+                return r;
+        if (o->rec && rt_container_config_load(&o->dir, &cfg, &herr) >= 0 &&
+            cfg->n_hooks[OCI_HOOK_POSTSTOP] > 0) {
+                cleanup_free char *state = NULL;
+                if (rt_hooks_state(cfg, id, o->rec->bundle, BENTO_STATUS_STOPPED, 0, &state,
+                                   &herr) >= 0)
+                        (void) rt_hooks_run(cfg, OCI_HOOK_POSTSTOP, o->rec->bundle, state, true,
+                                            warnings, sizeof(warnings), &herr);
+                for (char *save = NULL, *w = strtok_r(warnings, "\n", &save); w;
+                     w = strtok_r(NULL, "\n", &save))
+                        rt_log_warning("%s", w);
+        }
+        return rt_container_dir_remove(store, id, &o->dir, err);
 }
 
 int rt_container_delete(struct rt_store *store, const char *id, bool force, struct bento_err *err)
@@ -208,10 +281,7 @@ int rt_container_delete(struct rt_store *store, const char *id, bool force, stru
                 opened_close(&o);
                 return r;
         }
-        if (o.rec && o.status != BENTO_STATUS_STOPPED)
-                r = destroy(o.rec, err);
-        if (r >= 0)
-                r = rt_container_dir_remove(store, id, &o.dir, err);
+        r = teardown(store, id, &o, err);
         opened_close(&o);
         return r;
 }

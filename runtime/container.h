@@ -23,6 +23,8 @@ struct rt_create_opts {
         /* `create` (and `run --detach`): the init becomes a child of our
          * caller; foreground `run` keeps it as our own child */
         bool child_of_caller;
+        /* --systemd-cgroup */
+        bool systemd_cgroup;
 };
 
 struct rt_created {

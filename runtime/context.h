@@ -14,6 +14,8 @@
 #include "err.h"
 #include "oci-config.h"
 
+struct rt_seccomp;
+
 struct rt_context {
         const struct oci_config *cfg;
         const char *id;
@@ -33,6 +35,15 @@ struct rt_context {
         bool no_pivot;
         bool no_new_keyring;
         int preserve_fds;
+
+        /* --systemd-cgroup: the cgroup is a transient systemd scope */
+        bool systemd_cgroup;
+        /* linux.seccomp compiled in `create` before the clone; NULL: none */
+        const struct rt_seccomp *seccomp;
 };
+
+/* prestart or createRuntime hooks exist: the init stops after its mounts
+ * (before pivot_root) until the runtime has run them */
+bool rt_context_has_runtime_hooks(const struct rt_context *ctx);
 
 #endif

@@ -71,17 +71,3 @@ int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, unsigned *
                 *ret_extra_ids = extra;
         return r;
 }
-
-int rt_check_cgroup_driver(const struct rt_global *g, struct bento_err *err)
-{
-        if (!g->systemd_cgroup)
-                return 0;
-        if (access("/run/systemd/system", F_OK) < 0)
-                return bento_err_setx(err, ENOTSUP,
-                                      "--systemd-cgroup: systemd is not running on "
-                                      "this host (no /run/systemd/system); use the default "
-                                      "cgroupfs driver");
-        return bento_err_setx(err, ENOTSUP,
-                              "--systemd-cgroup: the systemd cgroup driver is not "
-                              "part of this build of bento-runtime");
-}

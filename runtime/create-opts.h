@@ -15,7 +15,5 @@
 int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, unsigned *ret_extra_ids,
                          struct bento_err *err);
 
-/* --systemd-cgroup asks for a cgroup driver this build does not have. */
-int rt_check_cgroup_driver(const struct rt_global *g, struct bento_err *err);
 
 #endif

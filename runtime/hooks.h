@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "oci-config.h"
+#include "state.h"
 
 /* Run every hook of `kind`.  Stops at the first failure unless
  * keep_going (poststop: every hook runs, failures become warning lines in
@@ -19,5 +20,10 @@
 int rt_hooks_run(const struct oci_config *cfg, enum oci_hook_kind kind, const char *bundle,
                  const char *state_json, bool keep_going, char *warn, size_t warn_size,
                  struct bento_err *err);
+
+/* The container state handed to hooks on stdin (compact JSON: ociVersion,
+ * id, status, pid, bundle, annotations). */
+int rt_hooks_state(const struct oci_config *cfg, const char *id, const char *bundle,
+                   enum bento_status status, pid_t pid, char **ret, struct bento_err *err);
 
 #endif

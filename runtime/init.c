@@ -20,9 +20,12 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "hooks.h"
+#include "landlock.h"
 #include "mounts.h"
 #include "namespaces.h"
 #include "process.h"
+#include "seccomp.h"
 #include "sync.h"
 #include "terminal.h"
 
@@ -31,6 +34,12 @@
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
+
+/* What the init learns on the way and needs later. */
+struct init_state {
+        pid_t host_pid;  /* our pid as the runtime sees it (hooks, seccomp agent) */
+        int listener_fd; /* connected seccomp agent socket, or -1 */
+};
 
 /* Signals the runtime ignored or blocked must not leak into the target:
  * ignored dispositions survive execve. */
@@ -62,7 +71,8 @@ static void close_inherited_fds(const struct rt_init_args *a)
 }
 
 /* sync #1: wait until the parent wrote the id maps and placed us. */
-static int step_wait_parent(const struct rt_init_args *a, struct bento_err *err)
+static int step_wait_parent(const struct rt_init_args *a, struct init_state *st,
+                            struct bento_err *err)
 {
         struct rt_sync_msg m;
         int r;
@@ -70,6 +80,7 @@ static int step_wait_parent(const struct rt_init_args *a, struct bento_err *err)
         r = rt_sync_expect(a->sync_fd, RT_SYNC_MAPS_DONE, &m, NULL, err);
         if (r < 0)
                 return r;
+        st->host_pid = m.code;
         if (a->ctx->new_ns[OCI_NS_USER]) {
                 /* become root of the new namespace when root is mapped, so
                  * files made during setup get a mapped owner */
@@ -90,15 +101,56 @@ static int step_namespaces(const struct rt_context *ctx, struct bento_err *err)
         return 0;
 }
 
-static int step_filesystem(const struct rt_context *ctx, struct bento_err *err)
+/* sync #2 (init side): report the mounts made and wait while the runtime
+ * runs prestart and createRuntime hooks in its own namespaces. */
+static int wait_runtime_hooks(const struct rt_init_args *a, struct bento_err *err)
 {
+        struct rt_sync_msg m;
         int r;
 
-        if (!ctx->has_ns[OCI_NS_MOUNT])
-                return bento_err_setx(err, EINVAL,
-                                      "linux.namespaces: a mount namespace is "
-                                      "required");
+        if (!rt_context_has_runtime_hooks(a->ctx))
+                return 0;
+        if (rt_sync_send(a->sync_fd, RT_SYNC_MOUNTED, 0, NULL, -1) < 0)
+                return bento_err_setx(err, EPIPE, "the runtime went away during setup");
+        r = rt_sync_expect(a->sync_fd, RT_SYNC_HOOKS_DONE, &m, NULL, err);
+        return r < 0 ? r : 0;
+}
+
+/* Hooks run from inside the container (createContainer, startContainer). */
+static int run_container_hooks(const struct rt_context *ctx, enum oci_hook_kind kind,
+                               enum bento_status status, struct bento_err *err)
+{
+        char *state = NULL;
+        int r;
+
+        if (ctx->cfg->n_hooks[kind] == 0)
+                return 0;
+        r = rt_hooks_state(ctx->cfg, ctx->id, ctx->bundle, status, 0, &state, err);
+        if (r >= 0)
+                r = rt_hooks_run(ctx->cfg, kind, ctx->bundle, state, false, NULL, 0, err);
+        free(state);
+        return r;
+}
+
+static int step_filesystem(const struct rt_init_args *a, struct init_state *st,
+                           struct bento_err *err)
+{
+        const struct rt_context *ctx = a->ctx;
+        int r;
+
         r = rt_mounts_prepare(ctx, err);
+        if (r >= 0)
+                r = wait_runtime_hooks(a, err);
+        /* still before pivot_root: host paths (hook programs, the seccomp
+         * agent's socket) are reachable */
+        if (r >= 0)
+                r = run_container_hooks(ctx, OCI_HOOK_CREATE_CONTAINER, BENTO_STATUS_CREATED,
+                                        err);
+        if (r >= 0 && rt_seccomp_has_listener(ctx->seccomp)) {
+                r = rt_seccomp_connect_listener(ctx->seccomp, err);
+                if (r >= 0)
+                        st->listener_fd = r;
+        }
         if (r >= 0)
                 r = rt_mounts_pivot(ctx, err);
         /* sysctls go in before readonlyPaths (engines list /proc/sys there) */
@@ -158,7 +210,8 @@ static int resolve_executable(const struct oci_process *proc, char *out, size_t 
                               name);
 }
 
-static int step_process(const struct rt_init_args *a, char *exe, size_t size, struct bento_err *err)
+static int step_process(const struct rt_init_args *a, const struct init_state *st, char *exe,
+                        size_t size, struct bento_err *err)
 {
         const struct rt_context *ctx = a->ctx;
         const struct oci_process *proc = ctx->cfg->process;
@@ -173,6 +226,11 @@ static int step_process(const struct rt_init_args *a, char *exe, size_t size, st
                 r = rt_rlimits_apply(proc, err);
         if (r >= 0)
                 r = rt_keyring_join(ctx, err);
+        /* without noNewPrivileges the filter must go in while we still hold
+         * CAP_SYS_ADMIN; with it, it waits until the very end */
+        if (r >= 0 && ctx->seccomp && !proc->no_new_privileges)
+                r = rt_seccomp_install(ctx->seccomp, st->listener_fd, ctx->cfg, ctx->id,
+                                       ctx->bundle, st->host_pid, err);
         if (r >= 0)
                 r = rt_identity_apply(proc, err);
         /* after the identity switch: the target's own uid must be able to
@@ -211,6 +269,26 @@ static int wait_for_start(int fifo_fd)
         return n == 1 ? 0 : -EPIPE;
 }
 
+/* sync #3 passed: startContainer hooks, then Landlock, then (with
+ * noNewPrivileges) the seccomp filter as the very last step before execve.
+ * The filter comes last so that a profile blocking landlock_* or the hooks'
+ * execve cannot break the runtime's own setup; the exec gate of a bento
+ * bundle lets exactly this one execve through. */
+static int finish_after_start(const struct rt_context *ctx, const struct init_state *st,
+                              struct bento_err *err)
+{
+        const struct oci_process *proc = ctx->cfg->process;
+        int r;
+
+        r = run_container_hooks(ctx, OCI_HOOK_START_CONTAINER, BENTO_STATUS_CREATED, err);
+        if (r >= 0 && proc->landlock)
+                r = rt_landlock_apply(proc->landlock, err);
+        if (r >= 0 && ctx->seccomp && proc->no_new_privileges)
+                r = rt_seccomp_install(ctx->seccomp, st->listener_fd, ctx->cfg, ctx->id,
+                                       ctx->bundle, st->host_pid, err);
+        return r;
+}
+
 /* execve wants NULL-terminated vectors; the model keeps (pointer, count). */
 static char **null_terminated(char **v, size_t n)
 {
@@ -227,19 +305,20 @@ void rt_init_main(const struct rt_init_args *a)
 {
         const struct rt_context *ctx = a->ctx;
         const struct oci_process *proc = ctx->cfg->process;
+        struct init_state st = {.host_pid = 0, .listener_fd = -1};
         struct bento_err err = {0};
         char exe[PATH_MAX];
         int r;
 
         reset_signals();
         close_inherited_fds(a);
-        r = step_wait_parent(a, &err);
+        r = step_wait_parent(a, &st, &err);
         if (r >= 0)
                 r = step_namespaces(ctx, &err);
         if (r >= 0)
-                r = step_filesystem(ctx, &err);
+                r = step_filesystem(a, &st, &err);
         if (r >= 0)
-                r = step_process(a, exe, sizeof(exe), &err);
+                r = step_process(a, &st, exe, sizeof(exe), &err);
         if (r >= 0)
                 r = step_fds(ctx, &err);
         if (r < 0) {
@@ -253,6 +332,10 @@ void rt_init_main(const struct rt_init_args *a)
         if (wait_for_start(a->fifo_fd) < 0)
                 _exit(1);
         close(a->fifo_fd);
+        if (finish_after_start(ctx, &st, &err) < 0) {
+                fprintf(stderr, "bento-runtime: %s\n", err.msg);
+                _exit(126);
+        }
         execve(exe, null_terminated(proc->args, proc->n_args),
                null_terminated(proc->env, proc->n_env));
         fprintf(stderr, "bento-runtime: exec \"%s\": %s\n", exe, strerror(errno));

@@ -12,7 +12,9 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "landlock.h"
 #include "proc.h"
+#include "seccomp.h"
 
 static char *now_rfc3339(void)
 {
@@ -151,8 +153,36 @@ static char *read_map(pid_t pid, const char *name)
         return data;
 }
 
-int rt_record_build(const struct rt_context *ctx, pid_t pid, struct bento_record **ret,
-                    struct bento_err *err)
+/* Facts beyond namespaces and mounts: cgroup limits as read back, the
+ * seccomp filter installed, the Landlock ABI used. */
+static struct bento_json *applied_facts(const struct rt_context *ctx,
+                                        const struct rt_cgroup_info *cgroup)
+{
+        struct bento_json *obj = bento_json_new_object();
+        struct bento_json *ll = bento_json_new_object();
+        int r = obj && ll ? 0 : -ENOMEM;
+
+        if (r >= 0 && cgroup && cgroup->applied)
+                r = bento_json_object_set(obj, "cgroup", bento_json_dup(cgroup->applied));
+        if (r >= 0 && ctx->seccomp)
+                r = bento_json_object_set(obj, "seccomp", rt_seccomp_describe(ctx->seccomp));
+        if (r >= 0)
+                r = bento_json_object_set(ll, "requested",
+                                          bento_json_new_bool(ctx->cfg->process->landlock != NULL));
+        if (r >= 0)
+                r = bento_json_object_set(ll, "abi", bento_json_new_int(rt_landlock_abi()));
+        if (r >= 0) {
+                r = bento_json_object_set(obj, "landlock", ll);
+                ll = NULL;
+        }
+        bento_json_free(ll);
+        if (r < 0)
+                return bento_json_free(obj);
+        return obj;
+}
+
+int rt_record_build(const struct rt_context *ctx, pid_t pid, const struct rt_cgroup_info *cgroup,
+                    struct bento_record **ret, struct bento_err *err)
 {
         cleanup_bento_record struct bento_record *rec = NULL;
         int r;
@@ -180,6 +210,15 @@ int rt_record_build(const struct rt_context *ctx, pid_t pid, struct bento_record
                 rec->uid_map = read_map(pid, "uid_map");
                 rec->gid_map = read_map(pid, "gid_map");
         }
+        if (cgroup && cgroup->path) {
+                rec->cgroup_path = strdup(cgroup->path);
+                rec->systemd_cgroup = cgroup->systemd;
+                if (!rec->cgroup_path)
+                        return bento_err_set(err, ENOMEM, "state record");
+        }
+        rec->extra = applied_facts(ctx, cgroup);
+        if (!rec->extra)
+                return bento_err_set(err, ENOMEM, "state record");
         *ret = TAKE_PTR(rec);
         return 0;
 }

@@ -7,11 +7,14 @@
 #ifndef RT_RECORD_H
 #define RT_RECORD_H
 
+#include "cgroup.h"
 #include "context.h"
 #include "namespaces.h"
 #include "state.h"
 
-int rt_record_build(const struct rt_context *ctx, pid_t pid, struct bento_record **ret,
-                    struct bento_err *err);
+/* cgroup: where the init was placed (its path is copied, `applied` is
+ * copied into the record's "applied" facts). */
+int rt_record_build(const struct rt_context *ctx, pid_t pid, const struct rt_cgroup_info *cgroup,
+                    struct bento_record **ret, struct bento_err *err);
 
 #endif

@@ -12,7 +12,8 @@ int rt_seccomp_compile(const struct oci_config *cfg, struct rt_seccomp **ret, ch
         (void) warn_size;
         *ret = NULL;
         if (cfg->linux_.seccomp)
-                return bento_err_setx(err, ENOTSUP, "linux.seccomp: seccomp is not supported "
+                return bento_err_setx(err, ENOTSUP,
+                                      "linux.seccomp: seccomp is not supported "
                                       "yet; refusing to run without it");
         return 0;
 }
@@ -21,6 +22,12 @@ struct rt_seccomp *rt_seccomp_free(struct rt_seccomp *s)
 {
         (void) s;
         return NULL;
+}
+
+struct bento_json *rt_seccomp_describe(const struct rt_seccomp *s)
+{
+        (void) s;
+        return bento_json_new_object();
 }
 
 bool rt_seccomp_has_listener(const struct rt_seccomp *s)
@@ -36,8 +43,7 @@ int rt_seccomp_connect_listener(const struct rt_seccomp *s, struct bento_err *er
 }
 
 int rt_seccomp_install(const struct rt_seccomp *s, int listener_fd, const struct oci_config *cfg,
-                       const char *id, const char *bundle, pid_t host_pid,
-                       struct bento_err *err)
+                       const char *id, const char *bundle, pid_t host_pid, struct bento_err *err)
 {
         (void) s;
         (void) listener_fd;

@@ -31,6 +31,10 @@ int rt_seccomp_compile(const struct oci_config *cfg, struct rt_seccomp **ret, ch
 
 struct rt_seccomp *rt_seccomp_free(struct rt_seccomp *s);
 
+/* What was compiled, for `state`: {"defaultAction", "rules", "architectures",
+ * "flags", "listenerPath"}; NULL on allocation failure. */
+struct bento_json *rt_seccomp_describe(const struct rt_seccomp *s);
+
 /* True when the filter has SCMP_ACT_NOTIFY rules and a listenerPath. */
 bool rt_seccomp_has_listener(const struct rt_seccomp *s);
 
@@ -41,7 +45,6 @@ int rt_seccomp_connect_listener(const struct rt_seccomp *s, struct bento_err *er
  * process state (built from cfg, id, bundle and host_pid) and the notify fd
  * over listener_fd. */
 int rt_seccomp_install(const struct rt_seccomp *s, int listener_fd, const struct oci_config *cfg,
-                       const char *id, const char *bundle, pid_t host_pid,
-                       struct bento_err *err);
+                       const char *id, const char *bundle, pid_t host_pid, struct bento_err *err);
 
 #endif

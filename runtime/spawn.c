@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "hooks.h"
 #include "init.h"
 #include "proc.h"
 #include "sync.h"
@@ -139,12 +140,16 @@ static int write_oom_score_adj(pid_t pid, int value, struct bento_err *err)
 }
 
 /* sync #1 (parent side): maps, oom score, then let the init go on. */
-static int setup_from_outside(const struct rt_context *ctx, const struct rt_spawned *sp, int sock,
+static int setup_from_outside(const struct rt_context *ctx, struct rt_spawned *sp, int sock,
                               struct bento_err *err)
 {
         const struct oci_process *proc = ctx->cfg->process;
         int r;
 
+        /* in its cgroup before it runs any container code */
+        r = rt_cgroup_enter(ctx, sp->pid, &sp->cgroup, err);
+        if (r < 0)
+                return r;
         if (ctx->new_ns[OCI_NS_USER]) {
                 r = rt_ns_write_maps(sp->pid, ctx->cfg, ctx->rootless, err);
                 if (r < 0)
@@ -155,7 +160,35 @@ static int setup_from_outside(const struct rt_context *ctx, const struct rt_spaw
                 if (r < 0)
                         return r;
         }
-        if (rt_sync_send(sock, RT_SYNC_MAPS_DONE, 0, NULL, -1) < 0)
+        if (rt_sync_send(sock, RT_SYNC_MAPS_DONE, sp->pid, NULL, -1) < 0)
+                return bento_err_setx(err, EPIPE, "the container process exited during setup");
+        return 0;
+}
+
+/* sync #2 (parent side): the init's mounts are made and it waits before
+ * pivot_root; prestart and createRuntime hooks run now, in our namespaces. */
+static int run_runtime_hooks(const struct rt_context *ctx, const struct rt_spawned *sp, int sock,
+                             struct bento_err *err)
+{
+        cleanup_free char *state = NULL;
+        struct rt_sync_msg m;
+        int r;
+
+        if (!rt_context_has_runtime_hooks(ctx))
+                return 0;
+        r = rt_sync_expect(sock, RT_SYNC_MOUNTED, &m, NULL, err);
+        if (r >= 0)
+                r = rt_hooks_state(ctx->cfg, ctx->id, ctx->bundle, BENTO_STATUS_CREATING, sp->pid,
+                                   &state, err);
+        if (r >= 0)
+                r = rt_hooks_run(ctx->cfg, OCI_HOOK_PRESTART, ctx->bundle, state, false, NULL, 0,
+                                 err);
+        if (r >= 0)
+                r = rt_hooks_run(ctx->cfg, OCI_HOOK_CREATE_RUNTIME, ctx->bundle, state, false,
+                                 NULL, 0, err);
+        if (r < 0)
+                return r;
+        if (rt_sync_send(sock, RT_SYNC_HOOKS_DONE, 0, NULL, -1) < 0)
                 return bento_err_setx(err, EPIPE, "the container process exited during setup");
         return 0;
 }
@@ -199,6 +232,13 @@ static void kill_failed(const struct rt_spawn_opts *opts, struct rt_spawned *sp)
         }
         if (!opts->child_of_caller && sp->pid > 0)
                 (void) waitpid(sp->pid, NULL, 0);
+        if (sp->cgroup.path) {
+                struct bento_record rec = {.cgroup_path = sp->cgroup.path,
+                                           .systemd_cgroup = sp->cgroup.systemd};
+                struct bento_err ignored;
+                (void) rt_cgroup_remove(&rec, &ignored);
+        }
+        rt_cgroup_info_done(&sp->cgroup);
         sp->pid = 0;
         sp->pidfd = -1;
 }
@@ -231,6 +271,8 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
         close(TAKE_FD(child_sock));
         if (r >= 0)
                 r = setup_from_outside(ctx, &sp, parent_sock, err);
+        if (r >= 0)
+                r = run_runtime_hooks(ctx, &sp, parent_sock, err);
         if (r >= 0)
                 r = wait_ready(opts, parent_sock, err);
         if (r < 0) {

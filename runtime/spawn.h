@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "context.h"
+#include "cgroup.h"
 #include "namespaces.h"
 
 struct rt_spawn_opts {
@@ -23,6 +24,7 @@ struct rt_spawn_opts {
 struct rt_spawned {
         pid_t pid; /* host pid of the init */
         int pidfd;
+        struct rt_cgroup_info cgroup; /* the cgroup it was placed in */
 };
 
 /* On failure the init (if any) is killed, and reaped when it is our child. */

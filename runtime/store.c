@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cleanup.h"
 #include "fileio.h"
 #include "proc.h"
@@ -292,5 +293,7 @@ enum bento_status rt_container_status(const struct rt_container_dir *dir,
                 return BENTO_STATUS_STOPPED;
         if (rt_container_has_fifo(dir))
                 return BENTO_STATUS_CREATED;
+        if (rt_cgroup_is_frozen(rec) == 1)
+                return BENTO_STATUS_PAUSED;
         return BENTO_STATUS_RUNNING;
 }
