@@ -77,3 +77,17 @@ int rt_cgroup_update(const struct bento_record *rec, const struct bento_json *re
         (void) ret_applied;
         return bento_err_setx(err, ENOTSUP, "the container has no cgroup to update");
 }
+
+int rt_cgroup_attach(const struct bento_record *rec, pid_t pid, struct bento_err *err)
+{
+        (void) pid;
+        if (rec->cgroup_path)
+                return bento_err_setx(err, ENOTSUP, "cgroup attach");
+        return 0;
+}
+
+long rt_cgroup_oom_kills(const struct bento_record *rec)
+{
+        (void) rec;
+        return 0;
+}

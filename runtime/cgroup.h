@@ -53,6 +53,15 @@ int rt_cgroup_pids(const struct bento_record *rec, pid_t **ret, size_t *ret_n,
  * escapes by forking; cgroup.kill for SIGKILL where the kernel has it). */
 int rt_cgroup_signal_all(const struct bento_record *rec, int sig, struct bento_err *err);
 
+/* Move pid into the container's cgroup (every hierarchy): `exec` uses it
+ * for the processes it starts.  No-op without a cgroup. */
+int rt_cgroup_attach(const struct bento_record *rec, pid_t pid, struct bento_err *err);
+
+/* How many processes the OOM killer killed in the container's cgroup so
+ * far (memory.oom_control oom_kill on v1, memory.events oom_kill on v2);
+ * 0 without a cgroup, negative errno when unreadable. */
+long rt_cgroup_oom_kills(const struct bento_record *rec);
+
 /* Apply a LinuxResources object to the live cgroup; *ret_applied gets the
  * values read back. */
 int rt_cgroup_update(const struct bento_record *rec, const struct bento_json *resources,
