@@ -73,9 +73,10 @@ $(BUILDDIR)/obj/bundle/%.o: bundle/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_BUNDLE)) -c -o $@ $<
 
+# -iquote, not -I: runtime/seccomp.h must not hide libseccomp's <seccomp.h>.
 $(BUILDDIR)/obj/runtime/%.o: runtime/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_RUNTIME)) -Iruntime -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_RUNTIME)) -iquote runtime -c -o $@ $<
 
 $(BUILDDIR)/obj/translate/%.o: translate/%.c
 	@mkdir -p $(dir $@)

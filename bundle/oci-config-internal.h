@@ -24,6 +24,10 @@ int oci_conv_linux(struct bento_jsonr *r, const struct bento_json *doc, struct o
 int oci_note_unmodelled(struct bento_jsonr *r, const struct bento_json *doc,
                         struct oci_config *cfg);
 
+/* The first known-but-unmodelled member of a process object ("scheduler"),
+ * or NULL when it has none. */
+const char *oci_process_unmodelled_key(const struct bento_json *proc);
+
 /* Write key: {sorted kv} (nothing when n == 0 unless always is set); a
  * duplicate or unset key fails the writer. */
 void oci_write_kv(struct bento_jsonw *w, const char *key, const struct oci_kv *kv, size_t n,

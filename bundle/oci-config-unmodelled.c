@@ -46,6 +46,16 @@ static int scan(struct oci_config *cfg, const struct bento_json *obj, const char
         return 0;
 }
 
+const char *oci_process_unmodelled_key(const struct bento_json *proc)
+{
+        for (const char *const *k = process_keys; *k; k++) {
+                const struct bento_json *v = bento_json_get(proc, *k);
+                if (v && v->type != BENTO_JSON_NULL)
+                        return *k;
+        }
+        return NULL;
+}
+
 int oci_note_unmodelled(struct bento_jsonr *r, const struct bento_json *doc, struct oci_config *cfg)
 {
         const struct bento_json *mounts = bento_json_get(doc, "mounts");

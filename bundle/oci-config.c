@@ -78,10 +78,10 @@ static void kv_free(struct oci_kv *kv, size_t n)
         free(kv);
 }
 
-static void process_free(struct oci_process *p)
+struct oci_process *oci_process_free(struct oci_process *p)
 {
         if (!p)
-                return;
+                return NULL;
         free(p->user.additional_gids);
         bento_strv_free_n(p->args, p->n_args);
         bento_strv_free_n(p->env, p->n_env);
@@ -97,6 +97,7 @@ static void process_free(struct oci_process *p)
         free(p->selinux_label);
         bento_json_free(p->landlock);
         free(p);
+        return NULL;
 }
 
 static void linux_free(struct oci_linux *l)
@@ -131,7 +132,7 @@ struct oci_config *oci_config_free(struct oci_config *cfg)
         if (!cfg)
                 return NULL;
         free(cfg->oci_version);
-        process_free(cfg->process);
+        oci_process_free(cfg->process);
         free(cfg->root.path);
         free(cfg->hostname);
         free(cfg->domainname);
@@ -329,21 +330,18 @@ static int conv_process_misc(struct bento_jsonr *r, const struct bento_json *pro
         return 0;
 }
 
-static int conv_process(struct bento_jsonr *r, const struct bento_json *doc,
-                        struct oci_process **ret)
+/* A process object at the reader's current path: config.json's "process"
+ * member, or the whole document of `exec --process`. */
+static int conv_process_object(struct bento_jsonr *r, const struct bento_json *proc,
+                               struct oci_process **ret)
 {
-        const struct bento_json *proc = NULL;
         struct oci_process *p;
-        size_t mark;
-        int k = bento_jsonr_member(r, doc, "process", BENTO_JSON_OBJECT, false, &proc);
+        int k;
 
-        if (k <= 0)
-                return k;
         p = calloc(1, sizeof(*p));
         if (!p)
                 return bento_err_set(r->err, ENOMEM, "process");
         *ret = p;
-        mark = bento_jsonr_push_key(r, "process");
         JSONR_TRY(conv_user(r, proc, &p->user));
         JSONR_TRY(k = bento_jsonr_strv(r, proc, "args", &p->args, &p->n_args));
         if (k == 0 || p->n_args == 0) {
@@ -357,6 +355,20 @@ static int conv_process(struct bento_jsonr *r, const struct bento_json *doc,
         JSONR_TRY(conv_capabilities(r, proc, &p->capabilities));
         JSONR_TRY(conv_rlimits(r, proc, p));
         JSONR_TRY(conv_process_misc(r, proc, p));
+        return 1;
+}
+
+static int conv_process(struct bento_jsonr *r, const struct bento_json *doc,
+                        struct oci_process **ret)
+{
+        const struct bento_json *proc = NULL;
+        size_t mark;
+        int k = bento_jsonr_member(r, doc, "process", BENTO_JSON_OBJECT, false, &proc);
+
+        if (k <= 0)
+                return k;
+        mark = bento_jsonr_push_key(r, "process");
+        JSONR_TRY(conv_process_object(r, proc, ret));
         bento_jsonr_pop(r, mark);
         return 1;
 }
@@ -472,6 +484,32 @@ int oci_config_parse(const char *data, size_t len, struct oci_config **ret, stru
         bento_jsonr_init(&r, err);
         JSONR_TRY(conv_config(&r, doc, cfg));
         *ret = TAKE_PTR(cfg);
+        return 0;
+}
+
+int oci_process_parse(const char *data, size_t len, struct oci_process **ret, struct bento_err *err)
+{
+        cleanup_bento_json struct bento_json *doc = NULL;
+        cleanup_oci_process struct oci_process *p = NULL;
+        const char *unmodelled;
+        struct bento_jsonr r;
+
+        JSONR_TRY(bento_json_parse(data, len, OCI_CONFIG_MAX_BYTES, &doc, err));
+        if (doc->type != BENTO_JSON_OBJECT)
+                return bento_err_setx(err, EINVAL,
+                                      "expected a JSON object at the top level, got %s",
+                                      bento_json_type_name(doc->type));
+        /* config.json lists these for the runtime to refuse; a lone process
+         * has no such list, so refuse them here rather than drop them */
+        unmodelled = oci_process_unmodelled_key(doc);
+        if (unmodelled)
+                return bento_err_setx(err, ENOTSUP,
+                                      "%s: known property that the process model does not "
+                                      "carry; refusing it",
+                                      unmodelled);
+        bento_jsonr_init(&r, err);
+        JSONR_TRY(conv_process_object(&r, doc, &p));
+        *ret = TAKE_PTR(p);
         return 0;
 }
 

@@ -239,6 +239,24 @@ struct oci_config {
  * objects. */
 int oci_config_parse(const char *data, size_t len, struct oci_config **ret, struct bento_err *err);
 
+/* Parse a lone process object (the file `exec --process` reads) with the
+ * rules of config.json's "process" member; error paths start at the
+ * object ("args: must have at least one entry").  The known properties the
+ * model does not carry (scheduler, ioPriority, execCPUAffinity) are
+ * rejected with ENOTSUP, since a lone process has no cfg->unmodelled list
+ * to report them in.  On success *ret owns a new process. */
+int oci_process_parse(const char *data, size_t len, struct oci_process **ret,
+                      struct bento_err *err);
+
+/* Free a process model; accepts NULL, returns NULL. */
+struct oci_process *oci_process_free(struct oci_process *p);
+
+static inline void cleanup_oci_process_fn(struct oci_process **p)
+{
+        oci_process_free(*p);
+}
+#define cleanup_oci_process __attribute__((cleanup(cleanup_oci_process_fn)))
+
 /* Read and parse a file, refusing files above OCI_CONFIG_MAX_BYTES and a
  * symlink as the last path component (see fileio.h).  Parse errors are
  * prefixed with the file name ("bundle/config.json: process.cwd: ..."). */

@@ -39,7 +39,7 @@ deps_cflags=$(pkg-config --cflags yajl libseccomp libcap libsystemd)
 for f in bundle/*.c runtime/*.c; do
         # shellcheck disable=SC2086 # deps_cflags is a list of flags
         clang-tidy --quiet --warnings-as-errors='*' --checks="$checks" --config="$config" \
-                "$f" -- -std=gnu17 -D_GNU_SOURCE -Ibundle -Iruntime $deps_cflags \
+                "$f" -- -std=gnu17 -D_GNU_SOURCE -Ibundle -iquote runtime $deps_cflags \
                 -DBENTO_VERSION='"lint"' -DBENTO_COMMIT='"lint"'
 done
 

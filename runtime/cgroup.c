@@ -1,29 +1,261 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Placeholder until the cgroupfs/systemd drivers land: no cgroup of its
- * own unless asked for, and a clear refusal when asked for. */
+/*
+ * The container's cgroup (see cgroup.h): the cgroupfs driver for v1, the v1
+ * "hybrid" layout and v2, and the entry points the lifecycle calls.
+ *
+ * Where: an absolute linux.cgroupsPath is taken from each hierarchy's root
+ * (runtime-spec); a relative one, and the default "bento-<id>", are placed
+ * below the cgroup the runtime itself runs in, per hierarchy, read from
+ * /proc/self/cgroup — on a host whose memory hierarchy puts the caller in
+ * /process_api/<vm> that keeps the container inside the caller's
+ * accounting.  The default has no shared intermediate directory, so
+ * concurrent creates and deletes never race for one.
+ *
+ * What was made is remembered per hierarchy in the record's applied.cgroup
+ * ("paths", "created"), next to the limits as the kernel holds them; later
+ * verbs take the paths from there and the mount points from mountinfo.
+ */
 #include "cgroup.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup-internal.h"
+#include "cleanup.h"
+#include "fileio.h"
+
+static void cleanup_layout_fn(struct cg_layout *l)
+{
+        cg_layout_done(l);
+}
+#define cleanup_layout __attribute__((cleanup(cleanup_layout_fn)))
+
+static void sleep_ms(long ms)
+{
+        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+
+        nanosleep(&ts, NULL);
+}
+
+/* "a//b/" → "/a/b" appended to prefix; NULL for "." or ".." components. */
+static char *join_clean(const char *prefix, const char *rel)
+{
+        char *out = malloc(strlen(prefix) + strlen(rel) + 3);
+        size_t o = 0;
+
+        if (!out)
+                return NULL;
+        if (strcmp(prefix, "/") != 0) {
+                strcpy(out, prefix);
+                o = strlen(prefix);
+        }
+        for (const char *c = rel; *c;) {
+                size_t n;
+
+                c += strspn(c, "/");
+                n = strcspn(c, "/");
+                if (n == 0)
+                        break;
+                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.')) {
+                        free(out);
+                        return NULL;
+                }
+                out[o++] = '/';
+                memcpy(out + o, c, n);
+                o += n;
+                c += n;
+        }
+        out[o] = '\0';
+        return out;
+}
+
+static int choose_paths(const struct rt_context *ctx, struct cg_layout *l, struct bento_err *err)
+{
+        const char *cp = ctx->cfg->linux_.cgroups_path;
+        cleanup_free char *def = NULL;
+
+        if (!cp || !cp[0]) {
+                if (asprintf(&def, "bento-%s", ctx->id) < 0)
+                        return bento_err_set(err, ENOMEM, "cgroup path");
+                cp = def;
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                l->h[i].path = join_clean(cp[0] == '/' ? "/" : l->h[i].base, cp);
+                if (!l->h[i].path || strcmp(l->h[i].path, "") == 0 ||
+                    strcmp(l->h[i].path, l->h[i].base) == 0)
+                        return bento_err_setx(err, EINVAL,
+                                              "linux.cgroupsPath \"%s\": not a usable cgroup "
+                                              "path (no \".\" or \"..\", not the caller's own "
+                                              "cgroup)",
+                                              cp);
+        }
+        return 0;
+}
+
+/* The hierarchy whose path stands for the container in the record:
+ * the unified one on v2, the freezer (pause/resume) on v1. */
+static const struct cg_hier *primary(const struct cg_layout *l)
+{
+        const struct cg_hier *h = cg_find(l, l->mode == CG_MODE_V2 ? "memory" : "freezer");
+
+        for (size_t i = 0; (!h || !h->path) && i < l->n; i++)
+                if (l->h[i].path)
+                        h = &l->h[i];
+        return h && h->path ? h : NULL;
+}
+
+/* Undo a half-made cgroup: the init (not yet running container code) goes
+ * back to where the caller is, then the directories go. */
+static void undo(struct cg_layout *l, pid_t pid)
+{
+        struct bento_err ignored;
+        char buf[32];
+
+        snprintf(buf, sizeof(buf), "%d", (int) pid);
+        for (size_t i = 0; i < l->n; i++) {
+                struct cg_hier back = l->h[i];
+                if (!l->h[i].path)
+                        continue;
+                back.path = NULL;
+                if (pid > 0)
+                        (void) cg_write(&back, "cgroup.procs", buf, &ignored);
+                (void) cg_unmake(&l->h[i], &ignored);
+        }
+}
+
+static int make_all(const struct rt_context *ctx, struct cg_layout *l, bool wants,
+                    struct bento_err *err)
+{
+        int r = 0;
+
+        for (size_t i = 0; i < l->n && r >= 0; i++) {
+                r = cg_make(&l->h[i], err);
+                if (r >= 0 && !l->h[i].v2 && strstr(l->h[i].key, "cpuset"))
+                        r = cg_cpuset_init(&l->h[i], err);
+                if (r >= 0 && l->mode == CG_MODE_V2 && wants)
+                        r = cg_enable_controllers(&l->h[i], err);
+        }
+        if (r < 0 && ctx->rootless &&
+            (err->code == EACCES || err->code == EPERM || err->code == EROFS))
+                return bento_err_prefix(err,
+                                        "rootless container: linux.resources needs a cgroup of "
+                                        "its own, but there is no cgroup delegated to uid %u "
+                                        "that it could be made in",
+                                        (unsigned) geteuid());
+        return r;
+}
+
+static int move_in(const struct cg_layout *l, pid_t pid, struct bento_err *err)
+{
+        char buf[32];
+
+        snprintf(buf, sizeof(buf), "%d", (int) pid);
+        for (size_t i = 0; i < l->n; i++) {
+                if (!l->h[i].path)
+                        continue;
+                int r = cg_write(&l->h[i], "cgroup.procs", buf, err);
+                if (r < 0)
+                        return bento_err_prefix(err, "cannot move the container process into "
+                                                     "its cgroup");
+        }
+        return 0;
+}
+
+/* applied.cgroup: driver, cgroup version, unit, paths, then the limits. */
+static struct bento_json *describe(const struct cg_layout *l, const char *unit)
+{
+        struct bento_json *o = bento_json_new_object();
+        int r = o ? 0 : -ENOMEM;
+
+        if (r >= 0)
+                r = bento_json_object_set(o, "driver",
+                                          bento_json_new_string(unit ? "systemd" : "cgroupfs"));
+        if (r >= 0)
+                r = bento_json_object_set(o, "version",
+                                          bento_json_new_string(cg_mode_name(l->mode)));
+        if (r >= 0 && unit)
+                r = bento_json_object_set(o, "unit", bento_json_new_string(unit));
+        if (r >= 0)
+                r = cg_layout_describe(l, o);
+        if (r >= 0)
+                r = cg_snapshot(l, o);
+        if (r < 0)
+                return bento_json_free(o);
+        return o;
+}
+
+static int finish_enter(const struct cg_layout *l, const char *unit, struct rt_cgroup_info *ret,
+                        struct bento_err *err)
+{
+        ret->applied = describe(l, unit);
+        ret->path = strdup(primary(l)->path);
+        ret->systemd = unit != NULL;
+        if (!ret->applied || !ret->path) {
+                rt_cgroup_info_done(ret);
+                return bento_err_set(err, ENOMEM, "cgroup state");
+        }
+        return 0;
+}
+
+/* Limits, then the device policy (v1, as root), before the init moves in. */
+static int apply_all(const struct rt_context *ctx, const struct cg_layout *l,
+                     const struct cg_limits *lim, struct bento_err *err)
+{
+        const struct cg_hier *dev = l->mode == CG_MODE_V2 ? NULL : cg_find(l, "devices");
+        int r = cg_apply(l, lim, err);
+
+        if (r >= 0 && dev && dev->path && !ctx->rootless)
+                r = cg_devices_apply(dev, ctx->cfg, lim->devices, err);
+        return r;
+}
+
+static int enter_systemd(const struct rt_context *ctx, pid_t pid, struct cg_layout *l,
+                         const struct cg_limits *lim, struct rt_cgroup_info *ret,
+                         struct bento_err *err);
 
 int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_info *ret,
                     struct bento_err *err)
 {
-        const struct bento_json *res = ctx->cfg->linux_.resources;
+        cleanup_layout struct cg_layout l = {.n = 0};
+        struct cg_limits lim;
+        bool wants;
+        int r;
 
-        (void) pid;
-        ret->path = NULL;
-        ret->systemd = false;
-        ret->applied = NULL;
+        memset(ret, 0, sizeof(*ret));
+        r = cg_layout_load(&l, err);
+        if (r >= 0)
+                r = cg_limits_parse(ctx->cfg->linux_.resources, l.mode, "linux.resources", &lim,
+                                    err);
+        if (r < 0)
+                return r;
         if (ctx->systemd_cgroup)
-                return bento_err_setx(err, ENOTSUP, "--systemd-cgroup: not supported yet");
-        if (ctx->cfg->linux_.cgroups_path)
-                return bento_err_setx(err, ENOTSUP, "linux.cgroupsPath: not supported yet");
-        if (res && res->type == BENTO_JSON_OBJECT && res->u.object.n > 0)
-                return bento_err_setx(err, ENOTSUP,
-                                      "linux.resources: cgroup limits are not "
-                                      "supported yet; refusing to run without them");
-        return 0;
+                return enter_systemd(ctx, pid, &l, &lim, ret, err);
+        wants = cg_limits_any(&lim);
+        /* rootless without limits or a path asked for: stay where we are */
+        if (ctx->rootless && !wants && !ctx->cfg->linux_.cgroups_path)
+                return 0;
+        r = choose_paths(ctx, &l, err);
+        if (r >= 0)
+                r = make_all(ctx, &l, wants, err);
+        if (r < 0 && ctx->rootless && !wants && !ctx->cfg->linux_.resources) {
+                /* only a path was asked for: best effort, as crun */
+                undo(&l, 0);
+                return 0;
+        }
+        if (r >= 0)
+                r = apply_all(ctx, &l, &lim, err);
+        if (r >= 0)
+                r = move_in(&l, pid, err);
+        if (r >= 0)
+                r = finish_enter(&l, NULL, ret, err);
+        if (r < 0)
+                undo(&l, pid);
+        return r;
 }
 
 void rt_cgroup_info_done(struct rt_cgroup_info *info)
@@ -33,61 +265,317 @@ void rt_cgroup_info_done(struct rt_cgroup_info *info)
         info->applied = bento_json_free(info->applied);
 }
 
+/* The layout with the container's paths, from a record (or from a fresh
+ * rt_cgroup_info).  -ENOENT when the container has no cgroup. */
+static int open_applied(const char *path, const struct bento_json *applied, struct cg_layout *l,
+                        struct bento_err *err)
+{
+        int r;
+
+        if (!path)
+                return -ENOENT;
+        if (!applied)
+                return bento_err_setx(err, EINVAL, "state record: cgroup %s without applied.cgroup",
+                                      path);
+        r = cg_layout_load(l, err);
+        if (r >= 0)
+                r = cg_layout_set_paths(l, applied, err);
+        return r;
+}
+
+static int open_rec(const struct bento_record *rec, struct cg_layout *l, struct bento_err *err)
+{
+        return open_applied(rec->cgroup_path, bento_json_get(rec->extra, "cgroup"), l, err);
+}
+
+static const char *unit_of(const struct bento_json *applied)
+{
+        const struct bento_json *u = bento_json_get(applied, "unit");
+
+        return u && u->type == BENTO_JSON_STRING ? u->u.string.s : NULL;
+}
+
+static int kill_procs(const struct cg_layout *l, int sig, struct bento_err *err);
+
+static int remove_applied(const char *path, const struct bento_json *applied, struct bento_err *err)
+{
+        cleanup_layout struct cg_layout l = {.n = 0};
+        struct bento_err ignored;
+        int r = open_applied(path, applied, &l, err);
+
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        /* whatever outlived the init (no pid namespace of its own) goes too */
+        (void) kill_procs(&l, SIGKILL, &ignored);
+        if (unit_of(applied))
+                (void) cg_systemd_stop(unit_of(applied), &ignored);
+        for (size_t i = 0; i < l.n && r >= 0; i++)
+                if (l.h[i].path)
+                        r = cg_unmake(&l.h[i], err);
+        return r;
+}
+
 int rt_cgroup_remove(const struct bento_record *rec, struct bento_err *err)
 {
-        (void) rec;
-        (void) err;
-        return 0;
+        return remove_applied(rec->cgroup_path, bento_json_get(rec->extra, "cgroup"), err);
+}
+
+int rt_cgroup_info_remove(const struct rt_cgroup_info *info, struct bento_err *err)
+{
+        return remove_applied(info->path, info->applied, err);
+}
+
+static int frozen_in(const struct cg_layout *l)
+{
+        const struct cg_hier *f = cg_find(l, "freezer");
+        char buf[32];
+        int64_t v = 0;
+
+        if (f && f->path && !f->v2)
+                return cg_read(f, "freezer.state", buf, sizeof(buf)) < 0
+                           ? -errno
+                           : strcmp(buf, "FROZEN") == 0;
+        f = primary(l);
+        if (!f || !f->v2)
+                return 0;
+        return cg_read_keyed(f, "cgroup.events", "frozen", &v) < 0 ? 0 : v == 1;
 }
 
 int rt_cgroup_is_frozen(const struct bento_record *rec)
 {
-        (void) rec;
-        return 0;
+        cleanup_layout struct cg_layout l = {.n = 0};
+        struct bento_err ignored;
+        int r = open_rec(rec, &l, &ignored);
+
+        return r < 0 ? (r == -ENOENT ? 0 : r) : frozen_in(&l);
+}
+
+/* Ask, then wait (bounded) until the kernel reports the state reached. */
+static int set_frozen(const struct cg_layout *l, bool freeze, struct bento_err *err)
+{
+        const struct cg_hier *f = cg_find(l, "freezer");
+        bool v1 = f && f->path && !f->v2;
+        int r;
+
+        if (!v1 && (!(f = primary(l)) || !f->v2))
+                return bento_err_setx(err, ENOTSUP, "no freezer for the container's cgroup");
+        for (int i = 0; i < 500; i++) {
+                /* a v1 cgroup can stay FREEZING while tasks are busy: ask again */
+                if (i % 10 == 0) {
+                        r = v1 ? cg_write(f, "freezer.state", freeze ? "FROZEN" : "THAWED", err)
+                               : cg_write(f, "cgroup.freeze", freeze ? "1" : "0", err);
+                        if (r < 0)
+                                return r;
+                }
+                if (frozen_in(l) == (freeze ? 1 : 0))
+                        return 0;
+                sleep_ms(10);
+        }
+        if (freeze)
+                (void) set_frozen(l, false, err);
+        return bento_err_setx(err, ETIMEDOUT, "the container's cgroup did not %s within 5 s",
+                              freeze ? "freeze" : "thaw");
 }
 
 int rt_cgroup_freeze(const struct bento_record *rec, bool freeze, struct bento_err *err)
 {
-        (void) rec;
-        (void) freeze;
-        return bento_err_setx(err, ENOTSUP, "the container has no cgroup to freeze");
+        cleanup_layout struct cg_layout l = {.n = 0};
+        int r = open_rec(rec, &l, err);
+
+        if (r == -ENOENT)
+                return bento_err_setx(err, ENOTSUP,
+                                      "container %s has no cgroup of its own (rootless without a "
+                                      "delegated cgroup), so it cannot be %s",
+                                      rec->id ? rec->id : "?", freeze ? "paused" : "resumed");
+        return r < 0 ? r : set_frozen(&l, freeze, err);
 }
 
 int rt_cgroup_pids(const struct bento_record *rec, pid_t **ret, size_t *ret_n,
                    struct bento_err *err)
 {
-        (void) rec;
-        (void) ret;
-        (void) ret_n;
-        return bento_err_setx(err, ENOTSUP, "the container has no cgroup");
+        cleanup_layout struct cg_layout l = {.n = 0};
+        int r = open_rec(rec, &l, err);
+
+        if (r == -ENOENT)
+                return bento_err_setx(err, ENOTSUP, "container %s has no cgroup of its own",
+                                      rec->id ? rec->id : "?");
+        if (r < 0)
+                return r;
+        return cg_procs(primary(&l), ret, ret_n, err);
+}
+
+static int signal_pids(const struct cg_hier *h, int sig, size_t *ret_n, struct bento_err *err)
+{
+        cleanup_free pid_t *pids = NULL;
+        size_t n = 0;
+        int r = cg_procs(h, &pids, &n, err);
+
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                (void) kill(pids[i], sig);
+        *ret_n = n;
+        return r;
+}
+
+static bool procs_empty(const struct cg_hier *h)
+{
+        char buf[16];
+
+        return cg_read(h, "cgroup.procs", buf, sizeof(buf)) == 0 && buf[0] == '\0';
+}
+
+static int kill_procs(const struct cg_layout *l, int sig, struct bento_err *err)
+{
+        const struct cg_hier *h = primary(l);
+        int was = frozen_in(l);
+        bool froze = false;
+        size_t n = 0;
+        int r;
+
+        if (!h || procs_empty(h))
+                return 0;
+        if (sig == SIGKILL && h->v2 && cg_write(h, "cgroup.kill", "1", err) >= 0)
+                return 0;
+        /* frozen, nothing can fork a new process past the list */
+        if (was == 0)
+                froze = set_frozen(l, true, err) >= 0;
+        r = signal_pids(h, sig, &n, err);
+        /* without a freezer, go round until no process is left to find */
+        for (int i = 0; r >= 0 && !froze && was != 1 && n > 0 && sig == SIGKILL && i < 20; i++) {
+                sleep_ms(5);
+                r = signal_pids(h, sig, &n, err);
+        }
+        if (froze)
+                (void) set_frozen(l, false, err);
+        return r;
 }
 
 int rt_cgroup_signal_all(const struct bento_record *rec, int sig, struct bento_err *err)
 {
-        (void) rec;
-        (void) sig;
-        return bento_err_setx(err, ENOTSUP, "the container has no cgroup");
+        cleanup_layout struct cg_layout l = {.n = 0};
+        int r = open_rec(rec, &l, err);
+
+        if (r == -ENOENT)
+                return bento_err_setx(err, ENOTSUP, "container %s has no cgroup of its own",
+                                      rec->id ? rec->id : "?");
+        return r < 0 ? r : kill_procs(&l, sig, err);
+}
+
+int rt_cgroup_attach(const struct bento_record *rec, pid_t pid, struct bento_err *err)
+{
+        cleanup_layout struct cg_layout l = {.n = 0};
+        int r = open_rec(rec, &l, err);
+
+        if (r == -ENOENT)
+                return 0;
+        return r < 0 ? r : move_in(&l, pid, err);
+}
+
+long rt_cgroup_oom_kills(const struct bento_record *rec)
+{
+        cleanup_layout struct cg_layout l = {.n = 0};
+        struct bento_err ignored;
+        const struct cg_hier *m;
+        int64_t v = 0;
+        int r = open_rec(rec, &l, &ignored);
+
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        m = cg_find(&l, "memory");
+        if (!m || !m->path)
+                return 0;
+        r = cg_read_keyed(m, m->v2 ? "memory.events" : "memory.oom_control", "oom_kill", &v);
+        return r == -ENOENT ? 0 : r < 0 ? r : (long) v;
 }
 
 int rt_cgroup_update(const struct bento_record *rec, const struct bento_json *resources,
                      struct bento_json **ret_applied, struct bento_err *err)
 {
-        (void) rec;
-        (void) resources;
-        (void) ret_applied;
-        return bento_err_setx(err, ENOTSUP, "the container has no cgroup to update");
-}
+        cleanup_layout struct cg_layout l = {.n = 0};
+        const struct bento_json *old = bento_json_get(rec->extra, "cgroup");
+        struct cg_limits lim;
+        struct bento_json *applied;
+        int r = open_rec(rec, &l, err);
 
-int rt_cgroup_attach(const struct bento_record *rec, pid_t pid, struct bento_err *err)
-{
-        (void) pid;
-        if (rec->cgroup_path)
-                return bento_err_setx(err, ENOTSUP, "cgroup attach");
+        if (r == -ENOENT)
+                return bento_err_setx(err, ENOTSUP,
+                                      "container %s has no cgroup of its own to update",
+                                      rec->id ? rec->id : "?");
+        if (r >= 0)
+                r = cg_limits_parse(resources, l.mode, "resources", &lim, err);
+        if (r >= 0 && lim.devices && lim.devices->u.array.n > 0)
+                r = bento_err_setx(err, ENOTSUP,
+                                   "resources.devices: the device policy is fixed at create and "
+                                   "cannot be changed by update");
+        for (size_t i = 0; r >= 0 && l.mode == CG_MODE_V2 && i < l.n; i++)
+                if (l.h[i].path && cg_limits_any(&lim))
+                        r = cg_enable_controllers(&l.h[i], err);
+        if (r >= 0)
+                r = cg_apply(&l, &lim, err);
+        if (r < 0)
+                return r;
+        applied = describe(&l, unit_of(old));
+        if (!applied)
+                return bento_err_set(err, ENOMEM, "cgroup state");
+        *ret_applied = applied;
         return 0;
 }
 
-long rt_cgroup_oom_kills(const struct bento_record *rec)
+/* ---- the systemd driver's part that is plain cgroupfs ---- */
+
+/* The scope's cgroup in each hierarchy, as systemd placed the init. */
+static int paths_of_pid(struct cg_layout *l, pid_t pid, struct bento_err *err)
 {
-        (void) rec;
-        return 0;
+        char path[64];
+        cleanup_free char *data = NULL;
+        size_t len = 0;
+        char *save = NULL;
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
+        r = bento_read_file(path, 65536, &data, &len, err);
+        if (r < 0)
+                return r;
+        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+                if (!c2)
+                        continue;
+                *c2 = '\0';
+                for (size_t i = 0; i < l->n; i++)
+                        if ((l->h[i].v2 && c1[1] == '\0') || !strcmp(l->h[i].key, c1 + 1)) {
+                                free(l->h[i].path);
+                                l->h[i].path = strdup(c2 + 1);
+                                l->h[i].made = 0;
+                        }
+        }
+        for (size_t i = 0; i < l->n; i++)
+                if (l->h[i].path && strcmp(l->h[i].path, l->h[i].base) == 0)
+                        l->h[i].path = (free(l->h[i].path), NULL);
+        return primary(l)
+                   ? 0
+                   : bento_err_setx(err, EIO, "systemd did not move the container into its scope");
+}
+
+static int enter_systemd(const struct rt_context *ctx, pid_t pid, struct cg_layout *l,
+                         const struct cg_limits *lim, struct rt_cgroup_info *ret,
+                         struct bento_err *err)
+{
+        cleanup_free char *unit = NULL;
+        struct bento_err ignored;
+        int r;
+
+        r = cg_systemd_start(ctx->cfg->linux_.cgroups_path, ctx->id, pid, lim, l->mode, &unit, err);
+        if (r < 0)
+                return r;
+        /* the files are authoritative: the limits are written (and read
+         * back) there as well, as with cgroupfs */
+        r = paths_of_pid(l, pid, err);
+        if (r >= 0)
+                r = apply_all(ctx, l, lim, err);
+        if (r >= 0)
+                r = finish_enter(l, unit, ret, err);
+        if (r < 0)
+                (void) cg_systemd_stop(unit, &ignored);
+        return r;
 }

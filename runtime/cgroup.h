@@ -20,8 +20,10 @@
 #include "state.h"
 
 struct rt_cgroup_info {
-        char *path;                 /* the cgroup path relative to the hierarchy roots, "/a/b/<id>";
-                                     * NULL when the container got no cgroup of its own */
+        char *path;                 /* the cgroup path relative to the hierarchy root, "/a/b/<id>",
+                                     * of the unified hierarchy (v2) or the freezer (v1; every
+                                     * hierarchy's path is in applied.paths); NULL when the
+                                     * container got no cgroup of its own */
         bool systemd;               /* created as a systemd scope */
         struct bento_json *applied; /* object: what the kernel holds after applying,
                                      * e.g. {"memory.limit": 268435456, ...}; may be NULL */
@@ -39,6 +41,10 @@ void rt_cgroup_info_done(struct rt_cgroup_info *info);
 /* Remove the container's cgroup (all hierarchies), waiting briefly for it to
  * drain.  No-op when rec->cgroup_path is NULL. */
 int rt_cgroup_remove(const struct bento_record *rec, struct bento_err *err);
+
+/* The same for a cgroup that rt_cgroup_enter made but that no record holds
+ * yet (a create failing after the init was placed). */
+int rt_cgroup_info_remove(const struct rt_cgroup_info *info, struct bento_err *err);
 
 /* 1 when frozen, 0 when not (or no cgroup), negative errno on error. */
 int rt_cgroup_is_frozen(const struct bento_record *rec);

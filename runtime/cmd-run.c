@@ -5,87 +5,62 @@
  * deleted afterwards unless --keep.
  */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cleanup.h"
 #include "commands.h"
 #include "container.h"
 #include "create-opts.h"
+#include "foreground.h"
 #include "log.h"
-#include "proc.h"
 
-static void forwardable_signals(sigset_t *set)
+/* A process the OOM killer took leaves only SIGKILL in the exit status:
+ * say why, from the cgroup's counter, while the record still exists. */
+static void report_oom(struct rt_store *store, const char *id)
 {
-        sigfillset(set);
-        sigdelset(set, SIGKILL);
-        sigdelset(set, SIGSTOP);
-        /* faults are ours, not the container's */
-        sigdelset(set, SIGSEGV);
-        sigdelset(set, SIGBUS);
-        sigdelset(set, SIGILL);
-        sigdelset(set, SIGFPE);
-        sigdelset(set, SIGABRT);
-}
+        struct rt_container_dir dir = {.path = NULL, .fd = -1};
+        struct bento_record *rec = NULL;
+        struct bento_err ignored;
+        long n;
 
-static int exit_code_of(int status)
-{
-        if (WIFEXITED(status))
-                return WEXITSTATUS(status);
-        if (WIFSIGNALED(status))
-                return 128 + WTERMSIG(status);
-        return 1;
-}
-
-/* Forward signals until the init exits; reap orphans we inherit as a
- * subreaper on the way.  Returns the init's exit code. */
-static int wait_container(pid_t pid, int pidfd, int sigfd)
-{
-        struct pollfd fds[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = sigfd, .events = POLLIN}};
-        int status = 0;
-
-        for (;;) {
-                if (poll(fds, 2, -1) < 0 && errno != EINTR)
-                        return 1;
-                if (fds[1].revents & POLLIN) {
-                        struct signalfd_siginfo si;
-                        if (read(sigfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD) {
-                                struct bento_err ignored;
-                                (void) rt_pidfd_signal(pidfd, (int) si.ssi_signo, &ignored);
-                        }
-                }
-                /* reap everything that ended, orphans included; stop at the init */
-                for (pid_t w; (w = waitpid(-1, &status, WNOHANG)) > 0;)
-                        if (w == pid)
-                                return exit_code_of(status);
-                if ((fds[0].revents & POLLIN) && waitpid(pid, &status, 0) == pid)
-                        return exit_code_of(status);
+        if (rt_container_dir_open(store, id, false, &dir, &ignored) < 0)
+                return;
+        if (rt_container_record_load(&dir, &rec, &ignored) >= 0) {
+                n = rt_cgroup_oom_kills(rec);
+                if (n > 0)
+                        rt_log_error("container %s was killed by the OOM killer at its memory "
+                                     "limit (%ld OOM kill%s in its cgroup)",
+                                     id, n, n == 1 ? "" : "s");
+                bento_record_free(rec);
         }
+        rt_container_dir_close(&dir);
 }
 
 static int run_foreground(struct rt_store *store, struct rt_create_opts *o, bool keep,
                           struct bento_err *err)
 {
         cleanup_close int sigfd = -1;
-        struct rt_created c = {.pid = 0, .pidfd = -1};
-        sigset_t set, old;
+        cleanup_close int console_fd = -1;
+        struct rt_created c = {.pid = 0, .pidfd = -1, .console_fd = -1};
+        sigset_t old;
         int code, r;
 
-        forwardable_signals(&set);
-        sigprocmask(SIG_BLOCK, &set, &old);
-        sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+        sigfd = rt_fg_block_signals(&old, err);
         if (sigfd < 0)
-                return bento_err_set(err, errno, "signalfd");
+                return sigfd;
         (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
+        /* process.terminal without --console-socket: we proxy it ourselves */
+        o->keep_console = true;
         r = rt_container_create(store, o, &c, err);
         if (r < 0)
                 return r;
+        console_fd = c.console_fd;
         r = rt_container_start(store, o->id, err);
         if (r < 0) {
                 struct bento_err ignored;
@@ -94,8 +69,9 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, bool
                 close(c.pidfd);
                 return r;
         }
-        code = wait_container(c.pid, c.pidfd, sigfd);
+        code = rt_fg_wait(c.pid, c.pidfd, sigfd, console_fd);
         close(c.pidfd);
+        report_oom(store, o->id);
         if (!keep) {
                 struct bento_err derr = {0};
                 if (rt_container_delete(store, o->id, true, &derr) < 0)

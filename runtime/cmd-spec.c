@@ -14,8 +14,10 @@
 #include "caps.h"
 #include "cleanup.h"
 #include "commands.h"
+#include "landlock.h"
 #include "log.h"
 #include "mount-options.h"
+#include "seccomp.h"
 #include "state.h"
 
 static const char spec_head[] =
@@ -145,6 +147,23 @@ static void print_caps(void)
         printf("    ],\n");
 }
 
+/* linux.seccomp: what libseccomp and this build accept; supportedFlags is
+ * what the running kernel takes. */
+static void print_seccomp(void)
+{
+        static const char *const keys[] = {"actions", "operators", "archs", "knownFlags",
+                                           "supportedFlags"};
+
+        printf("    \"seccomp\": {\n      \"enabled\": true");
+        for (int l = 0; l < _RT_SECCOMP_LIST_MAX; l++) {
+                printf(",\n      \"%s\": [", keys[l]);
+                for (size_t i = 0; rt_seccomp_list_name(l, i); i++)
+                        printf("%s\"%s\"", i ? ", " : "", rt_seccomp_list_name(l, i));
+                printf("]");
+        }
+        printf("\n    },\n");
+}
+
 int cmd_features(const struct rt_global *g, int argc, char **argv)
 {
         static const char *const namespaces[] = {"cgroup", "ipc",  "mount", "network",
@@ -158,7 +177,10 @@ int cmd_features(const struct rt_global *g, int argc, char **argv)
         }
         printf("{\n  \"ociVersionMin\": \"1.0.0\",\n  \"ociVersionMax\": \"%s\",\n",
                BENTO_OCI_VERSION);
-        printf("  \"hooks\": [],\n  \"mountOptions\": [\n");
+        printf("  \"hooks\": [");
+        for (int k = 0; k < _OCI_HOOK_KIND_MAX; k++)
+                printf("%s\"%s\"", k ? ", " : "", oci_hook_kind_to_string((enum oci_hook_kind) k));
+        printf("],\n  \"mountOptions\": [\n");
         for (size_t i = 0; rt_mount_option_name(i); i++)
                 printf("    \"%s\"%s\n", rt_mount_option_name(i),
                        rt_mount_option_name(i + 1) ? "," : "");
@@ -166,18 +188,19 @@ int cmd_features(const struct rt_global *g, int argc, char **argv)
         print_string_list(namespaces, sizeof(namespaces) / sizeof(namespaces[0]), "      ");
         printf("    ],\n");
         print_caps();
-        printf("    \"cgroup\": {\"v1\": false, \"v2\": false, \"systemd\": false, "
-               "\"systemdUser\": false, \"rdma\": false},\n"
-               "    \"seccomp\": {\"enabled\": false},\n"
-               "    \"apparmor\": {\"enabled\": false},\n"
+        printf("    \"cgroup\": {\"v1\": true, \"v2\": true, \"systemd\": true, "
+               "\"systemdUser\": true, \"rdma\": false},\n");
+        print_seccomp();
+        printf("    \"apparmor\": {\"enabled\": false},\n"
                "    \"selinux\": {\"enabled\": false},\n"
                "    \"intelRdt\": {\"enabled\": false},\n"
                "    \"mountExtensions\": {\"idmap\": {\"enabled\": false}}\n"
                "  },\n"
                "  \"annotations\": {\n"
                "    \"org.bento.runtime.version\": \"%s\",\n"
-               "    \"org.bento.runtime.commit\": \"%s\"\n"
+               "    \"org.bento.runtime.commit\": \"%s\",\n"
+               "    \"org.bento.landlock.abi\": \"%d\"\n"
                "  }\n}\n",
-               BENTO_VERSION, BENTO_COMMIT);
+               BENTO_VERSION, BENTO_COMMIT, rt_landlock_abi());
         return 0;
 }

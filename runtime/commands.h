@@ -25,9 +25,14 @@ int cmd_state(const struct rt_global *g, int argc, char **argv);
 int cmd_kill(const struct rt_global *g, int argc, char **argv);
 int cmd_delete(const struct rt_global *g, int argc, char **argv);
 int cmd_run(const struct rt_global *g, int argc, char **argv);
+int cmd_exec(const struct rt_global *g, int argc, char **argv);
 int cmd_list(const struct rt_global *g, int argc, char **argv);
 int cmd_spec(const struct rt_global *g, int argc, char **argv);
 int cmd_features(const struct rt_global *g, int argc, char **argv);
+int cmd_pause(const struct rt_global *g, int argc, char **argv);
+int cmd_resume(const struct rt_global *g, int argc, char **argv);
+int cmd_ps(const struct rt_global *g, int argc, char **argv);
+int cmd_update(const struct rt_global *g, int argc, char **argv);
 
 /* Print a verb's usage line (used by --help and by usage errors). */
 void rt_usage(const char *verb, bool to_stderr);

@@ -66,11 +66,11 @@ static int check_config(const struct oci_config *cfg, const struct rt_create_opt
         r = refuse_unsupported(cfg, err);
         if (r < 0)
                 return r;
-        if (cfg->process->terminal && !opts->console_socket)
+        if (cfg->process->terminal && !opts->console_socket && !opts->keep_console)
                 return bento_err_setx(err, EINVAL,
                                       "process.terminal is true: --console-socket "
                                       "is required");
-        r = rt_landlock_validate(cfg->process->landlock, err);
+        r = rt_landlock_validate(cfg->process, err);
         if (r < 0)
                 return r;
         r = rt_mounts_validate(cfg, err);
@@ -170,8 +170,10 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
         cleanup_bento_record struct bento_record *rec = NULL;
         struct rt_spawn_opts so = {.child_of_caller = job->opts->child_of_caller,
                                    .console_socket = job->opts->console_socket,
+                                   .keep_console =
+                                       job->opts->keep_console && !job->opts->console_socket,
                                    .fifo_path = job->fifo_path};
-        struct rt_spawned sp = {.pid = 0, .pidfd = -1};
+        struct rt_spawned sp = {.pid = 0, .pidfd = -1, .console_fd = -1};
         int r;
 
         r = rt_spawn_init(ctx, &job->plan, &so, &sp, err);
@@ -189,12 +191,10 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
                 (void) rt_pidfd_signal(sp.pidfd, 9, &ignored);
                 (void) rt_pidfd_wait_exit(sp.pidfd, 5000);
                 close(sp.pidfd);
-                if (sp.cgroup.path) {
-                        struct bento_record cg = {.id = (char *) ctx->id,
-                                                  .cgroup_path = sp.cgroup.path,
-                                                  .systemd_cgroup = sp.cgroup.systemd};
-                        (void) rt_cgroup_remove(&cg, &ignored);
-                }
+                if (sp.console_fd >= 0)
+                        close(sp.console_fd);
+                if (sp.cgroup.path)
+                        (void) rt_cgroup_info_remove(&sp.cgroup, &ignored);
                 rt_cgroup_info_done(&sp.cgroup);
                 return r;
         }
@@ -202,16 +202,23 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
         rt_cgroup_info_done(&sp.cgroup);
         ret->pid = sp.pid;
         ret->pidfd = sp.pidfd;
+        ret->console_fd = sp.console_fd;
         return 0;
 }
 
-/* Compiled once here, before the clone: the init only installs it. */
-static int compile_seccomp(struct create_job *job, struct bento_err *err)
+/* Compiled once here, before the clone: the init only installs it.  The
+ * program is cached in the state root (<root>/.cache/seccomp). */
+static int compile_seccomp(struct create_job *job, const struct rt_store *store,
+                           struct bento_err *err)
 {
         char warnings[2048] = "";
+        cleanup_close int cache_fd = -1;
         int r;
 
-        r = rt_seccomp_compile(job->cfg, &job->seccomp, warnings, sizeof(warnings), err);
+        if (job->cfg->linux_.seccomp)
+                cache_fd = rt_seccomp_cache_open(store->root_fd);
+        r = rt_seccomp_compile_cached(job->cfg, cache_fd, &job->seccomp, warnings, sizeof(warnings),
+                                      err);
         for (char *save = NULL, *w = strtok_r(warnings, "\n", &save); w;
              w = strtok_r(NULL, "\n", &save))
                 rt_log_warning("%s", w);
@@ -255,7 +262,7 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                                   .preserve_fds = opts->preserve_fds};
         r = rt_ns_plan_make(job.cfg, &ctx, &job.plan, err);
         if (r >= 0)
-                r = compile_seccomp(&job, err);
+                r = compile_seccomp(&job, store, err);
         if (r < 0)
                 goto out;
         ctx.seccomp = job.seccomp;

@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,18 +68,63 @@ static int run_poststart(const char *id, const struct opened *o, struct bento_er
         r = rt_container_config_load(&o->dir, &cfg, err);
         if (r < 0 || cfg->n_hooks[OCI_HOOK_POSTSTART] == 0)
                 return r;
-        r = rt_hooks_state(cfg, id, o->rec->bundle, BENTO_STATUS_RUNNING, o->rec->pid, &state,
-                           err);
+        r = rt_hooks_state(cfg, id, o->rec->bundle, BENTO_STATUS_RUNNING, o->rec->pid, &state, err);
         if (r >= 0)
-                r = rt_hooks_run(cfg, OCI_HOOK_POSTSTART, o->rec->bundle, state, false, NULL, 0,
-                                 err);
+                r = rt_hooks_run(cfg, OCI_HOOK_POSTSTART, o->rec->bundle, state, NULL, 0, err);
         return r;
+}
+
+/* Block until the init closes its end of exec.fifo (close-on-exec: it
+ * exec'd the target, or it died) or exits.  Returns what it left in the
+ * fifo: the reason when startContainer hooks, Landlock or seccomp failed. */
+static ssize_t wait_exec(const struct opened *o, int rfd, char *msg, size_t size)
+{
+        struct bento_err ignored;
+        cleanup_close int pidfd = rt_pidfd_open_checked(o->rec->pid, o->rec->start_time, &ignored);
+        struct pollfd p[2] = {{.fd = rfd, .events = 0}, {.fd = pidfd, .events = POLLIN}};
+        ssize_t n;
+
+        while (poll(p, pidfd >= 0 ? 2 : 1, -1) < 0 && errno == EINTR)
+                ;
+        n = read(rfd, msg, size - 1);
+        /* the release byte itself, when the init died before reading it */
+        if (n == 1 && msg[0] == '0')
+                n = 0;
+        msg[n > 0 ? n : 0] = '\0';
+        return n;
+}
+
+/* sync #3 (start side): release the parked init through exec.fifo and wait
+ * until it has exec'd the target.  -ECANCELED: the init reported a failure
+ * after its release (and exited), so the container must be torn down. */
+static int release_init(const struct opened *o, const char *id, struct bento_err *err)
+{
+        cleanup_close int wfd = -1, rfd = -1;
+        char msg[BENTO_ERR_MSG_MAX];
+
+        /* a reader (the parked init) exists, so a non-blocking open succeeds;
+         * ENXIO means the init is gone */
+        wfd = openat(o->dir.fd, "exec.fifo", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (wfd < 0)
+                return bento_err_set(err, errno, "cannot start container %s", id);
+        /* opened while the init still holds its end, so poll() reports a
+         * hangup once the last writer (that end) is gone */
+        rfd = openat(o->dir.fd, "exec.fifo", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (rfd < 0 || unlinkat(o->dir.fd, "exec.fifo", 0) < 0)
+                return bento_err_set(err, errno, "cannot start container %s", id);
+        if (write(wfd, "0", 1) != 1)
+                return bento_err_set(err, errno ? errno : EIO, "cannot start container %s", id);
+        close(TAKE_FD(wfd));
+        rt_log_debug("start %s: init %d released", id, (int) o->rec->pid);
+        if (wait_exec(o, rfd, msg, sizeof(msg)) > 0)
+                return bento_err_setx(err, ECANCELED, "cannot start container %s: %s", id, msg);
+        return 0;
 }
 
 int rt_container_start(struct rt_store *store, const char *id, struct bento_err *err)
 {
         struct opened o;
-        cleanup_close int fd = -1;
+        bool released;
         int r;
 
         r = open_container(store, id, &o, err);
@@ -91,24 +138,17 @@ int rt_container_start(struct rt_store *store, const char *id, struct bento_err 
                 opened_close(&o);
                 return r;
         }
-        /* a reader (the parked init) exists, so a non-blocking open succeeds;
-         * ENXIO means the init is gone */
-        fd = openat(o.dir.fd, "exec.fifo", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0 || unlinkat(o.dir.fd, "exec.fifo", 0) < 0) {
-                r = bento_err_set(err, errno, "cannot start container %s", id);
-        } else if (write(fd, "0", 1) != 1) {
-                r = bento_err_set(err, errno ? errno : EIO, "cannot start container %s", id);
-        }
+        r = release_init(&o, id, err);
+        released = r >= 0 || r == -ECANCELED;
         if (r >= 0) {
-                rt_log_debug("start %s: init %d released", id, (int) o.rec->pid);
                 o.status = BENTO_STATUS_RUNNING;
                 r = run_poststart(id, &o, err);
-                if (r < 0) {
-                        /* runtime-spec: a failed poststart hook stops the
-                         * container and deletes it */
-                        struct bento_err ignored;
-                        (void) teardown(store, id, &o, &ignored);
-                }
+        }
+        if (r < 0 && released) {
+                /* runtime-spec: a failed startContainer or poststart hook
+                 * stops the container and goes on with its deletion */
+                struct bento_err ignored;
+                (void) teardown(store, id, &o, &ignored);
         }
         opened_close(&o);
         return r;
@@ -235,12 +275,10 @@ static int destroy(const struct bento_record *rec, struct bento_err *err)
 
 /* After the processes are gone: the cgroup, poststop hooks (failures are
  * warnings, every hook runs), then the state directory. */
-static int teardown(struct rt_store *store, const char *id, struct opened *o,
-                    struct bento_err *err)
+static int teardown(struct rt_store *store, const char *id, struct opened *o, struct bento_err *err)
 {
         cleanup_oci_config struct oci_config *cfg = NULL;
         struct bento_err herr = {0};
-        char warnings[2048] = "";
         int r = 0;
 
         if (o->rec && o->status != BENTO_STATUS_STOPPED)
@@ -252,10 +290,12 @@ static int teardown(struct rt_store *store, const char *id, struct opened *o,
         if (o->rec && rt_container_config_load(&o->dir, &cfg, &herr) >= 0 &&
             cfg->n_hooks[OCI_HOOK_POSTSTOP] > 0) {
                 cleanup_free char *state = NULL;
+                char warnings[2048] = "";
+
                 if (rt_hooks_state(cfg, id, o->rec->bundle, BENTO_STATUS_STOPPED, 0, &state,
                                    &herr) >= 0)
-                        (void) rt_hooks_run(cfg, OCI_HOOK_POSTSTOP, o->rec->bundle, state, true,
-                                            warnings, sizeof(warnings), &herr);
+                        (void) rt_hooks_run(cfg, OCI_HOOK_POSTSTOP, o->rec->bundle, state, warnings,
+                                            sizeof(warnings), &herr);
                 for (char *save = NULL, *w = strtok_r(warnings, "\n", &save); w;
                      w = strtok_r(NULL, "\n", &save))
                         rt_log_warning("%s", w);

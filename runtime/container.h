@@ -25,11 +25,15 @@ struct rt_create_opts {
         bool child_of_caller;
         /* --systemd-cgroup */
         bool systemd_cgroup;
+        /* foreground `run`: process.terminal without --console-socket is
+         * fine, the pty master comes back in rt_created.console_fd */
+        bool keep_console;
 };
 
 struct rt_created {
         pid_t pid;
         int pidfd;
+        int console_fd; /* the pty master with keep_console and a terminal, else -1 */
 };
 
 /* Everything `create` does.  On failure nothing is left: no state directory,

@@ -15,5 +15,4 @@
 int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, unsigned *ret_extra_ids,
                          struct bento_err *err);
 
-
 #endif

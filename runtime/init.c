@@ -116,18 +116,20 @@ static int wait_runtime_hooks(const struct rt_init_args *a, struct bento_err *er
         return r < 0 ? r : 0;
 }
 
-/* Hooks run from inside the container (createContainer, startContainer). */
-static int run_container_hooks(const struct rt_context *ctx, enum oci_hook_kind kind,
-                               enum bento_status status, struct bento_err *err)
+/* Hooks run from inside the container (createContainer, startContainer);
+ * their state carries our pid as the host sees it, as for the others. */
+static int run_container_hooks(const struct rt_context *ctx, const struct init_state *st,
+                               enum oci_hook_kind kind, struct bento_err *err)
 {
         char *state = NULL;
         int r;
 
         if (ctx->cfg->n_hooks[kind] == 0)
                 return 0;
-        r = rt_hooks_state(ctx->cfg, ctx->id, ctx->bundle, status, 0, &state, err);
+        r = rt_hooks_state(ctx->cfg, ctx->id, ctx->bundle, BENTO_STATUS_CREATED, st->host_pid,
+                           &state, err);
         if (r >= 0)
-                r = rt_hooks_run(ctx->cfg, kind, ctx->bundle, state, false, NULL, 0, err);
+                r = rt_hooks_run(ctx->cfg, kind, ctx->bundle, state, NULL, 0, err);
         free(state);
         return r;
 }
@@ -144,8 +146,7 @@ static int step_filesystem(const struct rt_init_args *a, struct init_state *st,
         /* still before pivot_root: host paths (hook programs, the seccomp
          * agent's socket) are reachable */
         if (r >= 0)
-                r = run_container_hooks(ctx, OCI_HOOK_CREATE_CONTAINER, BENTO_STATUS_CREATED,
-                                        err);
+                r = run_container_hooks(ctx, st, OCI_HOOK_CREATE_CONTAINER, err);
         if (r >= 0 && rt_seccomp_has_listener(ctx->seccomp)) {
                 r = rt_seccomp_connect_listener(ctx->seccomp, err);
                 if (r >= 0)
@@ -178,8 +179,8 @@ static const char *env_path(const struct oci_process *proc)
 
 /* execvp's search, done before `start` so a missing program fails `create`
  * with the words engines look for ("executable file not found in $PATH"). */
-static int resolve_executable(const struct oci_process *proc, char *out, size_t size,
-                              struct bento_err *err)
+int rt_resolve_executable(const struct oci_process *proc, char *out, size_t size,
+                          struct bento_err *err)
 {
         const char *name = proc->args[0];
         const char *path;
@@ -238,7 +239,7 @@ static int step_process(const struct rt_init_args *a, const struct init_state *s
         if (r >= 0)
                 r = step_cwd(proc, err);
         if (r >= 0)
-                r = resolve_executable(proc, exe, size, err);
+                r = rt_resolve_executable(proc, exe, size, err);
         return r;
 }
 
@@ -280,7 +281,7 @@ static int finish_after_start(const struct rt_context *ctx, const struct init_st
         const struct oci_process *proc = ctx->cfg->process;
         int r;
 
-        r = run_container_hooks(ctx, OCI_HOOK_START_CONTAINER, BENTO_STATUS_CREATED, err);
+        r = run_container_hooks(ctx, st, OCI_HOOK_START_CONTAINER, err);
         if (r >= 0 && proc->landlock)
                 r = rt_landlock_apply(proc->landlock, err);
         if (r >= 0 && ctx->seccomp && proc->no_new_privileges)
@@ -331,8 +332,10 @@ void rt_init_main(const struct rt_init_args *a)
         close(a->sync_fd);
         if (wait_for_start(a->fifo_fd) < 0)
                 _exit(1);
-        close(a->fifo_fd);
+        /* exec.fifo stays open (close-on-exec) until execve: `start` waits
+         * for it to close and reads why when it carries a message */
         if (finish_after_start(ctx, &st, &err) < 0) {
+                (void) !write(a->fifo_fd, err.msg, strlen(err.msg));
                 fprintf(stderr, "bento-runtime: %s\n", err.msg);
                 _exit(126);
         }

@@ -15,6 +15,13 @@ struct rt_init_args {
         int fifo_fd; /* exec.fifo opened O_RDWR: read() blocks until `start` writes */
 };
 
+/* Find process.args[0] as execvp would, with the PATH of process.env (a
+ * default one without): the result goes to out.  ENOENT says "executable
+ * file not found in $PATH", the words engines match on.  `exec` uses it
+ * too. */
+int rt_resolve_executable(const struct oci_process *proc, char *out, size_t size,
+                          struct bento_err *err);
+
 /* Never returns: execs the target or _exit()s after reporting the error. */
 __attribute__((noreturn)) void rt_init_main(const struct rt_init_args *a);
 

@@ -26,9 +26,20 @@ static const struct {
     {"kill", cmd_kill, "kill [--all|-a] [--signal|-s SIGNAL] ID [SIGNAL]"},
     {"delete", cmd_delete, "delete [--force|-f] ID"},
     {"run", cmd_run, "run [create options] [--detach|-d] [--keep] ID"},
+    {"exec", cmd_exec,
+     "exec [--process|-p FILE] [--detach|-d] [--pid-file FILE] [--console-socket PATH] "
+     "[--tty|-t] [--preserve-fds N] [--cwd DIR] [--env|-e KEY=VALUE]... [--user|-u UID[:GID]] "
+     "[--cap|-c CAP]... [--no-new-privs] ID [COMMAND [ARG...]]"},
     {"list", cmd_list, "list [--format|-f table|json] [--quiet|-q]"},
     {"spec", cmd_spec, "spec [--bundle|-b DIR] [--rootless]"},
     {"features", cmd_features, "features"},
+    {"pause", cmd_pause, "pause ID"},
+    {"resume", cmd_resume, "resume ID"},
+    {"ps", cmd_ps, "ps [--format|-f table|json] ID"},
+    {"update", cmd_update,
+     "update [--resources|-r FILE|-] [--memory|-m N] [--memory-swap N] [--memory-reservation N] "
+     "[--cpu-quota N] [--cpu-period N] [--cpu-shares N] [--cpuset-cpus LIST] "
+     "[--cpuset-mems LIST] [--pids-limit N] ID"},
 };
 
 enum {

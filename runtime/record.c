@@ -159,23 +159,15 @@ static struct bento_json *applied_facts(const struct rt_context *ctx,
                                         const struct rt_cgroup_info *cgroup)
 {
         struct bento_json *obj = bento_json_new_object();
-        struct bento_json *ll = bento_json_new_object();
-        int r = obj && ll ? 0 : -ENOMEM;
+        int r = obj ? 0 : -ENOMEM;
 
         if (r >= 0 && cgroup && cgroup->applied)
                 r = bento_json_object_set(obj, "cgroup", bento_json_dup(cgroup->applied));
         if (r >= 0 && ctx->seccomp)
                 r = bento_json_object_set(obj, "seccomp", rt_seccomp_describe(ctx->seccomp));
         if (r >= 0)
-                r = bento_json_object_set(ll, "requested",
-                                          bento_json_new_bool(ctx->cfg->process->landlock != NULL));
-        if (r >= 0)
-                r = bento_json_object_set(ll, "abi", bento_json_new_int(rt_landlock_abi()));
-        if (r >= 0) {
-                r = bento_json_object_set(obj, "landlock", ll);
-                ll = NULL;
-        }
-        bento_json_free(ll);
+                r = bento_json_object_set(obj, "landlock",
+                                          rt_landlock_describe(ctx->cfg->process->landlock));
         if (r < 0)
                 return bento_json_free(obj);
         return obj;

@@ -44,7 +44,7 @@ static int parse_realtime(const char *s, int *ret)
         const char *rest = s + 5;
         int off = 0;
 
-        if (!min && strncasecmp(s, "RTMAX", 5))
+        if (!min && strncasecmp(s, "RTMAX", 5) != 0)
                 return -EINVAL;
         /* RTMIN counts up (RTMIN+N), RTMAX counts down (RTMAX-N) */
         if (*rest) {

@@ -28,7 +28,7 @@
 #include "sync.h"
 #include "terminal.h"
 
-static pid_t clone3_simple(uint64_t flags, int *ret_pidfd)
+pid_t rt_clone3(uint64_t flags, int *ret_pidfd)
 {
         struct clone_args ca;
 
@@ -62,7 +62,7 @@ __attribute__((noreturn)) static void run_intermediate(const struct rt_context *
                 rt_sync_send_err(ia->sync_fd, &err);
                 _exit(1);
         }
-        pid = clone3_simple(init_clone_flags(plan) | CLONE_PARENT, NULL);
+        pid = rt_clone3(init_clone_flags(plan) | CLONE_PARENT, NULL);
         if (pid < 0) {
                 bento_err_set(&err, errno, "cannot create the container process");
                 rt_sync_send_err(ia->sync_fd, &err);
@@ -85,7 +85,7 @@ static int clone_via_intermediate(const struct rt_context *ctx, const struct rt_
         pid_t mid;
         int r;
 
-        mid = clone3_simple(opts->child_of_caller ? CLONE_PARENT : 0, NULL);
+        mid = rt_clone3(opts->child_of_caller ? CLONE_PARENT : 0, NULL);
         if (mid < 0)
                 return bento_err_set(err, errno, "cannot fork");
         if (mid == 0) {
@@ -111,8 +111,8 @@ static int clone_direct(const struct rt_ns_plan *plan, const struct rt_spawn_opt
         int pidfd = -1;
         pid_t pid;
 
-        pid = clone3_simple(init_clone_flags(plan) | (opts->child_of_caller ? CLONE_PARENT : 0),
-                            &pidfd);
+        pid =
+            rt_clone3(init_clone_flags(plan) | (opts->child_of_caller ? CLONE_PARENT : 0), &pidfd);
         if (pid < 0)
                 return bento_err_set(err, errno, "cannot create the container process");
         if (pid == 0) {
@@ -177,15 +177,15 @@ static int run_runtime_hooks(const struct rt_context *ctx, const struct rt_spawn
         if (!rt_context_has_runtime_hooks(ctx))
                 return 0;
         r = rt_sync_expect(sock, RT_SYNC_MOUNTED, &m, NULL, err);
+        /* "created", as crun sends and runtime-tools' hooks_stdin expects */
         if (r >= 0)
-                r = rt_hooks_state(ctx->cfg, ctx->id, ctx->bundle, BENTO_STATUS_CREATING, sp->pid,
+                r = rt_hooks_state(ctx->cfg, ctx->id, ctx->bundle, BENTO_STATUS_CREATED, sp->pid,
                                    &state, err);
         if (r >= 0)
-                r = rt_hooks_run(ctx->cfg, OCI_HOOK_PRESTART, ctx->bundle, state, false, NULL, 0,
-                                 err);
+                r = rt_hooks_run(ctx->cfg, OCI_HOOK_PRESTART, ctx->bundle, state, NULL, 0, err);
         if (r >= 0)
-                r = rt_hooks_run(ctx->cfg, OCI_HOOK_CREATE_RUNTIME, ctx->bundle, state, false,
-                                 NULL, 0, err);
+                r = rt_hooks_run(ctx->cfg, OCI_HOOK_CREATE_RUNTIME, ctx->bundle, state, NULL, 0,
+                                 err);
         if (r < 0)
                 return r;
         if (rt_sync_send(sock, RT_SYNC_HOOKS_DONE, 0, NULL, -1) < 0)
@@ -194,7 +194,8 @@ static int run_runtime_hooks(const struct rt_context *ctx, const struct rt_spawn
 }
 
 /* sync #2 (parent side): forward a terminal if one comes, until READY. */
-static int wait_ready(const struct rt_spawn_opts *opts, int sock, struct bento_err *err)
+static int wait_ready(const struct rt_spawn_opts *opts, struct rt_spawned *sp, int sock,
+                      struct bento_err *err)
 {
         for (;;) {
                 struct rt_sync_msg m;
@@ -211,6 +212,10 @@ static int wait_ready(const struct rt_spawn_opts *opts, int sock, struct bento_e
                         return 0;
                 if (m.type != RT_SYNC_PTY || fd < 0)
                         return bento_err_setx(err, EPROTO, "unexpected setup message %u", m.type);
+                if (opts->keep_console && sp->console_fd < 0) {
+                        sp->console_fd = TAKE_FD(fd);
+                        continue;
+                }
                 if (!opts->console_socket)
                         return bento_err_setx(err, EINVAL,
                                               "process.terminal needs "
@@ -233,20 +238,21 @@ static void kill_failed(const struct rt_spawn_opts *opts, struct rt_spawned *sp)
         if (!opts->child_of_caller && sp->pid > 0)
                 (void) waitpid(sp->pid, NULL, 0);
         if (sp->cgroup.path) {
-                struct bento_record rec = {.cgroup_path = sp->cgroup.path,
-                                           .systemd_cgroup = sp->cgroup.systemd};
                 struct bento_err ignored;
-                (void) rt_cgroup_remove(&rec, &ignored);
+                (void) rt_cgroup_info_remove(&sp->cgroup, &ignored);
         }
         rt_cgroup_info_done(&sp->cgroup);
+        if (sp->console_fd >= 0)
+                close(sp->console_fd);
         sp->pid = 0;
         sp->pidfd = -1;
+        sp->console_fd = -1;
 }
 
 int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
                   const struct rt_spawn_opts *opts, struct rt_spawned *ret, struct bento_err *err)
 {
-        struct rt_spawned sp = {.pid = 0, .pidfd = -1};
+        struct rt_spawned sp = {.pid = 0, .pidfd = -1, .console_fd = -1};
         cleanup_close int fifo_fd = -1;
         cleanup_close int parent_sock = -1;
         cleanup_close int child_sock = -1;
@@ -274,7 +280,7 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
         if (r >= 0)
                 r = run_runtime_hooks(ctx, &sp, parent_sock, err);
         if (r >= 0)
-                r = wait_ready(opts, parent_sock, err);
+                r = wait_ready(opts, &sp, parent_sock, err);
         if (r < 0) {
                 kill_failed(opts, &sp);
                 return r;

@@ -7,6 +7,7 @@
 #define RT_SPAWN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "context.h"
@@ -18,14 +19,23 @@ struct rt_spawn_opts {
          * with the caller's subreaper when `create` exits */
         bool child_of_caller;
         const char *console_socket; /* optional */
-        const char *fifo_path;      /* exec.fifo, already made */
+        /* foreground `run` without --console-socket: keep the pty master
+         * (rt_spawned.console_fd) to proxy it to our own stdio */
+        bool keep_console;
+        const char *fifo_path; /* exec.fifo, already made */
 };
 
 struct rt_spawned {
         pid_t pid; /* host pid of the init */
         int pidfd;
         struct rt_cgroup_info cgroup; /* the cgroup it was placed in */
+        int console_fd;               /* the pty master with keep_console, else -1 */
 };
+
+/* clone3() with flags (CLONE_PIDFD added when ret_pidfd is given); the
+ * exit signal is SIGCHLD, or none with CLONE_PARENT, which refuses one.
+ * Returns the pid (0 in the child) or -1 with errno, as fork() does. */
+pid_t rt_clone3(uint64_t flags, int *ret_pidfd);
 
 /* On failure the init (if any) is killed, and reaped when it is our child. */
 int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,

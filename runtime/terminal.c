@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static int open_pty(int *ret_master, int *ret_slave, char *name, size_t size, st
 }
 
 static int attach_slave(const struct oci_process *proc, int slave, const char *name,
-                        struct bento_err *err)
+                        bool bind_console, struct bento_err *err)
 {
         if (setsid() < 0)
                 return bento_err_set(err, errno, "setsid");
@@ -56,13 +57,14 @@ static int attach_slave(const struct oci_process *proc, int slave, const char *n
                 if (dup2(slave, fd) < 0)
                         return bento_err_set(err, errno, "dup2 of the terminal");
         /* /dev/console was made an empty file by the mount step */
-        if (access("/dev/console", F_OK) == 0 &&
+        if (bind_console && access("/dev/console", F_OK) == 0 &&
             mount(name, "/dev/console", NULL, MS_BIND, NULL) < 0)
                 return bento_err_set(err, errno, "cannot bind the terminal on /dev/console");
         return 0;
 }
 
-int rt_terminal_setup(const struct oci_process *proc, int sync_fd, struct bento_err *err)
+static int terminal_setup(const struct oci_process *proc, int sync_fd, bool bind_console,
+                          struct bento_err *err)
 {
         char name[PATH_MAX];
         cleanup_close int master = -1;
@@ -72,12 +74,24 @@ int rt_terminal_setup(const struct oci_process *proc, int sync_fd, struct bento_
         r = open_pty(&master, &slave, name, sizeof(name), err);
         if (r < 0)
                 return r;
-        r = attach_slave(proc, slave, name, err);
+        r = attach_slave(proc, slave, name, bind_console, err);
         if (r < 0)
                 return r;
         if (rt_sync_send(sync_fd, RT_SYNC_PTY, 0, NULL, master) < 0)
                 return bento_err_set(err, EPIPE, "cannot pass the terminal to the runtime");
         return 0;
+}
+
+int rt_terminal_setup(const struct oci_process *proc, int sync_fd, struct bento_err *err)
+{
+        return terminal_setup(proc, sync_fd, true, err);
+}
+
+/* /dev/console stays the init's: an exec'd process gets a pty of its own
+ * and must not take the container's console over. */
+int rt_terminal_setup_exec(const struct oci_process *proc, int sync_fd, struct bento_err *err)
+{
+        return terminal_setup(proc, sync_fd, false, err);
 }
 
 int rt_console_send(const char *socket_path, int master_fd, struct bento_err *err)

@@ -15,6 +15,9 @@
 /* In the init, after pivot_root.  Sends RT_SYNC_PTY with the master. */
 int rt_terminal_setup(const struct oci_process *proc, int sync_fd, struct bento_err *err);
 
+/* The same for a process `exec` starts, which leaves /dev/console alone. */
+int rt_terminal_setup_exec(const struct oci_process *proc, int sync_fd, struct bento_err *err);
+
 /* In `create`: connect to the console socket and send the master. */
 int rt_console_send(const char *socket_path, int master_fd, struct bento_err *err);
 

@@ -39,6 +39,7 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1117,6 +1118,344 @@ static int cmd_stdin(void)
         return r;
 }
 
+/* ---- cgroup limits: memory, pids, cpu ------------------------------------ */
+
+/* Allocate and touch MB mebibytes, one at a time; "OK MB" when all fit. */
+static int cmd_hog(const char *s)
+{
+        long mb = parse_long(s, "MB");
+
+        for (long i = 0; i < mb; i++) {
+                char *p = malloc(1 << 20);
+
+                if (!p)
+                        return report(-1, ENOMEM);
+                memset(p, (int) (i & 0xff) | 1, 1 << 20);
+        }
+        printf("OK %ld\n", mb);
+        return 0;
+}
+
+/* Fork up to N children that wait on a pipe; report how many forks
+ * succeeded and the errno of the first that failed, then let them go. */
+static int cmd_forks(const char *s)
+{
+        long n = parse_long(s, "N"), ok = 0;
+        int fds[2], saved = 0;
+
+        if (n > 100000 || pipe(fds) < 0)
+                return report(-1, n > 100000 ? EINVAL : errno);
+        for (; ok < n; ok++) {
+                pid_t pid = fork();
+                char c;
+
+                if (pid < 0) {
+                        saved = errno;
+                        break;
+                }
+                if (pid == 0) {
+                        close(fds[1]);
+                        _exit(read(fds[0], &c, 1) < 0);
+                }
+        }
+        close(fds[1]);
+        close(fds[0]);
+        for (long i = 0; i < ok; i++)
+                (void) wait(NULL);
+        printf("{\"forked\":%ld,\"errno\":", ok);
+        if (saved)
+                json_str(errno_name(saved));
+        else
+                printf("null");
+        printf("}\n");
+        return 0;
+}
+
+static double now_s(clockid_t clk)
+{
+        struct timespec ts;
+
+        clock_gettime(clk, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* Burn CPU for SECONDS of wall-clock time; report wall and CPU time. */
+static int cmd_spin(const char *s)
+{
+        double secs = (double) parse_long(s, "SECONDS");
+        double start = now_s(CLOCK_MONOTONIC), cpu0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+        volatile unsigned long x = 0;
+
+        if (secs > 60)
+                die_usage("spin: at most 60 seconds");
+        while (now_s(CLOCK_MONOTONIC) - start < secs)
+                for (int i = 0; i < 100000; i++)
+                        x += (unsigned long) i;
+        printf("{\"wall\":%.3f,\"cpu\":%.3f}\n", now_s(CLOCK_MONOTONIC) - start,
+               now_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0);
+        return 0;
+}
+
+/* ---- seccomp: raw system calls, exec without libc, steps -------------------- */
+
+int main(int argc, char **argv);
+
+/* System calls the seccomp tests name; anything else is given by number. */
+static const struct {
+        const char *name;
+        long nr;
+} syscall_names[] = {
+    {"mkdir", SYS_mkdir},       {"mkdirat", SYS_mkdirat},
+    {"rmdir", SYS_rmdir},       {"personality", SYS_personality},
+    {"getpid", SYS_getpid},     {"getppid", SYS_getppid},
+    {"uname", SYS_uname},       {"chdir", SYS_chdir},
+    {"umask", SYS_umask},       {"execve", SYS_execve},
+    {"execveat", SYS_execveat}, {"unshare", SYS_unshare},
+    {"sync", SYS_sync},         {"getuid", SYS_getuid},
+};
+
+static volatile sig_atomic_t sigsys_nr = -1;
+
+static void on_sigsys(int sig, siginfo_t *si, void *uc)
+{
+        (void) sig;
+        (void) uc;
+        sigsys_nr = si->si_syscall;
+}
+
+/* "s:TEXT" is a pointer to TEXT; anything else a number (base 0). */
+static long syscall_arg(const char *s)
+{
+        char *end = NULL;
+        long v;
+
+        if (strncmp(s, "s:", 2) == 0)
+                return (long) (s + 2);
+        errno = 0;
+        v = *s == '-' ? strtol(s, &end, 0) : (long) strtoull(s, &end, 0);
+        if (errno || !end || *end || end == s)
+                die_usage("bad system call argument: %s", s);
+        return v;
+}
+
+/* syscall [--catch-sigsys] NAME|NR [ARG...]: OK, the errno name, or
+ * "SIGSYS nr=N" when the call was trapped (exit 1 for both refusals). */
+static int cmd_syscall(int n, char **a)
+{
+        long args[6] = {0};
+        long nr = -1, r;
+        int e;
+
+        sigsys_nr = -1; /* steps may run this more than once */
+        if (n > 0 && strcmp(a[0], "--catch-sigsys") == 0) {
+                struct sigaction sa = {.sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO};
+
+                sigaction(SIGSYS, &sa, NULL);
+                a++;
+                n--;
+        }
+        if (n < 1 || n > 7)
+                die_usage("syscall [--catch-sigsys] NAME|NR [ARG...] (at most 6 arguments)");
+        for (size_t i = 0; i < sizeof(syscall_names) / sizeof(syscall_names[0]); i++)
+                if (strcmp(a[0], syscall_names[i].name) == 0)
+                        nr = syscall_names[i].nr;
+        if (nr < 0)
+                nr = syscall_arg(a[0]);
+        for (int i = 1; i < n; i++)
+                args[i - 1] = syscall_arg(a[i]);
+        r = syscall(nr, args[0], args[1], args[2], args[3], args[4], args[5]);
+        e = errno;
+        if (sigsys_nr >= 0) {
+                printf("SIGSYS nr=%d\n", (int) sigsys_nr);
+                return EXIT_REFUSED;
+        }
+        return report(r < 0 ? -1 : 0, e);
+}
+
+/* exec-raw execve|execveat PATH [ARGS...]: the system call itself, not
+ * libc's wrapper (which may pick either). */
+static int cmd_exec_raw(int n, char **a)
+{
+        char *argv[64];
+        int i;
+
+        if (n < 2 || n > 62)
+                die_usage("exec-raw execve|execveat PATH [ARGS...]");
+        for (i = 1; i < n; i++)
+                argv[i - 1] = a[i];
+        argv[i - 1] = NULL;
+        fflush(stdout);
+        if (strcmp(a[0], "execve") == 0)
+                syscall(SYS_execve, a[1], argv, environ);
+        else if (strcmp(a[0], "execveat") == 0)
+                syscall(SYS_execveat, AT_FDCWD, a[1], argv, environ, 0);
+        else
+                die_usage("exec-raw: execve or execveat, not %s", a[0]);
+        return report(-1, errno);
+}
+
+/* fork SUBCOMMAND...: run it in a child; exit with its status (128+sig).
+ * argv[0] is "fork", argv[1] the subcommand: main's layout. */
+static int cmd_fork(int argc, char **argv)
+{
+        int status = 0;
+        pid_t pid;
+
+        fflush(stdout);
+        pid = fork();
+        if (pid < 0)
+                return report(-1, errno);
+        if (pid == 0) {
+                int rc = main(argc, argv);
+
+                fflush(stdout);
+                _exit(rc);
+        }
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return report(-1, errno);
+        return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/* wait-file PATH SECONDS: OK once PATH exists, ETIMEDOUT otherwise. */
+static int cmd_wait_file(const char *path, const char *secs)
+{
+        long tenths = parse_long(secs, "seconds") * 10;
+        struct stat st;
+
+        for (long i = 0; i <= tenths; i++) {
+                if (stat(path, &st) == 0)
+                        return report(0, 0);
+                sleep_seconds(0.1);
+        }
+        return report(-1, ETIMEDOUT);
+}
+
+/* steps "CMD ARGS" ...: run each (split on spaces) in this process, each
+ * followed by a line "@@bento-step-rc=N", so no shell has to exec. */
+static int cmd_steps(int n, char **a)
+{
+        for (int i = 0; i < n; i++) {
+                char *copy = strdup(a[i]);
+                char *v[66] = {"steps"};
+                char *save = NULL;
+                int k = 1, rc;
+
+                if (!copy)
+                        return 70;
+                for (char *t = strtok_r(copy, " ", &save); t && k < 65;
+                     t = strtok_r(NULL, " ", &save))
+                        v[k++] = t;
+                v[k] = NULL;
+                rc = k > 1 ? main(k, v) : EXIT_USAGE;
+                fflush(stdout);
+                printf("@@bento-step-rc=%d\n", rc);
+                fflush(stdout);
+                free(copy);
+        }
+        return 0;
+}
+
+/* The "pid" member of the state JSON a hook got on stdin; 0 when absent. */
+static long pid_in_state(const char *state)
+{
+        const char *p = state ? strstr(state, "\"pid\":") : NULL;
+
+        return p ? strtol(p + 6, NULL, 10) : 0;
+}
+
+/* /proc/PID/cmdline with NULs as spaces, or null. */
+static void emit_cmdline(long pid)
+{
+        char path[64], *buf = NULL;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+        n = pid > 0 ? read_file(path, &buf) : -ENOENT;
+        if (n < 0) {
+                fputs("null", stdout);
+                return;
+        }
+        for (ssize_t i = 0; i < n; i++)
+                if (buf[i] == '\0')
+                        buf[i] = ' ';
+        json_strn(buf, (size_t) n);
+        free(buf);
+}
+
+/* The pids in /proc that are neither zombies nor dead, sorted. */
+static void emit_live_pids(void)
+{
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        bool first = true;
+
+        putchar('[');
+        while (d && (de = readdir(d))) {
+                char path[300], *buf = NULL, *paren;
+                ssize_t n;
+
+                if (!isdigit((unsigned char) de->d_name[0]))
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+                n = read_file(path, &buf);
+                paren = n > 0 ? strrchr(buf, ')') : NULL;
+                if (paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X') {
+                        printf("%s%s", first ? "" : ",", de->d_name);
+                        first = false;
+                }
+                free(buf);
+        }
+        if (d)
+                closedir(d);
+        putchar(']');
+}
+
+/* An OCI hook that records what it was given: `hook DIR NAME [STATUS]`
+ * writes DIR/NAME.json (stdin, argv, env, cwd, namespaces, fds, the
+ * command line of the state's pid, the live pids in /proc) and appends NAME to
+ * DIR/events, then exits with STATUS (default 0). */
+static int cmd_hook(char **argv, char **a, int na)
+{
+        char path[PATH_MAX], *in = NULL;
+        ssize_t n = read_fd_all(0, &in);
+        bool first = true;
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/%s.json", a[0], a[1]);
+        if (!freopen(path, "w", stdout))
+                return report(-1, errno);
+        putchar('{');
+        json_key(&first, "fds");
+        emit_fds();
+        json_key(&first, "stdin");
+        json_str(n >= 0 ? in : NULL);
+        json_key(&first, "argv");
+        emit_string_array(argv);
+        json_key(&first, "env");
+        emit_string_array(environ);
+        json_key(&first, "cwd");
+        emit_cwd();
+        json_key(&first, "ns");
+        emit_ns();
+        json_key(&first, "pid");
+        emit_pid();
+        json_key(&first, "state_pid_cmdline");
+        emit_cmdline(pid_in_state(n >= 0 ? in : NULL));
+        json_key(&first, "live_pids");
+        emit_live_pids();
+        printf("}\n");
+        free(in);
+        if (fflush(stdout) != 0)
+                return 70;
+        snprintf(path, sizeof(path), "%s/events", a[0]);
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0 || dprintf(fd, "%s\n", a[1]) < 0)
+                return 70;
+        close(fd);
+        return na > 2 ? (int) parse_long(a[2], "status") : 0;
+}
+
 /* ---- dispatch ------------------------------------------------------------- */
 
 struct subcommand {
@@ -1162,6 +1501,15 @@ static const struct subcommand subcommands[] = {
     {"mknod", 4, "PATH c|b MAJOR MINOR: try mknod; OK or errno"},
     {"bind-port", 1, "PORT: try to bind 127.0.0.1:PORT; OK or errno"},
     {"exec", 1, "PATH [ARGS...]: execv, errno on failure"},
+    {"hog", 1, "MB: allocate and touch MB MiB; OK MB, or killed by the OOM killer"},
+    {"forks", 1, "N: fork up to N waiting children; {forked, errno}"},
+    {"spin", 1, "SECONDS: burn CPU; {wall, cpu} seconds"},
+    {"hook", 2, "DIR NAME [STATUS]: act as an OCI hook, record what it got in DIR"},
+    {"syscall", 1, "[--catch-sigsys] NAME|NR [ARG...]: raw call (s:TEXT is a string); OK or errno"},
+    {"exec-raw", 2, "execve|execveat PATH [ARGS...]: the raw system call; errno on failure"},
+    {"fork", 1, "SUBCOMMAND [ARGS...]: run it in a child, exit with its status"},
+    {"wait-file", 2, "PATH SECONDS: OK once PATH exists"},
+    {"steps", 1, "\"CMD ARGS\"...: run each in this process, each followed by a step marker"},
 };
 
 static void usage(FILE *f)
@@ -1287,6 +1635,24 @@ int main(int argc, char **argv)
                 return finish(cmd_mknod(a));
         else if (strcmp(cmd, "bind-port") == 0)
                 return finish(cmd_bind_port(a[0]));
+        else if (strcmp(cmd, "syscall") == 0)
+                return finish(cmd_syscall(na, a));
+        else if (strcmp(cmd, "exec-raw") == 0)
+                return finish(cmd_exec_raw(na, a));
+        else if (strcmp(cmd, "fork") == 0)
+                return finish(cmd_fork(argc - 1, argv + 1));
+        else if (strcmp(cmd, "wait-file") == 0)
+                return finish(cmd_wait_file(a[0], a[1]));
+        else if (strcmp(cmd, "steps") == 0)
+                return finish(cmd_steps(na, a));
+        else if (strcmp(cmd, "hook") == 0)
+                return cmd_hook(argv, a, na);
+        else if (strcmp(cmd, "hog") == 0)
+                return finish(cmd_hog(a[0]));
+        else if (strcmp(cmd, "forks") == 0)
+                return finish(cmd_forks(a[0]));
+        else if (strcmp(cmd, "spin") == 0)
+                return finish(cmd_spin(a[0]));
         else if (strcmp(cmd, "exec") == 0) {
                 fflush(stdout);
                 return finish(cmd_exec(a));

@@ -601,4 +601,63 @@ TEST(lists_known_properties_the_model_does_not_carry)
         ASSERT_EQ(plain->n_unmodelled, 0);
 }
 
+/* The file `exec --process` reads: a process object on its own. */
+static int parse_process(const char *doc, struct oci_process **ret)
+{
+        bento_err_clear(&err);
+        return oci_process_parse(doc, strlen(doc), ret, &err);
+}
+
+TEST(parses_lone_process)
+{
+        cleanup_oci_process struct oci_process *p = NULL;
+
+        ASSERT_OK(parse_process("{\"terminal\":true,\"consoleSize\":{\"height\":30,\"width\":"
+                                "100}," USER ",\"args\":[\"sh\",\"-c\",\"id\"],"
+                                "\"env\":[\"A=1\"],\"cwd\":\"/tmp\",\"noNewPrivileges\":true,"
+                                "\"capabilities\":{\"bounding\":[\"CAP_KILL\"]},"
+                                "\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"soft\":64,"
+                                "\"hard\":128}],\"x-unknown\":{}}",
+                                &p));
+        ASSERT_TRUE(p->terminal && p->has_console_size && p->no_new_privileges);
+        ASSERT_EQ(p->console_height, 30);
+        ASSERT_EQ(p->console_width, 100);
+        ASSERT_EQ(p->n_args, 3);
+        ASSERT_STREQ(p->args[2], "id");
+        /* vectors made by the parser end in NULL (execve takes them as is) */
+        ASSERT_TRUE(p->args[3] == NULL && p->env[1] == NULL);
+        ASSERT_STREQ(p->cwd, "/tmp");
+        ASSERT_TRUE(p->capabilities && p->capabilities->present[OCI_CAP_BOUNDING]);
+        ASSERT_EQ(p->n_rlimits, 1);
+        ASSERT_EQ(p->rlimits[0].hard, 128);
+        ASSERT_TRUE(oci_process_free(NULL) == NULL);
+}
+
+TEST(rejects_lone_process_rules)
+{
+        struct oci_process *p = NULL;
+
+        /* paths start at the object: no "process." prefix */
+        ASSERT_TRUE(parse_process("{" USER ",\"args\":[],\"cwd\":\"/\"}", &p) == -EINVAL);
+        ASSERT_STREQ(err.msg, "args: must have at least one entry");
+        ASSERT_TRUE(parse_process("{" USER ",\"args\":[\"sh\"],\"cwd\":\"rel\"}", &p) == -EINVAL);
+        ASSERT_CONTAINS(err.msg, "cwd: must be an absolute path");
+        ASSERT_TRUE(parse_process("{\"args\":[\"sh\"],\"cwd\":\"/\"}", &p) == -EINVAL);
+        ASSERT_CONTAINS(err.msg, "user: required property is missing");
+        ASSERT_TRUE(parse_process("[]", &p) == -EINVAL);
+        ASSERT_CONTAINS(err.msg, "expected a JSON object at the top level");
+        ASSERT_TRUE(parse_process("{" USER ",\"args\":[\"sh\"],\"cwd\":\"/\",\"cwd\":\"/x\"}", &p) <
+                    0);
+        ASSERT_CONTAINS(err.msg, "duplicate");
+        ASSERT_TRUE(parse_process("{" USER ",\"args\":[\"sh\"],\"cwd\":\"/\","
+                                  "\"ioPriority\":{\"class\":\"IOPRIO_CLASS_IDLE\"}}",
+                                  &p) == -ENOTSUP);
+        ASSERT_CONTAINS(err.msg, "ioPriority");
+        /* null reads as absent there too */
+        ASSERT_OK(
+            parse_process("{" USER ",\"args\":[\"sh\"],\"cwd\":\"/\",\"scheduler\":null}", &p));
+        p = oci_process_free(p);
+        ASSERT_TRUE(p == NULL);
+}
+
 TAP_MAIN()

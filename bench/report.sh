@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Turn one benchmark run (STEM/db.tsv and STEM/facts.md, written by
+# bench/run.sh) into the markdown report: tables with medians, spread and
+# ratios to crun and to bubblewrap, and the issue's targets, met or not.
+#   bench/report.sh STEM
+# db.tsv rows: key, kind (time|rss|refused), median, p25, p75, min, max,
+# mean user, mean system, n  (ms for time, KiB for rss); for refused rows the
+# third field is the runtime's message.
+set -euo pipefail
+
+stem=${1:?usage: bench/report.sh STEM}
+declare -A kind med p25 p75 lo hi usr sys
+
+while IFS=$'\t' read -r key k m a b c d u s _; do
+        kind[$key]=$k
+        med[$key]=$m
+        p25[$key]=${a:-}
+        p75[$key]=${b:-}
+        lo[$key]=${c:-}
+        hi[$key]=${d:-}
+        usr[$key]=${u:-}
+        sys[$key]=${s:-}
+done < "$stem/db.tsv"
+
+has() { [ "${kind[$1]:-}" = time ] || [ "${kind[$1]:-}" = rss ]; }
+num() { printf "%.${2:-2}f" "$1"; }
+# ratio KEY REF: "0.61×", or – when either is missing
+ratio() {
+        if has "$1" && has "$2"; then
+                awk -v a="${med[$1]}" -v b="${med[$2]}" 'BEGIN { printf "%.2f×", a / b }'
+        else
+                printf '–'
+        fi
+}
+
+declare -A section_name=(
+        [run]="run /bin/true" [create]="create" [start]="start" [delete]="delete -f"
+        [csd]="create+start+delete -f" [rss-run]="run /bin/true" [rss-create]="create"
+        [rss-start]="start" [rss-delete]="delete -f"
+)
+declare -A runtime_name=(
+        [bento]="**bento-runtime**" [crun]="crun" [runc]="runc"
+        [bwrap]="bwrap (floor)" [crun-nocg]="crun, --cgroup-manager=disabled (ref.)"
+        [exec]="/bin/true, no sandbox (ref.)"
+)
+
+label() {
+        local sec=${1%%/*} r=${1#*/} lim=""
+        case $sec in *+lim) lim=" (limits)" sec=${sec%+lim} ;; esac
+        printf '%s%s | %s' "${section_name[$sec]}" "$lim" "${runtime_name[$r]}"
+}
+
+time_rows() {
+        local sec=$1 r key bw=–
+        for r in bento crun runc bwrap crun-nocg exec; do
+                key=$sec/$r
+                case ${kind[$key]:-} in
+                time)
+                        case ${sec%+lim} in run | csd) bw=$(ratio "$key" run/bwrap) ;; *) bw=– ;; esac
+                        printf '| %s | %s | %s–%s | %s–%s | %s | %s | %s |\n' "$(label "$key")" \
+                                "$(num "${med[$key]}")" "$(num "${p25[$key]}")" "$(num "${p75[$key]}")" \
+                                "$(num "${lo[$key]}")" "$(num "${hi[$key]}")" \
+                                "$(num "$(awk -v u="${usr[$key]}" -v s="${sys[$key]}" 'BEGIN { print u + s }')")" \
+                                "$(ratio "$key" "$sec/crun")" "$bw"
+                        ;;
+                refused)
+                        printf '| %s | refused: %s | | | | | |\n' "$(label "$key")" "${med[$key]}"
+                        ;;
+                esac
+        done
+}
+
+rss_rows() {
+        local sec=$1 r key
+        for r in bento crun runc bwrap exec; do
+                key=$sec/$r
+                has "$key" || continue
+                printf '| %s | %s | %s–%s | %s–%s | %s |\n' "$(label "$key")" \
+                        "$(num "${med[$key]}" 0)" "$(num "${p25[$key]}" 0)" "$(num "${p75[$key]}" 0)" \
+                        "$(num "${lo[$key]}" 0)" "$(num "${hi[$key]}" 0)" "$(ratio "$key" "$sec/crun")"
+        done
+}
+
+tp_rows() {
+        local r key n
+        n=$(grep -o 'throughput [0-9]* containers, [0-9]* in parallel' "$stem/facts.md" | head -n 1)
+        for r in bento crun runc; do
+                key=tp/$r
+                has "$key" || continue
+                printf '| %s | %s | %s–%s | %s | %s |\n' "${runtime_name[$r]}" \
+                        "$(num "$(awk -v m="${med[$key]}" 'BEGIN { print m / 1000 }')")" \
+                        "$(num "$(awk -v m="${lo[$key]}" 'BEGIN { print m / 1000 }')")" \
+                        "$(num "$(awk -v m="${hi[$key]}" 'BEGIN { print m / 1000 }')")" \
+                        "$(awk -v m="${med[$key]}" -v t="$n" 'BEGIN { split(t, w, " "); printf "%.0f", w[2] * 1000 / m }')" \
+                        "$(ratio "$key" tp/crun)"
+        done
+}
+
+# target LABEL KEY REF FACTOR [DECIMALS]: one row of the targets table
+target() {
+        local what=$1 key=$2 ref=$3 factor=$4 dec=${5:-2} verdict value
+        if [ "${kind[$key]:-}" = refused ]; then
+                value="refused: ${med[$key]}"
+                verdict="**not met** (not measurable: bento-runtime refuses the config)"
+        elif has "$key" && has "$ref"; then
+                value="$(num "${med[$key]}" "$dec") vs $(num "${med[$ref]}" "$dec") → $(ratio "$key" "$ref")"
+                if awk -v a="${med[$key]}" -v b="${med[$ref]}" -v f="$factor" 'BEGIN { exit !(a <= f * b) }'; then
+                        verdict="met"
+                else
+                        verdict="**not met**"
+                fi
+        else
+                value="not measured"
+                verdict="**not met** (not measured)"
+        fi
+        printf '| %s | %s | %s |\n' "$what" "$value" "$verdict"
+}
+
+title=$(basename "$stem")
+echo "# bento-runtime benchmark: $title"
+echo
+echo "Produced by \`make bench\` (bench/run.sh). Method and reading: docs/performance.md."
+echo
+echo "## Machine"
+echo
+cat "$stem/facts.md"
+echo
+echo "## Time per command (ms, wall clock)"
+echo
+echo "median, interquartile range (p25–p75), min–max over the timed runs (hyperfine has"
+echo "subtracted the cost of starting its shell); CPU is hyperfine's mean user+system time,"
+echo "which still includes that shell (about 0.3 ms); ×crun is the ratio of medians to crun's"
+echo "row of the same measurement, ×bwrap to bubblewrap's \`run /bin/true\`."
+echo
+echo "| measurement | runtime | median | IQR | min–max | CPU | ×crun | ×bwrap |"
+echo "|---|---|---|---|---|---|---|---|"
+for sec in run create start delete csd; do time_rows "$sec"; done
+echo
+echo "### With a memory (64 MiB) and a pids (64) limit"
+echo
+echo "| measurement | runtime | median | IQR | min–max | CPU | ×crun | ×bwrap |"
+echo "|---|---|---|---|---|---|---|---|"
+for sec in run create start delete csd; do time_rows "$sec+lim"; done
+echo
+echo "## Peak RSS (KiB, GNU time %M)"
+echo
+echo "| command | runtime | median | IQR | min–max | ×crun |"
+echo "|---|---|---|---|---|---|"
+for sec in rss-run rss-create rss-start rss-delete; do rss_rows "$sec"; done
+echo
+echo "## Throughput: $(grep -o 'throughput [0-9]* containers, [0-9]* in parallel' "$stem/facts.md" | sed 's/throughput //') (create, start, delete -f each)"
+echo
+echo "| runtime | seconds (median) | min–max | containers/s | ×crun (time) |"
+echo "|---|---|---|---|---|"
+tp_rows
+echo
+echo "## The manifest CLI (items 4 and 5)"
+echo
+echo "- \`bento run\` of a typical manifest vs bubblewrap by hand: not measured: bento translate/run do not exist yet"
+echo "- \`bento translate\` of a large and of a small manifest: not measured: bento translate/run do not exist yet"
+echo
+echo "## Targets (ratios of medians, this run)"
+echo
+echo "| target | this run (ms or KiB) | verdict |"
+echo "|---|---|---|"
+target "run /bin/true ≤ 0.7 × crun" run/bento run/crun 0.7
+target "run /bin/true ≤ 1.3 × bwrap (floor)" run/bento run/bwrap 1.3
+target "create+start+delete ≤ 0.7 × crun" csd/bento csd/crun 0.7
+target "run /bin/true with limits ≤ 0.7 × crun with limits" run+lim/bento run+lim/crun 0.7
+target "create+start+delete with limits ≤ 0.7 × crun with limits" csd+lim/bento csd+lim/crun 0.7
+target "peak RSS of run ≤ crun's" rss-run/bento rss-run/crun 1.0 0
+echo "| bento run / translate (items 4, 5) | not measured: bento translate/run do not exist yet | **not met** (not measured) |"

@@ -1,0 +1,369 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# `make bench`: bento-runtime side by side with crun, runc and bubblewrap, in
+# one run, on one busybox bundle.  Prints the tables and writes them, with the
+# machine facts, to bench/results/<date>-<host>.md (raw hyperfine JSON in the
+# folder of the same name).  Numbers are reported, never asserted: the exit
+# status is non-zero only when the benchmark itself fails or leaves something
+# behind.  See bench/README.md.
+#
+#   bench/run.sh BUILD_DIR        (as root; BUILD_DIR holds bin/bento-runtime)
+#
+# Knobs (environment): BENCH_RUNS (100), BENCH_WARMUP (3), BENCH_RSS_N (10),
+# BENCH_TP_N (200), BENCH_TP_PARALLEL (2), BENCH_TP_RUNS (3),
+# BENCH_DIR (scratch, default build/bench), BENCH_RESULTS (bench/results).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd -P)
+repo=$(dirname "$here")
+build=${1:?usage: bench/run.sh BUILD_DIR}
+
+runs=${BENCH_RUNS:-100}
+warmup=${BENCH_WARMUP:-3}
+rss_n=${BENCH_RSS_N:-10}
+tp_n=${BENCH_TP_N:-200}
+tp_par=${BENCH_TP_PARALLEL:-2}
+tp_runs=${BENCH_TP_RUNS:-3}
+scratch=${BENCH_DIR:-$repo/build/bench}
+results=${BENCH_RESULTS:-$here/results}
+
+# Debian packages the benchmark runs (command to look for, package)
+deps="hyperfine:hyperfine crun:crun runc:runc bwrap:bubblewrap tini:tini
+/bin/busybox:busybox-static /usr/bin/time:time jq:jq unshare:util-linux"
+
+say() { printf 'bench: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+# ---------------------------------------------------------------- outside --
+
+install_missing() {
+        local missing="" d
+        for d in $deps; do
+                command -v "${d%%:*}" > /dev/null 2>&1 || missing="$missing ${d#*:}"
+        done
+        [ -z "$missing" ] && return 0
+        [ "$(id -u)" -eq 0 ] || die "missing Debian packages:$missing"
+        say "installing$missing"
+        export DEBIAN_FRONTEND=noninteractive
+        # shellcheck disable=SC2086 # one word per package
+        if ! apt-get install -y --no-install-recommends $missing; then
+                apt-get update
+                # shellcheck disable=SC2086
+                apt-get install -y --no-install-recommends $missing
+        fi
+}
+
+pkg_version() { dpkg-query -W -f='${Version}' "$1" 2> /dev/null || echo '?'; }
+
+# The machine, as the report states it.
+machine_facts() {
+        local cglayout commit dirty
+        if [ "$(stat -fc %T /sys/fs/cgroup/unified 2> /dev/null)" = cgroup2fs ]; then
+                cglayout="hybrid: v1 hierarchies + cgroup2 at /sys/fs/cgroup/unified (controllers: [$(cat /sys/fs/cgroup/unified/cgroup.controllers)])"
+        else
+                cglayout=$(stat -fc %T /sys/fs/cgroup)
+        fi
+        commit=$(git -C "$repo" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
+        dirty=$(git -C "$repo" status --porcelain --untracked-files=no 2> /dev/null | wc -l)
+        cat << EOF
+| fact | value |
+|---|---|
+| date (UTC) | $(date -u '+%Y-%m-%d %H:%M:%S') |
+| host | $(hostname) |
+| kernel | $(uname -srm) |
+| CPU | $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) online |
+| memory | $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) |
+| load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |
+| PID 1 | $(cat /proc/1/comm) |
+| cgroups (host view) | $cglayout |
+| cgroups (benchmark view) | v1 hierarchies only, re-mounted in a private mount namespace (bench/sandbox.sh) |
+| bento-runtime | $("$build/bin/bento-runtime" --version | head -1), commit $commit$([ "$dirty" -gt 0 ] && echo " + $dirty modified files") |
+| crun | $(crun --version | head -1 | sed 's/crun version //') (Debian $(pkg_version crun)) |
+| runc | $(runc --version | head -1 | sed 's/runc version //') (Debian $(pkg_version runc)) |
+| bubblewrap | $(bwrap --version | sed 's/bubblewrap //') (Debian $(pkg_version bubblewrap)) |
+| hyperfine | $(hyperfine --version | sed 's/hyperfine //') |
+| tini / busybox | $(pkg_version tini) / $(pkg_version busybox-static) |
+| settings | runs $runs, warmup $warmup; RSS n=$rss_n; throughput $tp_n containers, $tp_par in parallel, $tp_runs runs |
+EOF
+}
+
+# Things of this run still visible from the host's view.
+host_leaks() {
+        local n
+        n=$(grep -cF " $scratch/" /proc/self/mountinfo || true)
+        [ "$n" -eq 0 ] || echo "host view: $n mounts under $scratch"
+        n=$(find /sys/fs/cgroup -mindepth 2 -maxdepth 7 -type d -name "$BENCH_TAG*" 2> /dev/null | wc -l)
+        [ "$n" -eq 0 ] || echo "host view: $n cgroups named $BENCH_TAG*"
+        n=$(grep -c bench-cgroup-view /proc/self/mountinfo || true)
+        [ "$n" -eq 0 ] || echo "host view: the private cgroup view leaked into the host"
+        procs_in_rootfs "host view"
+}
+
+# Processes whose root directory is the benchmark's rootfs: containers alive.
+procs_in_rootfs() {
+        local p root n=0
+        for p in /proc/[0-9]*; do
+                root=$(readlink "$p/root" 2> /dev/null) || continue
+                [ "$root" = "$scratch/rootfs" ] && n=$((n + 1))
+        done
+        [ "$n" -eq 0 ] || echo "$1: $n processes still inside the bundle's rootfs"
+}
+
+outer() {
+        local stamp status leaks
+        [ "$(id -u)" -eq 0 ] || die "must run as root (containers, cgroups, namespaces)"
+        install_missing
+        build=$(cd "$build" && pwd -P)
+        [ -x "$build/bin/bento-runtime" ] || die "$build/bin/bento-runtime missing (make first)"
+        case $scratch$build in *[\'\"\ ]*) die "paths with quotes or spaces are not supported" ;; esac
+        mkdir -p "$scratch" "$results"
+        scratch=$(cd "$scratch" && pwd -P)
+        "$here/bundle.sh" "$scratch"
+
+        stamp=$(date -u +%Y-%m-%dT%H%MZ)
+        BENCH_TAG=bench$(date -u +%H%M%S)p$$
+        BENCH_STEM=$results/$stamp-$(hostname -s)
+        rm -rf "$BENCH_STEM"
+        mkdir -p "$BENCH_STEM"
+        machine_facts > "$BENCH_STEM/facts.md"
+        export BENCH_TAG BENCH_STEM BENCH_BUILD=$build BENCH_SCRATCH=$scratch
+        say "results: $BENCH_STEM.md; container ids: $BENCH_TAG-*"
+
+        status=0
+        BENCH_STAGE=inner "$here/sandbox.sh" "$here/run.sh" "$build" || status=$?
+
+        leaks=$(host_leaks)
+        rm -rf "$scratch/state" "$scratch/ids"
+        if [ -s "$BENCH_STEM/leaks-inside.txt" ] || [ -n "$leaks" ]; then
+                [ "$status" -ne 0 ] || status=1
+        fi
+        {
+                echo
+                echo "## Left behind"
+                echo
+                if [ -s "$BENCH_STEM/leaks-inside.txt" ] || [ -n "$leaks" ]; then
+                        echo "LEAKS FOUND:"
+                        echo
+                        sed 's/^/- /' "$BENCH_STEM/leaks-inside.txt" 2> /dev/null || true
+                        [ -z "$leaks" ] || printf '%s\n' "$leaks" | sed 's/^/- /'
+                else
+                        echo "Nothing: after the run, every runtime's state root listed no container, no"
+                        echo "cgroup named \`$BENCH_TAG*\` existed in any hierarchy (private and host view),"
+                        echo "no mount under \`$scratch\` and no process rooted in the bundle remained."
+                fi
+                echo
+                echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+        } | tee -a "$BENCH_STEM.md"
+        [ "$status" -eq 0 ] || say "FAILED (status $status); see $BENCH_STEM/"
+        say "wrote $BENCH_STEM.md and $BENCH_STEM/"
+        return "$status"
+}
+
+# ----------------------------------------------------------------- inside --
+# Runs under bench/sandbox.sh: private mount namespace, v1-only cgroup view,
+# tini -s as subreaper.
+
+rootfs() { echo "$BENCH_SCRATCH/rootfs"; }
+
+# The runtime command line, quoted for the shell hyperfine starts.
+rt() {
+        local st=$BENCH_SCRATCH/state
+        case $1 in
+        bento) echo "'$BENCH_BUILD/bin/bento-runtime' --root '$st/bento'" ;;
+        crun) echo "crun --root '$st/crun'" ;;
+        crun-nocg) echo "crun --cgroup-manager=disabled --root '$st/crun'" ;;
+        runc) echo "runc --root '$st/runc'" ;;
+        esac
+}
+
+bwrap_cmd() {
+        echo "bwrap --unshare-pid --unshare-net --unshare-ipc --unshare-uts" \
+                "--ro-bind '$(rootfs)' / --proc /proc --dev /dev --cap-drop ALL" \
+                "--cap-add CAP_AUDIT_WRITE --cap-add CAP_KILL --cap-add CAP_NET_BIND_SERVICE /bin/true"
+}
+
+db() { printf '%s\n' "$*" >> "$BENCH_STEM/db.tsv"; }
+
+# Run CMD once; on failure record KEY as refused with the runtime's message.
+probe() {
+        local key=$1 cmd=$2 msg err=$BENCH_SCRATCH/probe.err
+        # stderr to a file, not a pipe: a parked init would hold a pipe open
+        if sh -c "$cmd" > /dev/null 2> "$err" < /dev/null; then
+                return 0
+        fi
+        msg=$(head -n 1 "$err" | sed -e 's/^[^:]*: //' -e "s|^$BENCH_SCRATCH/[^:]*: ||" -e 's/|/\\|/g')
+        db "$key	refused	${msg:-exit status non-zero}"
+        say "  $key: refused: ${msg:-exit status non-zero}"
+        return 1
+}
+
+# jq: linear-interpolation quantile of a numeric array
+# shellcheck disable=SC2016 # jq's variables, not the shell's
+jq_q='def q(p): sort as $s | (p * (($s | length) - 1)) as $i | ($i | floor) as $lo
+        | ($i | ceil) as $hi | $s[$lo] + ($s[$hi] - $s[$lo]) * ($i - $lo);'
+
+# hyperfine NAME ARGS...: time, keep the JSON and log, add the rows to the db
+hf() {
+        local name=$1
+        shift
+        hyperfine --style basic --warmup "$warmup" --runs "$runs" \
+                --export-json "$BENCH_STEM/$name.json" "$@" > "$BENCH_STEM/$name.log" 2>&1 ||
+                die "hyperfine $name failed; see $BENCH_STEM/$name.log"
+        jq -r "$jq_q"' .results[] | [.command, "time",
+                ((.times | q(0.5)) * 1000), ((.times | q(0.25)) * 1000),
+                ((.times | q(0.75)) * 1000), ((.times | min) * 1000),
+                ((.times | max) * 1000), (.user * 1000), (.system * 1000),
+                (.times | length)] | @tsv' "$BENCH_STEM/$name.json" >> "$BENCH_STEM/db.tsv"
+}
+
+# 1 and 3: `run /bin/true`
+bench_run() {
+        local bundle=$1 suffix=$2 r cmd args=()
+        for r in bento crun runc; do
+                cmd="exec $(rt $r) run --bundle '$bundle' $BENCH_TAG-run$suffix-$r-\$\$"
+                probe "run$suffix/$r" "$cmd" && args+=(-n "run$suffix/$r" "$cmd")
+        done
+        if [ -z "$suffix" ]; then
+                args+=(-n run/bwrap "exec $(bwrap_cmd)")
+                args+=(-n run/crun-nocg "exec $(rt crun-nocg) run --bundle '$bundle' $BENCH_TAG-run-nocg-\$\$")
+                args+=(-n run/exec "exec '$(rootfs)/bin/true'")
+        fi
+        say "run /bin/true${suffix:+ with limits}: $((${#args[@]} / 3)) commands x $runs runs"
+        hf "run$suffix" "${args[@]}"
+}
+
+# 2 and 3: create, start and delete alone, then the three together
+bench_lifecycle() {
+        local bundle=$1 suffix=$2 r ph f ids=$BENCH_SCRATCH/ids rts=() args opts cmds clean cmd
+        mkdir -p "$ids"
+        for r in bento crun runc; do
+                cmd="id=$BENCH_TAG-probe$suffix-$r-\$\$; $(rt $r) create --bundle '$bundle' \$id"
+                cmd="$cmd && $(rt $r) start \$id && $(rt $r) delete -f \$id"
+                if probe "csd$suffix/$r" "$cmd"; then
+                        rts+=("$r")
+                else
+                        for ph in create start delete; do
+                                db "$ph$suffix/$r	refused	(see create+start+delete)"
+                        done
+                fi
+        done
+        [ ${#rts[@]} -gt 0 ] || return 0
+        for ph in create start delete; do
+                opts=()
+                cmds=()
+                clean=:
+                for r in "${rts[@]}"; do
+                        f=$ids/$BENCH_TAG-$ph$suffix-$r
+                        case $ph in
+                        create) cmd="$(rt "$r") create --bundle '$bundle' \"\$id\" < /dev/null" ;;
+                        start) cmd="$(rt "$r") start \"\$id\"" ;;
+                        delete) cmd="$(rt "$r") delete -f \"\$id\"" ;;
+                        esac
+                        # one --prepare per command, in the order of the commands
+                        opts+=(--prepare "'$here/phase.sh' $ph '$f' '$bundle' $(rt "$r")")
+                        cmds+=(-n "$ph$suffix/$r" "read -r id < '$f' && exec $cmd")
+                        clean="$clean; '$here/phase.sh' clean '$f' '$bundle' $(rt "$r")"
+                done
+                say "$ph${suffix:+ with limits} alone: ${#rts[@]} runtimes x $runs runs"
+                hf "$ph$suffix" "${opts[@]}" --cleanup "$clean" "${cmds[@]}"
+        done
+        args=()
+        for r in "${rts[@]}"; do
+                cmd="id=$BENCH_TAG-csd$suffix-$r-\$\$; $(rt "$r") create --bundle '$bundle' \$id < /dev/null"
+                args+=(-n "csd$suffix/$r" "$cmd && $(rt "$r") start \$id && exec $(rt "$r") delete -f \$id")
+        done
+        say "create+start+delete${suffix:+ with limits}: ${#rts[@]} runtimes x $runs runs"
+        hf "csd$suffix" "${args[@]}"
+}
+
+# 6: peak RSS (GNU time %M: the largest of the process and the children it
+# reaped, so for `run` the runtime or the container's init, whichever is larger)
+bench_rss() {
+        local bundle=$1 i r key out=$BENCH_STEM/rss.tsv t=$BENCH_SCRATCH/time.out
+        local -a c
+        say "peak RSS: n=$rss_n each"
+        : > "$out"
+        measure() {
+                key=$1
+                shift
+                /usr/bin/time -f %M -o "$t" "$@" > /dev/null < /dev/null
+                printf '%s\t%s\n' "$key" "$(tail -n 1 "$t")" >> "$out"
+        }
+        for i in $(seq 1 "$rss_n"); do
+                for r in bento crun runc; do
+                        grep -q "^csd/$r	refused" "$BENCH_STEM/db.tsv" && continue
+                        eval "c=($(rt $r))"
+                        measure "rss-run/$r" "${c[@]}" run --bundle "$bundle" "$BENCH_TAG-rss-$r-$i"
+                        measure "rss-create/$r" "${c[@]}" create --bundle "$bundle" "$BENCH_TAG-rssc-$r-$i"
+                        measure "rss-start/$r" "${c[@]}" start "$BENCH_TAG-rssc-$r-$i"
+                        measure "rss-delete/$r" "${c[@]}" delete -f "$BENCH_TAG-rssc-$r-$i"
+                done
+                eval "c=($(bwrap_cmd))"
+                measure rss-run/bwrap "${c[@]}"
+                measure rss-run/exec "$(rootfs)/bin/true"
+        done
+        jq -R -s -r "$jq_q"' split("\n") | map(select(length > 0) | split("\t"))
+                | group_by(.[0])[] | (map(.[1] | tonumber)) as $v
+                | [.[0][0], "rss", ($v | q(0.5)), ($v | q(0.25)), ($v | q(0.75)),
+                   ($v | min), ($v | max), "", "", ($v | length)] | @tsv' "$out" >> "$BENCH_STEM/db.tsv"
+}
+
+# 7: throughput, N containers created, started and deleted, P at a time
+bench_throughput() {
+        local bundle=$1 r cmd args=()
+        for r in bento crun runc; do
+                grep -q "^csd/$r	refused" "$BENCH_STEM/db.tsv" && continue
+                cmd="$(rt "$r") create --bundle '$bundle' $BENCH_TAG-tp-$r-\$\$-@ < /dev/null"
+                cmd="$cmd && $(rt "$r") start $BENCH_TAG-tp-$r-\$\$-@"
+                cmd="$cmd && $(rt "$r") delete -f $BENCH_TAG-tp-$r-\$\$-@"
+                args+=(-n "tp/$r" "seq $tp_n | xargs -P $tp_par -I @ sh -c \"$cmd\"")
+        done
+        say "throughput: $tp_n containers, $tp_par in parallel, $tp_runs runs"
+        local runs=$tp_runs warmup=0
+        hf tp "${args[@]}"
+}
+
+# Remove whatever of ours a runtime still lists, and say so.
+sweep() {
+        local r id
+        local -a c
+        for r in bento crun runc; do
+                eval "c=($(rt $r))"
+                for id in $("${c[@]}" list -q 2> /dev/null | grep "^$BENCH_TAG" || true); do
+                        echo "$r: container $id was left behind (deleted now)"
+                        "${c[@]}" delete -f "$id" > /dev/null 2>&1 || true
+                done
+        done
+}
+
+inside_leaks() {
+        local n
+        sweep
+        sleep 0.2 # let tini reap the last inits
+        n=$(find /sys/fs/cgroup -mindepth 2 -maxdepth 7 -type d -name "$BENCH_TAG*" 2> /dev/null | wc -l)
+        [ "$n" -eq 0 ] || echo "private view: $n cgroups named $BENCH_TAG* remain"
+        n=$(grep -cF " $BENCH_SCRATCH/" /proc/self/mountinfo || true)
+        [ "$n" -eq 0 ] || echo "private view: $n mounts under $BENCH_SCRATCH remain"
+        procs_in_rootfs "private view"
+}
+
+inner() {
+        local plain=$BENCH_SCRATCH/plain limits=$BENCH_SCRATCH/limits
+        : > "$BENCH_STEM/db.tsv"
+        trap 'sweep > /dev/null' EXIT INT TERM
+        bench_run "$plain" ""
+        bench_lifecycle "$plain" ""
+        bench_run "$limits" "+lim"
+        bench_lifecycle "$limits" "+lim"
+        bench_rss "$plain"
+        bench_throughput "$plain"
+        inside_leaks > "$BENCH_STEM/leaks-inside.txt"
+        trap - EXIT INT TERM
+        "$here/report.sh" "$BENCH_STEM" | tee "$BENCH_STEM.md"
+}
+
+case ${BENCH_STAGE:-outer} in
+outer) outer ;;
+inner) inner ;;
+*) die "unknown BENCH_STAGE" ;;
+esac

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Shared by the cgroup modules (cgroup.c, cgroup-layout.c, cgroup-limits.c,
+ * cgroup-apply.c, cgroup-devices.c, cgroup-systemd.c); not for other code.
+ *
+ * A layout is the set of hierarchies a process can be placed in: one per
+ * mounted v1 hierarchy ("memory", "cpu,cpuacct", "name=systemd", ...) plus
+ * the unified one ("unified") on hybrid and pure v2 hosts.  Each hierarchy
+ * knows where it is mounted, where the caller sits in it, and (once
+ * chosen) where the container's cgroup is.  Mount points always come from
+ * /proc/self/mountinfo; only the cgroup paths come from a state record, and
+ * those are checked to stay below the hierarchy root.
+ */
+#ifndef RT_CGROUP_INTERNAL_H
+#define RT_CGROUP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "json.h"
+#include "oci-config.h"
+
+#define CG_MAX_HIER 16
+
+enum cg_mode {
+        CG_MODE_V1,     /* v1 hierarchies only */
+        CG_MODE_HYBRID, /* v1 hierarchies plus a cgroup2 mount */
+        CG_MODE_V2,     /* one unified hierarchy */
+};
+
+struct cg_hier {
+        char *key; /* "memory", "cpu,cpuacct", "name=systemd"; "unified" for v2 */
+        bool v2;
+        char *mnt;  /* mount point of (the root of) this hierarchy */
+        char *base; /* the caller's cgroup, relative to the hierarchy root */
+        char *path; /* the container's cgroup, relative to the root; NULL: unused */
+        int made;   /* trailing components of path that this runtime created */
+};
+
+struct cg_layout {
+        enum cg_mode mode;
+        struct cg_hier h[CG_MAX_HIER];
+        size_t n;
+};
+
+/* What linux.resources asks for, checked (cgroup-limits.c). */
+struct cg_limits {
+        bool has_mem_limit, has_mem_reservation, has_mem_swap, has_swappiness, has_oom_disable;
+        int64_t mem_limit, mem_reservation, mem_swap; /* -1: unlimited */
+        uint64_t swappiness;
+        bool oom_disable;
+        bool has_shares, has_quota, has_period;
+        uint64_t shares, period;
+        int64_t quota; /* -1: unlimited */
+        const char *cpus, *mems;
+        bool has_pids;
+        int64_t pids;                     /* -1: unlimited */
+        const struct bento_json *devices; /* validated array, or NULL */
+        const struct bento_json *unified; /* validated object (v2 only), or NULL */
+};
+
+/* ---- cgroup-layout.c ---- */
+
+const char *cg_mode_name(enum cg_mode mode);
+
+/* The hierarchies of this host and the caller's place in each. */
+int cg_layout_load(struct cg_layout *ret, struct bento_err *err);
+void cg_layout_done(struct cg_layout *l);
+
+/* The hierarchy that carries a controller ("memory", "cpu", "freezer", ...):
+ * the v1 one whose key lists it, else the unified one on v2; NULL. */
+struct cg_hier *cg_find(const struct cg_layout *l, const char *controller);
+
+/* Set every hierarchy's path from applied.cgroup ({"paths": {key: path},
+ * "created": {key: n}}) of a record; hierarchies it does not name stay
+ * unused.  Paths must be absolute, without "." or ".." components. */
+int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
+                        struct bento_err *err);
+
+/* {"paths": {...}, "created": {...}} members added to obj. */
+int cg_layout_describe(const struct cg_layout *l, struct bento_json *obj);
+
+/* "<mnt><path>/<file>" (file may be NULL); NULL when out of memory. */
+char *cg_file(const struct cg_hier *h, const char *file);
+
+/* Write value to a file of the container's cgroup; err names file and value. */
+int cg_write(const struct cg_hier *h, const char *file, const char *value, struct bento_err *err);
+
+/* Read a (small) file of the container's cgroup, trailing newline removed:
+ * 0 or -errno. */
+int cg_read(const struct cg_hier *h, const char *file, char *buf, size_t size);
+
+/* A number, or -1 for "max" (v2) and for v1's "unlimited" sizes. */
+int cg_read_num(const struct cg_hier *h, const char *file, int64_t *ret);
+
+/* "key value" lines (memory.events, memory.oom_control): the value of key. */
+int cg_read_keyed(const struct cg_hier *h, const char *file, const char *key, int64_t *ret);
+
+/* mkdir -p of h->path below the mount point; counts what it made. */
+int cg_make(struct cg_hier *h, struct bento_err *err);
+
+/* rmdir of the container's cgroup (retrying while it drains) and of the
+ * parents it made, as far as they are empty. */
+int cg_unmake(struct cg_hier *h, struct bento_err *err);
+
+/* Host pids in the cgroup (cgroup.procs), sorted and unique. */
+int cg_procs(const struct cg_hier *h, pid_t **ret, size_t *ret_n, struct bento_err *err);
+
+/* ---- cgroup-limits.c ---- */
+
+/* Check a LinuxResources object: types, ranges, and members this driver
+ * cannot apply on this host (named by JSON path below `where`).  *ret
+ * points into res, which must outlive it. */
+int cg_limits_parse(const struct bento_json *res, enum cg_mode mode, const char *where,
+                    struct cg_limits *ret, struct bento_err *err);
+
+/* Anything that needs a cgroup of the container's own (devices alone do
+ * not: see cgroup.c). */
+bool cg_limits_any(const struct cg_limits *lim);
+
+/* ---- cgroup-apply.c ---- */
+
+/* Write the limits and read each one back; a value the kernel does not
+ * hold afterwards is an error. */
+int cg_apply(const struct cg_layout *l, const struct cg_limits *lim, struct bento_err *err);
+
+/* v1 only: cpuset.cpus/mems of freshly made cpuset cgroups are empty and
+ * must be filled from the parent before a task can join. */
+int cg_cpuset_init(const struct cg_hier *h, struct bento_err *err);
+
+/* v2 only: enable the controllers the container needs in every ancestor's
+ * cgroup.subtree_control. */
+int cg_enable_controllers(const struct cg_hier *h, struct bento_err *err);
+
+/* The limits the kernel holds now, as the record's applied.cgroup members
+ * ("memory", "cpu", "pids", "devices"), added to obj. */
+int cg_snapshot(const struct cg_layout *l, struct bento_json *obj);
+
+/* ---- cgroup-devices.c ---- */
+
+/* v1 devices cgroup: deny everything, allow the default set (oci.md §2.6)
+ * and the config's linux.devices (cfg may be NULL), then the rules. */
+int cg_devices_apply(const struct cg_hier *h, const struct oci_config *cfg,
+                     const struct bento_json *rules, struct bento_err *err);
+
+/* ---- cgroup-systemd.c ---- */
+
+/* Put pid into a transient scope (unit named after cgroupsPath or the id)
+ * with Delegate=yes and the limits as unit properties; *ret_unit names it.
+ * A clear error without a systemd bus. */
+int cg_systemd_start(const char *cgroups_path, const char *id, pid_t pid,
+                     const struct cg_limits *lim, enum cg_mode mode, char **ret_unit,
+                     struct bento_err *err);
+
+/* Stop the scope (a unit that is already gone is not an error). */
+int cg_systemd_stop(const char *unit, struct bento_err *err);
+
+#endif

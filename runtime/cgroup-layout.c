@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Which cgroup hierarchies exist and where (see cgroup-internal.h), and the
+ * file-level helpers every cgroup module uses: read and write one file of
+ * the container's cgroup, make and remove the cgroup directories, list the
+ * processes in it.
+ */
+#include "cgroup-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+
+#define UNIFIED_KEY "unified"
+
+const char *cg_mode_name(enum cg_mode mode)
+{
+        return mode == CG_MODE_V2 ? "v2" : mode == CG_MODE_HYBRID ? "hybrid" : "v1";
+}
+
+void cg_layout_done(struct cg_layout *l)
+{
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->h[i].key);
+                free(l->h[i].mnt);
+                free(l->h[i].base);
+                free(l->h[i].path);
+        }
+        l->n = 0;
+}
+
+static bool has_token(const char *list, const char *tok, size_t len)
+{
+        for (const char *p = list; *p;) {
+                size_t n = strcspn(p, ",");
+                if (n == len && memcmp(p, tok, len) == 0)
+                        return true;
+                p += n + (p[n] == ',');
+        }
+        return false;
+}
+
+/* Every comma-separated token of wanted is in list. */
+static bool all_tokens_in(const char *wanted, const char *list)
+{
+        for (const char *p = wanted; *p;) {
+                size_t n = strcspn(p, ",");
+                if (n > 0 && !has_token(list, p, n))
+                        return false;
+                p += n + (p[n] == ',');
+        }
+        return true;
+}
+
+/* mountinfo: "id parent maj:min root mountpoint opts [tags] - type src superopts".
+ * Sets *ret_root and *ret_mnt (pointing into line) for a mount of this
+ * hierarchy.  Octal escapes are not undone: cgroup mount points have none
+ * in practice, and a path with one is simply not found. */
+static bool mount_matches(char *line, const struct cg_hier *h, char **ret_root, char **ret_mnt)
+{
+        char *sep = strstr(line, " - ");
+        char *save = NULL, *f[5], *type, *superopts;
+
+        if (!sep)
+                return false;
+        *sep = '\0';
+        f[0] = strtok_r(line, " ", &save);
+        for (int i = 1; i < 5; i++)
+                f[i] = f[i - 1] ? strtok_r(NULL, " ", &save) : NULL;
+        type = strtok_r(sep + 3, " \n", &save);
+        (void) strtok_r(NULL, " \n", &save);
+        superopts = strtok_r(NULL, " \n", &save);
+        if (!f[4] || !type || !superopts)
+                return false;
+        if (h->v2 ? strcmp(type, "cgroup2") != 0
+                  : strcmp(type, "cgroup") != 0 || !all_tokens_in(h->key, superopts))
+                return false;
+        *ret_root = f[3];
+        *ret_mnt = f[4];
+        return true;
+}
+
+/* The hierarchy-relative path of the caller becomes relative to where the
+ * hierarchy is mounted: mnt then names the hierarchy root as seen from
+ * here (normally root is "/" and nothing changes). */
+static int find_mount(const char *mountinfo, struct cg_hier *h)
+{
+        cleanup_free char *copy = strdup(mountinfo);
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                cleanup_free char *dup = strdup(line);
+                char *root, *mnt;
+                size_t rl;
+
+                if (!dup)
+                        return -ENOMEM;
+                if (!mount_matches(dup, h, &root, &mnt))
+                        continue;
+                rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+                if (rl && (strncmp(h->base, root, rl) != 0 || (h->base[rl] && h->base[rl] != '/')))
+                        continue;
+                /* the visible part of the hierarchy starts at root: keep
+                 * paths relative to it */
+                memmove(h->base, h->base + rl, strlen(h->base + rl) + 1);
+                if (!h->base[0])
+                        strcpy(h->base, "/");
+                h->mnt = strdup(mnt);
+                return h->mnt ? 1 : -ENOMEM;
+        }
+        return 0;
+}
+
+/* One /proc/self/cgroup line: "hierarchy-id:controllers:path". */
+static int add_hierarchy(struct cg_layout *l, char *line, const char *mountinfo)
+{
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        struct cg_hier *h;
+        int r;
+
+        if (!c2 || l->n == CG_MAX_HIER)
+                return 0;
+        *c1 = *c2 = '\0';
+        h = &l->h[l->n];
+        memset(h, 0, sizeof(*h));
+        h->v2 = strcmp(line, "0") == 0 && c1[1] == '\0';
+        if (!h->v2 && c1[1] == '\0')
+                return 0;
+        h->key = strdup(h->v2 ? UNIFIED_KEY : c1 + 1);
+        h->base = malloc(strlen(c2 + 1) + 2);
+        if (!h->key || !h->base) {
+                free(h->key);
+                free(h->base);
+                return -ENOMEM;
+        }
+        strcpy(h->base, c2 + 1);
+        r = find_mount(mountinfo, h);
+        if (r <= 0) {
+                free(h->key);
+                free(h->base);
+                return r;
+        }
+        l->n++;
+        return 0;
+}
+
+int cg_layout_load(struct cg_layout *ret, struct bento_err *err)
+{
+        cleanup_free char *cgroups = NULL, *mountinfo = NULL;
+        size_t len = 0;
+        bool v1 = false, v2 = false;
+        char *save = NULL;
+        int r;
+
+        memset(ret, 0, sizeof(*ret));
+        r = bento_read_file("/proc/self/cgroup", 65536, &cgroups, &len, err);
+        if (r >= 0)
+                r = bento_read_file("/proc/self/mountinfo", (size_t) 4 << 20, &mountinfo, &len,
+                                    err);
+        if (r < 0)
+                return r;
+        for (char *line = strtok_r(cgroups, "\n", &save); line && r >= 0;
+             line = strtok_r(NULL, "\n", &save))
+                r = add_hierarchy(ret, line, mountinfo);
+        if (r < 0) {
+                cg_layout_done(ret);
+                return bento_err_set(err, -r, "cgroup hierarchies");
+        }
+        for (size_t i = 0; i < ret->n; i++)
+                *(ret->h[i].v2 ? &v2 : &v1) = true;
+        if (!v1 && !v2)
+                return bento_err_setx(err, ENOTSUP,
+                                      "no cgroup hierarchy is mounted (see /proc/self/cgroup "
+                                      "and /proc/self/mountinfo)");
+        ret->mode = v1 ? (v2 ? CG_MODE_HYBRID : CG_MODE_V1) : CG_MODE_V2;
+        return 0;
+}
+
+struct cg_hier *cg_find(const struct cg_layout *l, const char *controller)
+{
+        size_t len = strlen(controller);
+
+        for (size_t i = 0; i < l->n; i++)
+                if (!l->h[i].v2 && has_token(l->h[i].key, controller, len))
+                        return (struct cg_hier *) &l->h[i];
+        if (l->mode == CG_MODE_V2)
+                for (size_t i = 0; i < l->n; i++)
+                        if (l->h[i].v2)
+                                return (struct cg_hier *) &l->h[i];
+        return NULL;
+}
+
+/* Absolute, no "." or ".." components, bounded. */
+static bool path_ok(const char *p)
+{
+        if (p[0] != '/' || strlen(p) > 2048)
+                return false;
+        for (const char *c = p; *c;) {
+                size_t n;
+
+                c += strspn(c, "/");
+                n = strcspn(c, "/");
+                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+                        return false;
+                c += n;
+        }
+        return true;
+}
+
+int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
+                        struct bento_err *err)
+{
+        const struct bento_json *paths = bento_json_get(applied, "paths");
+        const struct bento_json *made = bento_json_get(applied, "created");
+
+        if (!paths || paths->type != BENTO_JSON_OBJECT)
+                return bento_err_setx(err, EINVAL, "state record: applied.cgroup.paths missing");
+        for (size_t i = 0; i < paths->u.object.n; i++) {
+                const struct bento_json *v = paths->u.object.values[i];
+                const struct bento_json *m = bento_json_get(made, paths->u.object.keys[i]);
+
+                if (v->type != BENTO_JSON_STRING || !path_ok(v->u.string.s))
+                        return bento_err_setx(err, EINVAL,
+                                              "state record: applied.cgroup.paths.%s: "
+                                              "not an absolute cgroup path",
+                                              paths->u.object.keys[i]);
+                for (size_t j = 0; j < l->n; j++) {
+                        if (strcmp(l->h[j].key, paths->u.object.keys[i]) != 0)
+                                continue;
+                        free(l->h[j].path);
+                        l->h[j].path = strdup(v->u.string.s);
+                        if (!l->h[j].path)
+                                return bento_err_set(err, ENOMEM, "cgroup paths");
+                        l->h[j].made = m && m->type == BENTO_JSON_NUMBER && m->u.number.fits_i64 &&
+                                               m->u.number.i >= 0 && m->u.number.i < 64
+                                           ? (int) m->u.number.i
+                                           : 0;
+                }
+        }
+        return 0;
+}
+
+int cg_layout_describe(const struct cg_layout *l, struct bento_json *obj)
+{
+        struct bento_json *paths = bento_json_new_object();
+        struct bento_json *made = bento_json_new_object();
+        int r = paths && made ? 0 : -ENOMEM;
+
+        for (size_t i = 0; i < l->n && r >= 0; i++) {
+                if (!l->h[i].path)
+                        continue;
+                r = bento_json_object_set(paths, l->h[i].key, bento_json_new_string(l->h[i].path));
+                if (r >= 0)
+                        r = bento_json_object_set(made, l->h[i].key,
+                                                  bento_json_new_int(l->h[i].made));
+        }
+        if (r < 0) {
+                bento_json_free(paths);
+                bento_json_free(made);
+                return r;
+        }
+        r = bento_json_object_set(obj, "paths", paths);
+        if (r >= 0)
+                r = bento_json_object_set(obj, "created", made);
+        else
+                bento_json_free(made);
+        return r;
+}
+
+char *cg_file(const struct cg_hier *h, const char *file)
+{
+        char *out = NULL;
+        const char *path = h->path ? h->path : h->base;
+
+        if (asprintf(&out, "%s%s%s%s", h->mnt, strcmp(path, "/") ? path : "", file ? "/" : "",
+                     file ? file : "") < 0)
+                return NULL;
+        return out;
+}
+
+int cg_write(const struct cg_hier *h, const char *file, const char *value, struct bento_err *err)
+{
+        cleanup_free char *path = cg_file(h, file);
+        cleanup_close int fd = -1;
+        size_t len = strlen(value);
+
+        if (!path)
+                return bento_err_set(err, ENOMEM, "cgroup file");
+        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return bento_err_set(err, errno, "cannot open %s", path);
+        if (write(fd, value, len) != (ssize_t) len)
+                return bento_err_set(err, errno ? errno : EIO, "cannot write '%s' to %s", value,
+                                     path);
+        return 0;
+}
+
+int cg_read(const struct cg_hier *h, const char *file, char *buf, size_t size)
+{
+        cleanup_free char *path = cg_file(h, file);
+        cleanup_close int fd = -1;
+        ssize_t n;
+
+        if (!path)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+                buf[--n] = '\0';
+        return 0;
+}
+
+static int parse_num(const char *s, int64_t *ret)
+{
+        char *end = NULL;
+        long long v;
+
+        if (strcmp(s, "max") == 0) {
+                *ret = -1;
+                return 0;
+        }
+        errno = 0;
+        v = strtoll(s, &end, 10);
+        if (errno || end == s || (*end && *end != '\n' && *end != ' '))
+                return -EINVAL;
+        /* v1 shows "unlimited" as the largest page-aligned value */
+        *ret = v >= INT64_MAX - 65535 ? -1 : (int64_t) v;
+        return 0;
+}
+
+int cg_read_num(const struct cg_hier *h, const char *file, int64_t *ret)
+{
+        char buf[64];
+        int r = cg_read(h, file, buf, sizeof(buf));
+
+        return r < 0 ? r : parse_num(buf, ret);
+}
+
+int cg_read_keyed(const struct cg_hier *h, const char *file, const char *key, int64_t *ret)
+{
+        char buf[4096];
+        size_t kl = strlen(key);
+        int r = cg_read(h, file, buf, sizeof(buf));
+
+        if (r < 0)
+                return r;
+        for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+                if (strncmp(p, key, kl) == 0 && p[kl] == ' ')
+                        return parse_num(p + kl + 1, ret);
+        return -ENOENT;
+}
+
+static bool procs_empty(const struct cg_hier *h)
+{
+        char buf[16];
+
+        return cg_read(h, "cgroup.procs", buf, sizeof(buf)) == 0 && buf[0] == '\0';
+}
+
+int cg_make(struct cg_hier *h, struct bento_err *err)
+{
+        cleanup_free char *full = cg_file(h, NULL);
+        char *p;
+
+        if (!full)
+                return bento_err_set(err, ENOMEM, "cgroup path");
+        h->made = 0;
+        /* one mkdir per component below the mount point */
+        for (p = full + strlen(h->mnt);;) {
+                char *next = strchr(p + 1, '/');
+
+                if (next)
+                        *next = '\0';
+                if (mkdir(full, 0755) == 0) {
+                        h->made++;
+                } else if (errno != EEXIST) {
+                        return bento_err_set(err, errno, "cannot make cgroup %s", full);
+                } else if (!next) {
+                        /* a stale, empty cgroup of the same name is taken over */
+                        if (!procs_empty(h))
+                                return bento_err_setx(err, EEXIST,
+                                                      "cgroup %s already exists and holds "
+                                                      "processes",
+                                                      full);
+                        h->made++;
+                }
+                if (!next)
+                        return 0;
+                *next = '/';
+                p = next;
+        }
+}
+
+static void sleep_ms(long ms)
+{
+        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+
+        nanosleep(&ts, NULL);
+}
+
+int cg_unmake(struct cg_hier *h, struct bento_err *err)
+{
+        cleanup_free char *full = cg_file(h, NULL);
+        char *slash;
+        int r = -1;
+
+        if (!full)
+                return bento_err_set(err, ENOMEM, "cgroup path");
+        if (h->made <= 0)
+                return 0;
+        /* exiting tasks leave the cgroup a moment after they are reaped */
+        for (int i = 0; i < 300 && (r = rmdir(full)) < 0 && errno == EBUSY; i++)
+                sleep_ms(i < 20 ? 5 : 20);
+        if (r < 0 && errno != ENOENT)
+                return bento_err_set(err, errno, "cannot remove cgroup %s", full);
+        for (int i = 1; i < h->made && (slash = strrchr(full, '/')) && slash > full; i++) {
+                *slash = '\0';
+                if (strlen(full) <= strlen(h->mnt) || rmdir(full) < 0)
+                        break;
+        }
+        return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+        pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
+
+        return (x > y) - (x < y);
+}
+
+int cg_procs(const struct cg_hier *h, pid_t **ret, size_t *ret_n, struct bento_err *err)
+{
+        cleanup_free char *path = cg_file(h, "cgroup.procs");
+        cleanup_free char *data = NULL;
+        cleanup_free pid_t *pids = NULL;
+        size_t len = 0, n = 0, cap = 0, u = 0;
+        char *save = NULL;
+        int r;
+
+        if (!path)
+                return bento_err_set(err, ENOMEM, "cgroup path");
+        r = bento_read_file(path, (size_t) 4 << 20, &data, &len, err);
+        if (r < 0)
+                return r;
+        for (char *t = strtok_r(data, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+                if (n == cap) {
+                        pid_t *p = realloc(pids, (cap = cap ? cap * 2 : 64) * sizeof(*pids));
+                        if (!p)
+                                return bento_err_set(err, ENOMEM, "pid list");
+                        pids = p;
+                }
+                pids[n++] = (pid_t) atoi(t);
+        }
+        if (n)
+                qsort(pids, n, sizeof(*pids), cmp_pid);
+        for (size_t i = 0; i < n; i++)
+                if (pids[i] > 0 && (u == 0 || pids[u - 1] != pids[i]))
+                        pids[u++] = pids[i];
+        *ret = TAKE_PTR(pids);
+        *ret_n = u;
+        return 0;
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The systemd cgroup driver (--systemd-cgroup): the container init is put
+ * into a transient scope unit through systemd's D-Bus API (libsystemd's
+ * sd-bus), with Delegate=yes and the limits as unit properties, the way
+ * crun does (oci.md §2.6).  cgroup.c then writes and reads back the same
+ * limits in the scope's files, which stay authoritative.
+ *
+ * linux.cgroupsPath is "slice:prefix:name" (unit "prefix-name.scope" in
+ * "slice"); without it the unit is "bento-<id>.scope" in system.slice
+ * (user.slice for a rootless runtime, on the user's bus).  Without a
+ * running systemd this is a clear error, never a silent fallback.
+ */
+#include "cgroup-internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+
+#define cleanup_sd_bus      __attribute__((cleanup(sd_bus_flush_close_unrefp)))
+#define cleanup_sd_bus_msg  __attribute__((cleanup(sd_bus_message_unrefp)))
+#define cleanup_sd_bus_slot __attribute__((cleanup(sd_bus_slot_unrefp)))
+
+#define SD_DEST  "org.freedesktop.systemd1"
+#define SD_PATH  "/org/freedesktop/systemd1"
+#define SD_IFACE "org.freedesktop.systemd1.Manager"
+
+static int open_bus(sd_bus **ret, struct bento_err *err)
+{
+        int r;
+
+        if (access("/run/systemd/system", F_OK) < 0)
+                return bento_err_setx(err, ENOTSUP,
+                                      "--systemd-cgroup: systemd is not running on this host (no "
+                                      "/run/systemd/system), so there is no systemd to make the "
+                                      "container's scope; run without --systemd-cgroup to use "
+                                      "the cgroupfs driver");
+        r = geteuid() == 0 ? sd_bus_open_system(ret) : sd_bus_open_user(ret);
+        if (r < 0)
+                return bento_err_set(err, -r,
+                                     "--systemd-cgroup: cannot connect to systemd's %s bus",
+                                     geteuid() == 0 ? "system" : "user");
+        return 0;
+}
+
+/* "slice:prefix:name" → slice and unit. */
+static int unit_names(const char *cgroups_path, const char *id, char **ret_slice, char **ret_unit,
+                      struct bento_err *err)
+{
+        const char *def_slice = geteuid() == 0 ? "system.slice" : "user.slice";
+        const char *c1, *c2;
+        int r;
+
+        if (!cgroups_path || !cgroups_path[0]) {
+                *ret_slice = strdup(def_slice);
+                r = asprintf(ret_unit, "bento-%s.scope", id);
+                return r < 0 || !*ret_slice ? bento_err_set(err, ENOMEM, "unit name") : 0;
+        }
+        c1 = strchr(cgroups_path, ':');
+        c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2 || strchr(c2 + 1, ':') || strchr(cgroups_path, '/') || !c2[1])
+                return bento_err_setx(err, EINVAL,
+                                      "linux.cgroupsPath \"%s\": with --systemd-cgroup it must "
+                                      "be \"slice:prefix:name\"",
+                                      cgroups_path);
+        if (c1 == cgroups_path)
+                *ret_slice = strdup(def_slice);
+        else
+                *ret_slice = strndup(cgroups_path, (size_t) (c1 - cgroups_path));
+        if (c2 == c1 + 1)
+                r = asprintf(ret_unit, "%s.scope", c2 + 1);
+        else
+                r = asprintf(ret_unit, "%.*s-%s.scope", (int) (c2 - c1 - 1), c1 + 1, c2 + 1);
+        return r < 0 || !*ret_slice ? bento_err_set(err, ENOMEM, "unit name") : 0;
+}
+
+/* Accounting on, the limits as properties (the files are written too). */
+static int add_limits(sd_bus_message *m, const struct cg_limits *l, enum cg_mode mode)
+{
+        bool v2 = mode == CG_MODE_V2;
+        int r = 0;
+
+        if (l->has_mem_limit)
+                r = sd_bus_message_append(m, "(sv)", "MemoryMax", "t",
+                                          l->mem_limit < 0 ? UINT64_MAX : (uint64_t) l->mem_limit);
+        if (r >= 0 && l->has_mem_reservation && l->mem_reservation > 0)
+                r = sd_bus_message_append(m, "(sv)", "MemoryLow", "t",
+                                          (uint64_t) l->mem_reservation);
+        if (r >= 0 && l->has_pids)
+                r = sd_bus_message_append(m, "(sv)", "TasksMax", "t",
+                                          l->pids < 0 ? UINT64_MAX : (uint64_t) l->pids);
+        if (r >= 0 && l->has_shares)
+                r = sd_bus_message_append(m, "(sv)", v2 ? "CPUWeight" : "CPUShares", "t",
+                                          v2 ? 1 + ((l->shares - 2) * 9999) / 262142 : l->shares);
+        if (r >= 0 && l->has_quota && l->quota > 0) {
+                uint64_t period = l->has_period ? l->period : 100000;
+                /* systemd wants µs per second, in steps of 10 ms */
+                uint64_t persec = ((uint64_t) l->quota * 1000000 / period + 9999) / 10000 * 10000;
+                r = sd_bus_message_append(m, "(sv)", "CPUQuotaPerSecUSec", "t", persec);
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "(sv)", "CPUQuotaPeriodUSec", "t", period);
+        }
+        return r;
+}
+
+static int build_request(sd_bus *bus, const char *unit, const char *slice, const char *id,
+                         pid_t pid, const struct cg_limits *l, enum cg_mode mode,
+                         sd_bus_message **ret)
+{
+        cleanup_sd_bus_msg sd_bus_message *m = NULL;
+        char desc[300];
+        int r;
+
+        snprintf(desc, sizeof(desc), "bento-runtime container %.256s", id);
+        r = sd_bus_message_new_method_call(bus, &m, SD_DEST, SD_PATH, SD_IFACE,
+                                           "StartTransientUnit");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ss", unit, "fail");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "(sv)");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)", "Description", "s",
+                                          desc, "Slice", "s", slice, "PIDs", "au", 1,
+                                          (uint32_t) pid, "Delegate", "b", 1, "DefaultDependencies",
+                                          "b", 0, "CPUAccounting", "b", 1, "MemoryAccounting", "b",
+                                          1, "TasksAccounting", "b", 1);
+        if (r >= 0)
+                r = add_limits(m, l, mode);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "a(sa(sv))", 0);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+struct job_wait {
+        const char *job;
+        bool done;
+        char result[64];
+};
+
+static int on_job_removed(sd_bus_message *m, void *data, sd_bus_error *ret_error)
+{
+        struct job_wait *w = data;
+        const char *path = NULL, *unit = NULL, *result = NULL;
+        uint32_t id;
+
+        (void) ret_error;
+        if (sd_bus_message_read(m, "uoss", &id, &path, &unit, &result) < 0 || !w->job ||
+            strcmp(path, w->job) != 0)
+                return 0;
+        w->done = true;
+        snprintf(w->result, sizeof(w->result), "%s", result);
+        return 0;
+}
+
+/* Until the job that starts the scope is over (at most 10 s). */
+static int wait_job(sd_bus *bus, struct job_wait *w, const char *unit, struct bento_err *err)
+{
+        for (int i = 0; i < 1000 && !w->done; i++) {
+                int r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return bento_err_set(err, -r, "--systemd-cgroup: systemd bus");
+                if (r == 0)
+                        (void) sd_bus_wait(bus, 10000);
+        }
+        if (!w->done)
+                return bento_err_setx(
+                    err, ETIMEDOUT, "--systemd-cgroup: systemd did not start %s within 10 s", unit);
+        if (strcmp(w->result, "done") != 0)
+                return bento_err_setx(err, EIO, "--systemd-cgroup: starting %s failed (%s)", unit,
+                                      w->result);
+        return 0;
+}
+
+int cg_systemd_start(const char *cgroups_path, const char *id, pid_t pid,
+                     const struct cg_limits *lim, enum cg_mode mode, char **ret_unit,
+                     struct bento_err *err)
+{
+        cleanup_sd_bus sd_bus *bus = NULL;
+        cleanup_sd_bus_msg sd_bus_message *req = NULL, *reply = NULL;
+        cleanup_sd_bus_slot sd_bus_slot *slot = NULL;
+        cleanup_free char *slice = NULL, *unit = NULL, *job = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        struct job_wait w = {.done = false};
+        const char *path = NULL;
+        int r;
+
+        r = unit_names(cgroups_path, id, &slice, &unit, err);
+        if (r >= 0)
+                r = open_bus(&bus, err);
+        if (r < 0)
+                return r;
+        r = sd_bus_match_signal(bus, &slot, SD_DEST, SD_PATH, SD_IFACE, "JobRemoved",
+                                on_job_removed, &w);
+        if (r >= 0)
+                r = build_request(bus, unit, slice, id, pid, lim, mode, &req);
+        if (r < 0)
+                return bento_err_set(err, -r, "--systemd-cgroup: cannot ask systemd for %s", unit);
+        r = sd_bus_call(bus, req, 0, &e, &reply);
+        if (r < 0) {
+                bento_err_setx(err, -r, "--systemd-cgroup: systemd refused to start %s: %s", unit,
+                               e.message ? e.message : strerror(-r));
+                sd_bus_error_free(&e);
+                return -err->code;
+        }
+        if (sd_bus_message_read(reply, "o", &path) < 0 || !(job = strdup(path)))
+                return bento_err_setx(err, EIO, "--systemd-cgroup: no job for %s", unit);
+        w.job = job;
+        r = wait_job(bus, &w, unit, err);
+        if (r < 0)
+                return r;
+        *ret_unit = TAKE_PTR(unit);
+        return 0;
+}
+
+int cg_systemd_stop(const char *unit, struct bento_err *err)
+{
+        cleanup_sd_bus sd_bus *bus = NULL;
+        cleanup_sd_bus_msg sd_bus_message *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r = open_bus(&bus, err);
+
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_IFACE, "StopUnit", &e, &reply, "ss", unit,
+                               "replace");
+        if (r < 0 && !sd_bus_error_has_name(&e, "org.freedesktop.systemd1.NoSuchUnit"))
+                bento_err_setx(err, -r, "--systemd-cgroup: cannot stop %s: %s", unit,
+                               e.message ? e.message : strerror(-r));
+        else
+                r = 0;
+        sd_bus_error_free(&e);
+        return r;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Staying with a process in the foreground, as `run` and `exec` do without
+ * --detach: signals sent to bento-runtime are blocked, read from a
+ * signalfd and forwarded to the process through its pidfd, and the
+ * process's exit status becomes ours.  With a terminal whose master side
+ * we hold (no --console-socket), our stdin is copied to the master and the
+ * master to our stdout; when stdin is a terminal it is put in raw mode for
+ * the duration, so keys such as ^C reach the container's line discipline
+ * instead of ours, and window size changes (SIGWINCH) are passed on.
+ */
+#ifndef RT_FOREGROUND_H
+#define RT_FOREGROUND_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+/* Block every signal worth forwarding (all but SIGKILL, SIGSTOP and the
+ * faults, which are ours) and return a close-on-exec signalfd for them;
+ * the previous mask goes to *old.  Processes started afterwards inherit
+ * the blocked mask: they must reset it (the init and exec children do). */
+int rt_fg_block_signals(sigset_t *old, struct bento_err *err);
+
+/* Wait for pid (our child; pidfd refers to it), forwarding signals read
+ * from sigfd, reaping any other child that ends (orphans of a subreaper),
+ * and with master >= 0 proxying the terminal as described above.  Output
+ * the process wrote before it ended is drained from the master before
+ * returning, and stdin's terminal mode is restored.  Returns the exit code
+ * as a shell reports it: the exit status, or 128 + the signal that killed
+ * it (1 if waiting failed).  Does not close any of the fds. */
+int rt_fg_wait(pid_t pid, int pidfd, int sigfd, int master);
+
+#endif

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Private mounts for the engine tests.
+
+The suite already runs in its own mount namespace with private propagation
+(conftest.py); podman, conmon, containerd, its shims and the runtime are our
+descendants and share it.  Inside it we mount:
+
+  * a tmpfs on /run: runtime state (/run/bento-runtime, /run/runc,
+    /run/crun, /run/containerd/...), containerd's shim sockets
+    (/run/containerd/s) and ctr's FIFOs (/run/containerd/fifo) are all
+    hard-wired there;
+  * a tmpfs on /var/lib/containers: podman keeps its blob-info cache there
+    whatever --root says (the directory is made for the mount when it does
+    not exist, and removed again afterwards);
+  * optionally (view "legacy") a tmpfs on /sys/fs/cgroup holding only the
+    cgroup v1 hierarchies, re-mounted: the same cgroups, without the cgroup2
+    mount of a hybrid host.
+
+Everything is lazily unmounted when the module's tests are done; the
+namespace itself dies with the test process anyway.
+"""
+
+import os
+
+import harness
+from harness import run_cmd
+
+
+def _mount(*args):
+    res = run_cmd(["mount"] + list(args), timeout=20)
+    assert res.rc == 0, "mount failed:\n%s" % res
+
+
+def v1_hierarchies():
+    """(mount point, super options) of every cgroup v1 mount under
+    /sys/fs/cgroup, from /proc/self/mountinfo."""
+    out = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            sep = fields.index("-")
+            fstype, superopts = fields[sep + 1], fields[sep + 3]
+            target = fields[4]
+            if fstype == "cgroup" and target.startswith("/sys/fs/cgroup/"):
+                opts = [o for o in superopts.split(",") if o not in ("rw", "ro")]
+                out.append((target, ",".join(opts)))
+    return out
+
+
+class Sandbox:
+    def __init__(self, cgroup_view):
+        self.cgroup_view = cgroup_view
+        self.mounted = []  # in mount order
+        self.made_dirs = []
+
+    def _tmpfs(self, target, mode="755"):
+        if not os.path.isdir(target):
+            os.makedirs(target, mode=0o700)
+            self.made_dirs.append(target)
+        _mount("-t", "tmpfs", "-o", "mode=%s,nosuid,nodev" % mode, "bento-engines", target)
+        self.mounted.append(target)
+
+    def enter(self):
+        try:
+            self._tmpfs("/run")
+            self._tmpfs("/var/lib/containers", mode="700")
+            if self.cgroup_view == "legacy" and os.path.ismount("/sys/fs/cgroup/unified"):
+                hier = v1_hierarchies()
+                assert hier, "no cgroup v1 hierarchy to build a legacy view from"
+                self._tmpfs("/sys/fs/cgroup")
+                for target, opts in hier:
+                    os.makedirs(target, exist_ok=True)
+                    _mount("-t", "cgroup", "-o", opts, "cgroup", target)
+        except BaseException:
+            self.leave()
+            raise
+
+    def leave(self):
+        problems = []
+        for target in reversed(self.mounted):
+            if not harness.umount_lazy(target):
+                problems.append("could not unmount %s" % target)
+        self.mounted = []
+        for d in reversed(self.made_dirs):
+            try:
+                os.rmdir(d)
+            except OSError as e:
+                problems.append("could not remove %s, made for a mount: %s" % (d, e))
+        self.made_dirs = []
+        return problems
