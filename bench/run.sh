@@ -92,8 +92,8 @@ host_leaks() {
         local n
         n=$(grep -cF " $scratch/" /proc/self/mountinfo || true)
         [ "$n" -eq 0 ] || echo "host view: $n mounts under $scratch"
-        n=$(find /sys/fs/cgroup -mindepth 2 -maxdepth 7 -type d -name "$BENCH_TAG*" 2> /dev/null | wc -l)
-        [ "$n" -eq 0 ] || echo "host view: $n cgroups named $BENCH_TAG*"
+        n=$(find /sys/fs/cgroup -mindepth 2 -maxdepth 7 -type d -name "*$BENCH_TAG*" 2> /dev/null | wc -l)
+        [ "$n" -eq 0 ] || echo "host view: $n cgroups named *$BENCH_TAG*"
         n=$(grep -c bench-cgroup-view /proc/self/mountinfo || true)
         [ "$n" -eq 0 ] || echo "host view: the private cgroup view leaked into the host"
         procs_in_rootfs "host view"
@@ -148,7 +148,7 @@ outer() {
                         [ -z "$leaks" ] || printf '%s\n' "$leaks" | sed 's/^/- /'
                 else
                         echo "Nothing: after the run, every runtime's state root listed no container, no"
-                        echo "cgroup named \`$BENCH_TAG*\` existed in any hierarchy (private and host view),"
+                        echo "cgroup named \`*$BENCH_TAG*\` existed in any hierarchy (private and host view),"
                         echo "no mount under \`$scratch\` and no process rooted in the bundle remained."
                 fi
                 echo
@@ -340,8 +340,8 @@ inside_leaks() {
         local n
         sweep
         sleep 0.2 # let tini reap the last inits
-        n=$(find /sys/fs/cgroup -mindepth 2 -maxdepth 7 -type d -name "$BENCH_TAG*" 2> /dev/null | wc -l)
-        [ "$n" -eq 0 ] || echo "private view: $n cgroups named $BENCH_TAG* remain"
+        n=$(find /sys/fs/cgroup -mindepth 2 -maxdepth 7 -type d -name "*$BENCH_TAG*" 2> /dev/null | wc -l)
+        [ "$n" -eq 0 ] || echo "private view: $n cgroups named *$BENCH_TAG* remain"
         n=$(grep -cF " $BENCH_SCRATCH/" /proc/self/mountinfo || true)
         [ "$n" -eq 0 ] || echo "private view: $n mounts under $BENCH_SCRATCH remain"
         procs_in_rootfs "private view"

@@ -10,7 +10,7 @@
 #    made here are the host's, but crun 1.8 no longer sees a cgroup2 mount
 #    holding a controller and stops refusing the host as "hybrid".  (Only
 #    unmounting unified is not enough: crun would then write into the bare
-#    tmpfs directory underneath.)
+#    directory left in the host's tmpfs.)
 #  - tini -s as a child subreaper, so detached container inits are reaped at
 #    once (this machine's PID 1 reaps orphans late, and a zombie init still
 #    counts as running).
@@ -26,6 +26,10 @@ if [ "${BENCH_SANDBOX:-}" = mount-ns ]; then
                         if ($(i + 1) == "cgroup" && index($5, "/sys/fs/cgroup/") == 1)
                                 print $5, $(i + 3)
                 }' /proc/self/mountinfo)
+                # Unmount first rather than mount over: a covered mount still
+                # shows in /proc/self/mountinfo, and a runtime that reads it
+                # would pick the hidden cgroup2 mount.
+                umount -R /sys/fs/cgroup
                 mount -t tmpfs -o mode=0755,nosuid,nodev,noexec bench-cgroup-view /sys/fs/cgroup
                 printf '%s\n' "$hierarchies" | while read -r point opts; do
                         mkdir -p "$point"

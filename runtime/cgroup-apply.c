@@ -41,7 +41,7 @@ static int write_num(const struct cg_hier *h, const char *file, int64_t v, const
 {
         int64_t page = pages ? sysconf(_SC_PAGESIZE) : 1;
         int64_t want = v < 0 ? -1 : v - v % page;
-        char buf[32], held[32];
+        char buf[32];
         int64_t got = 0;
         int r;
 
@@ -56,6 +56,8 @@ static int write_num(const struct cg_hier *h, const char *file, int64_t v, const
         if (r < 0)
                 return bento_err_set(err, -r, "cannot read back %s", file);
         if (got != want || (v > 0 && want == 0)) {
+                char held[32];
+
                 fmt_num(got, held, sizeof(held));
                 return mismatch(err, what, v < 0 ? "no limit" : buf, held, h, file);
         }

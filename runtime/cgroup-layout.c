@@ -113,8 +113,10 @@ static int find_mount(const char *mountinfo, struct cg_hier *h)
                 /* the visible part of the hierarchy starts at root: keep
                  * paths relative to it */
                 memmove(h->base, h->base + rl, strlen(h->base + rl) + 1);
-                if (!h->base[0])
-                        strcpy(h->base, "/");
+                if (!h->base[0]) {
+                        h->base[0] = '/';
+                        h->base[1] = '\0';
+                }
                 h->mnt = strdup(mnt);
                 return h->mnt ? 1 : -ENOMEM;
         }
@@ -126,6 +128,7 @@ static int add_hierarchy(struct cg_layout *l, char *line, const char *mountinfo)
 {
         char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         struct cg_hier *h;
+        size_t path_len;
         int r;
 
         if (!c2 || l->n == CG_MAX_HIER)
@@ -137,13 +140,15 @@ static int add_hierarchy(struct cg_layout *l, char *line, const char *mountinfo)
         if (!h->v2 && c1[1] == '\0')
                 return 0;
         h->key = strdup(h->v2 ? UNIFIED_KEY : c1 + 1);
-        h->base = malloc(strlen(c2 + 1) + 2);
+        path_len = strlen(c2 + 1);
+        /* room for "/" when the visible root is stripped to nothing */
+        h->base = malloc(path_len + 2);
         if (!h->key || !h->base) {
                 free(h->key);
                 free(h->base);
                 return -ENOMEM;
         }
-        strcpy(h->base, c2 + 1);
+        memcpy(h->base, c2 + 1, path_len + 1);
         r = find_mount(mountinfo, h);
         if (r <= 0) {
                 free(h->key);
@@ -367,7 +372,7 @@ int cg_read_keyed(const struct cg_hier *h, const char *file, const char *key, in
 
 static bool procs_empty(const struct cg_hier *h)
 {
-        char buf[16];
+        char buf[16] = "";
 
         return cg_read(h, "cgroup.procs", buf, sizeof(buf)) == 0 && buf[0] == '\0';
 }
@@ -459,7 +464,7 @@ int cg_procs(const struct cg_hier *h, pid_t **ret, size_t *ret_n, struct bento_e
                 return r;
         for (char *t = strtok_r(data, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
                 if (n == cap) {
-                        pid_t *p = realloc(pids, (cap = cap ? cap * 2 : 64) * sizeof(*pids));
+                        pid_t *p = reallocarray(pids, cap = cap ? cap * 2 : 64, sizeof(*pids));
                         if (!p)
                                 return bento_err_set(err, ENOMEM, "pid list");
                         pids = p;
@@ -468,9 +473,12 @@ int cg_procs(const struct cg_hier *h, pid_t **ret, size_t *ret_n, struct bento_e
         }
         if (n)
                 qsort(pids, n, sizeof(*pids), cmp_pid);
-        for (size_t i = 0; i < n; i++)
-                if (pids[i] > 0 && (u == 0 || pids[u - 1] != pids[i]))
-                        pids[u++] = pids[i];
+        for (size_t i = 0; i < n; i++) {
+                pid_t p = pids[i];
+
+                if (p > 0 && (u == 0 || pids[u - 1] != p))
+                        pids[u++] = p;
+        }
         *ret = TAKE_PTR(pids);
         *ret_n = u;
         return 0;

@@ -225,12 +225,10 @@ static int parse_rule(const struct ctx *c, const struct bento_json *d, size_t i)
 
 static int parse_devices(const struct ctx *c, const struct bento_json *d, struct cg_limits *l)
 {
-        int r;
-
         if (d->type != BENTO_JSON_ARRAY)
                 return bad(c, "devices", "expected an array");
         for (size_t i = 0; i < d->u.array.n; i++) {
-                r = parse_rule(c, d->u.array.items[i], i);
+                int r = parse_rule(c, d->u.array.items[i], i);
                 if (r < 0)
                         return r;
         }

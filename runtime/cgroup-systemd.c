@@ -111,27 +111,31 @@ static int add_limits(sd_bus_message *m, const struct cg_limits *l, enum cg_mode
         return r;
 }
 
-static int build_request(sd_bus *bus, const char *unit, const char *slice, const char *id,
-                         pid_t pid, const struct cg_limits *l, enum cg_mode mode,
-                         sd_bus_message **ret)
+struct scope_req {
+        const char *unit, *slice, *id;
+        pid_t pid;
+};
+
+static int build_request(sd_bus *bus, const struct scope_req *q, const struct cg_limits *l,
+                         enum cg_mode mode, sd_bus_message **ret)
 {
         cleanup_sd_bus_msg sd_bus_message *m = NULL;
         char desc[300];
         int r;
 
-        snprintf(desc, sizeof(desc), "bento-runtime container %.256s", id);
+        snprintf(desc, sizeof(desc), "bento-runtime container %.256s", q->id);
         r = sd_bus_message_new_method_call(bus, &m, SD_DEST, SD_PATH, SD_IFACE,
                                            "StartTransientUnit");
         if (r >= 0)
-                r = sd_bus_message_append(m, "ss", unit, "fail");
+                r = sd_bus_message_append(m, "ss", q->unit, "fail");
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "(sv)");
         if (r >= 0)
                 r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)", "Description", "s",
-                                          desc, "Slice", "s", slice, "PIDs", "au", 1,
-                                          (uint32_t) pid, "Delegate", "b", 1, "DefaultDependencies",
-                                          "b", 0, "CPUAccounting", "b", 1, "MemoryAccounting", "b",
-                                          1, "TasksAccounting", "b", 1);
+                                          desc, "Slice", "s", q->slice, "PIDs", "au", 1,
+                                          (uint32_t) q->pid, "Delegate", "b", 1,
+                                          "DefaultDependencies", "b", 0, "CPUAccounting", "b", 1,
+                                          "MemoryAccounting", "b", 1, "TasksAccounting", "b", 1);
         if (r >= 0)
                 r = add_limits(m, l, mode);
         if (r >= 0)
@@ -205,7 +209,9 @@ int cg_systemd_start(const char *cgroups_path, const char *id, pid_t pid,
         r = sd_bus_match_signal(bus, &slot, SD_DEST, SD_PATH, SD_IFACE, "JobRemoved",
                                 on_job_removed, &w);
         if (r >= 0)
-                r = build_request(bus, unit, slice, id, pid, lim, mode, &req);
+                r = build_request(
+                    bus, &(struct scope_req){.unit = unit, .slice = slice, .id = id, .pid = pid},
+                    lim, mode, &req);
         if (r < 0)
                 return bento_err_set(err, -r, "--systemd-cgroup: cannot ask systemd for %s", unit);
         r = sd_bus_call(bus, req, 0, &e, &reply);

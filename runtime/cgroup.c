@@ -51,8 +51,8 @@ static char *join_clean(const char *prefix, const char *rel)
         if (!out)
                 return NULL;
         if (strcmp(prefix, "/") != 0) {
-                strcpy(out, prefix);
                 o = strlen(prefix);
+                memcpy(out, prefix, o);
         }
         for (const char *c = rel; *c;) {
                 size_t n;
@@ -295,7 +295,7 @@ static const char *unit_of(const struct bento_json *applied)
         return u && u->type == BENTO_JSON_STRING ? u->u.string.s : NULL;
 }
 
-static int kill_procs(const struct cg_layout *l, int sig, struct bento_err *err);
+static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, struct bento_err *err);
 
 static int remove_applied(const char *path, const struct bento_json *applied, struct bento_err *err)
 {
@@ -308,7 +308,7 @@ static int remove_applied(const char *path, const struct bento_json *applied, st
         if (r < 0)
                 return r;
         /* whatever outlived the init (no pid namespace of its own) goes too */
-        (void) kill_procs(&l, SIGKILL, &ignored);
+        (void) kill_procs(&l, SIGKILL, 0, &ignored);
         if (unit_of(applied))
                 (void) cg_systemd_stop(unit_of(applied), &ignored);
         for (size_t i = 0; i < l.n && r >= 0; i++)
@@ -330,13 +330,14 @@ int rt_cgroup_info_remove(const struct rt_cgroup_info *info, struct bento_err *e
 static int frozen_in(const struct cg_layout *l)
 {
         const struct cg_hier *f = cg_find(l, "freezer");
-        char buf[32];
         int64_t v = 0;
 
-        if (f && f->path && !f->v2)
-                return cg_read(f, "freezer.state", buf, sizeof(buf)) < 0
-                           ? -errno
-                           : strcmp(buf, "FROZEN") == 0;
+        if (f && f->path && !f->v2) {
+                char buf[32];
+                int r = cg_read(f, "freezer.state", buf, sizeof(buf));
+
+                return r < 0 ? r : strcmp(buf, "FROZEN") == 0;
+        }
         f = primary(l);
         if (!f || !f->v2)
                 return 0;
@@ -406,26 +407,31 @@ int rt_cgroup_pids(const struct bento_record *rec, pid_t **ret, size_t *ret_n,
         return cg_procs(primary(&l), ret, ret_n, err);
 }
 
-static int signal_pids(const struct cg_hier *h, int sig, size_t *ret_n, struct bento_err *err)
+/* Signal every process in the cgroup but `spare`; *ret_n: how many. */
+static int signal_pids(const struct cg_hier *h, int sig, pid_t spare, size_t *ret_n,
+                       struct bento_err *err)
 {
         cleanup_free pid_t *pids = NULL;
-        size_t n = 0;
+        size_t n = 0, done = 0;
         int r = cg_procs(h, &pids, &n, err);
 
         for (size_t i = 0; r >= 0 && i < n; i++)
-                (void) kill(pids[i], sig);
-        *ret_n = n;
+                if (pids[i] != spare && kill(pids[i], sig) == 0)
+                        done++;
+        *ret_n = done;
         return r;
 }
 
 static bool procs_empty(const struct cg_hier *h)
 {
-        char buf[16];
+        char buf[16] = "";
 
         return cg_read(h, "cgroup.procs", buf, sizeof(buf)) == 0 && buf[0] == '\0';
 }
 
-static int kill_procs(const struct cg_layout *l, int sig, struct bento_err *err)
+/* spare: a process left to the caller (the init, signalled through its
+ * pidfd afterwards); 0 for none, which lets SIGKILL use cgroup.kill. */
+static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, struct bento_err *err)
 {
         const struct cg_hier *h = primary(l);
         int was = frozen_in(l);
@@ -435,16 +441,16 @@ static int kill_procs(const struct cg_layout *l, int sig, struct bento_err *err)
 
         if (!h || procs_empty(h))
                 return 0;
-        if (sig == SIGKILL && h->v2 && cg_write(h, "cgroup.kill", "1", err) >= 0)
+        if (sig == SIGKILL && !spare && h->v2 && cg_write(h, "cgroup.kill", "1", err) >= 0)
                 return 0;
         /* frozen, nothing can fork a new process past the list */
         if (was == 0)
                 froze = set_frozen(l, true, err) >= 0;
-        r = signal_pids(h, sig, &n, err);
+        r = signal_pids(h, sig, spare, &n, err);
         /* without a freezer, go round until no process is left to find */
         for (int i = 0; r >= 0 && !froze && was != 1 && n > 0 && sig == SIGKILL && i < 20; i++) {
                 sleep_ms(5);
-                r = signal_pids(h, sig, &n, err);
+                r = signal_pids(h, sig, spare, &n, err);
         }
         if (froze)
                 (void) set_frozen(l, false, err);
@@ -459,7 +465,7 @@ int rt_cgroup_signal_all(const struct bento_record *rec, int sig, struct bento_e
         if (r == -ENOENT)
                 return bento_err_setx(err, ENOTSUP, "container %s has no cgroup of its own",
                                       rec->id ? rec->id : "?");
-        return r < 0 ? r : kill_procs(&l, sig, err);
+        return r < 0 ? r : kill_procs(&l, sig, rec->pid, err);
 }
 
 int rt_cgroup_attach(const struct bento_record *rec, pid_t pid, struct bento_err *err)

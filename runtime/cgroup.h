@@ -55,8 +55,9 @@ int rt_cgroup_freeze(const struct bento_record *rec, bool freeze, struct bento_e
 int rt_cgroup_pids(const struct bento_record *rec, pid_t **ret, size_t *ret_n,
                    struct bento_err *err);
 
-/* Signal every process in the cgroup (freezing around it so no process
- * escapes by forking; cgroup.kill for SIGKILL where the kernel has it). */
+/* Signal every process in the cgroup except the init (rec->pid), which the
+ * caller signals through its pidfd; the cgroup is frozen meanwhile so no
+ * process escapes by forking. */
 int rt_cgroup_signal_all(const struct bento_record *rec, int sig, struct bento_err *err);
 
 /* Move pid into the container's cgroup (every hierarchy): `exec` uses it

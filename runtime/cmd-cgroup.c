@@ -221,10 +221,10 @@ static int load_resources(const char *path, struct bento_json **ret, struct bent
         size_t len = 0;
         int r;
 
-        if (!path)
+        if (!path) {
                 *ret = bento_json_new_object();
-        if (!path)
                 return *ret ? 0 : bento_err_set(err, ENOMEM, "resources");
+        }
         r = strcmp(path, "-") == 0 ? bento_read_fd(0, "stdin", RESOURCES_MAX, &data, &len, err)
                                    : bento_read_file(path, RESOURCES_MAX, &data, &len, err);
         if (r >= 0)
@@ -241,7 +241,6 @@ static int set_flag(struct bento_json *res, int which, const char *value, struct
         struct bento_json *obj = bento_json_get(res, flag_members[which].object);
         struct bento_json *v;
         char *end = NULL;
-        long long n;
 
         if (!obj || obj->type != BENTO_JSON_OBJECT) {
                 if (bento_json_object_set(res, flag_members[which].object,
@@ -252,6 +251,8 @@ static int set_flag(struct bento_json *res, int which, const char *value, struct
         if (flag_members[which].is_string) {
                 v = bento_json_new_string(value);
         } else {
+                long long n;
+
                 errno = 0;
                 n = strtoll(value, &end, 10);
                 if (errno || end == value || *end)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run: create + start, then (unless --detach) stay as the container's
- * parent, forward signals to it, and exit with its status; the container is
- * deleted afterwards unless --keep.
+ * parent, forward signals to it (and proxy its terminal when it has one and
+ * there is no --console-socket: foreground.h), and exit with its status; the
+ * container is deleted afterwards unless --keep.
  */
 #include <errno.h>
 #include <signal.h>
@@ -27,12 +28,12 @@ static void report_oom(struct rt_store *store, const char *id)
         struct rt_container_dir dir = {.path = NULL, .fd = -1};
         struct bento_record *rec = NULL;
         struct bento_err ignored;
-        long n;
 
         if (rt_container_dir_open(store, id, false, &dir, &ignored) < 0)
                 return;
         if (rt_container_record_load(&dir, &rec, &ignored) >= 0) {
-                n = rt_cgroup_oom_kills(rec);
+                long n = rt_cgroup_oom_kills(rec);
+
                 if (n > 0)
                         rt_log_error("container %s was killed by the OOM killer at its memory "
                                      "limit (%ld OOM kill%s in its cgroup)",

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * linux.seccomp -> a classic BPF program, in `create` before the clone.
- * The object is read and checked with JSON paths in every message into a
- * model (struct rt_seccomp_model) that seccomp-bpf.c turns into the program
- * with libseccomp (or finds in the cache), so that the init needs neither
- * libseccomp nor the heap to install it.  Behaviour follows crun and runc where the
- * runtime-spec is silent: names libseccomp does not know are skipped with
- * a warning, a rule whose action is the default action is dropped, and a
- * rule with several conditions on one argument becomes one rule per
- * condition (libseccomp cannot AND conditions on one argument).
+ * The object is read and checked, with a JSON path in every message, into
+ * a model (struct rt_seccomp_model) that seccomp-bpf.c turns into the
+ * program with libseccomp (or finds in the cache), so that the init needs
+ * neither libseccomp nor the heap to install it.  Behaviour follows crun
+ * and runc where the runtime-spec is silent: names libseccomp does not know
+ * are skipped with a warning, a rule whose action is the default action is
+ * dropped, and a rule with several conditions on one argument becomes one
+ * rule per condition (libseccomp cannot AND conditions on one argument).
  */
 #include "seccomp-internal.h"
 

@@ -106,6 +106,7 @@ uint32_t rt_seccomp_arch_token(const char *name);
 /* True for the actions that take an errno (ERRNO, TRACE). */
 bool rt_seccomp_action_takes_errno(uint32_t action);
 
+/* Free what a model holds and zero it; safe on a zeroed model. */
 void rt_seccomp_model_done(struct rt_seccomp_model *m);
 
 /* Turn the model into s->prog with libseccomp, or take the program from

@@ -432,3 +432,65 @@ def test_features_report_cgroup_drivers(rt):
     assert res.rc == 0, res
     cg = res.json()["linux"]["cgroup"]
     assert cg["v1"] is True and cg["v2"] is True and cg["systemd"] is True
+
+
+# -- the cgroup v2 code paths -------------------------------------------------
+
+class UnifiedOnlyView(harness.Runtime):
+    """The runtime in a mount namespace where only the cgroup2 mount is
+    left (as crun needs on this host), so it sees a pure v2 host: one
+    unified hierarchy, which here holds no memory, cpu or pids controller."""
+
+    def __init__(self, rt, v1_mounts):
+        super().__init__(root=rt.root, scratch=rt.scratch)
+        self.v1_mounts = v1_mounts
+        self.ids = rt.ids  # the fixture's teardown deletes them, from the host's view
+        self.pids = rt.pids
+
+    def argv(self, args, global_opts=()):
+        script = "for m in %s; do umount -l \"$m\" || exit 99; done; exec \"$@\"" % " ".join(self.v1_mounts)
+        return ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh"] + \
+            super().argv(args, global_opts)
+
+
+@pytest.fixture
+def v2rt(rt):
+    mp = mount_points()
+    if "unified" not in mp:
+        pytest.fail("this host has no cgroup2 mount; the v2 view needs one")
+    return UnifiedOnlyView(rt, sorted(m for k, m in mp.items() if k != "unified"))
+
+
+def test_v2_placement_freezer_kill_and_removal(v2rt, bundle):
+    b = bundle("/bin/sh", "-c", "sleep 300 & sleep 300 & wait")
+    b.drop_ns("pid")
+    cid, pid = v2rt.create_ok(b)
+    info = cg_info(v2rt, cid)
+    assert info["version"] == "v2" and list(info["paths"]) == ["unified"], info
+    d = mount_points()["unified"] + info["paths"]["unified"]
+    assert info["paths"]["unified"] == "%s/bento-%s" % (caller_cgroups()["unified"].rstrip("/"), cid)
+    v2rt.start_ok(cid)
+    wait_for(lambda: len(v2rt.cmd("ps", "--format", "json", cid).json()) == 3, timeout=10, what="the children")
+    assert v2rt.cmd("pause", cid).rc == 0
+    with open(os.path.join(d, "cgroup.freeze")) as f:
+        assert f.read().strip() == "1"
+    assert v2rt.status(cid) == "paused"
+    assert v2rt.cmd("resume", cid).rc == 0 and v2rt.status(cid) == "running"
+    pids = v2rt.cmd("ps", "--format", "json", cid).json()
+    res = v2rt.kill(cid, "KILL", all=True)  # cgroup.kill
+    assert res.rc == 0, res
+    for p in pids:
+        assert v2rt.wait_pid_gone(p), "pid %d survived kill --all" % p
+    assert v2rt.delete(cid).rc == 0
+    assert not os.path.exists(d)
+
+
+def test_v2_limit_without_its_controller_is_an_error(v2rt, bundle):
+    # the unified hierarchy here has no pids or memory controller: refusing is
+    # the only honest answer
+    res = expect_create_failure(v2rt, resources_bundle(bundle, {"pids": {"limit": 10}}), message="pids.max")
+    assert "No such file" in res.err, res
+    expect_create_failure(v2rt, resources_bundle(bundle, {"devices": [{"allow": False, "access": "rwm"}]}),
+                          message="eBPF")
+    expect_create_failure(v2rt, resources_bundle(bundle, {"memory": {"swappiness": 10}}),
+                          message="linux.resources.memory.swappiness")

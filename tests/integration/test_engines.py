@@ -504,6 +504,7 @@ def test_podman_pause_unpause(pm):
     assert pm.status(cid) == "paused"
     st = pm.env.runtime_state(cid)
     assert st.rc == 0 and st.json()["status"] == "paused", st
+    time.sleep(0.3)  # let conmon drain what was written before the freeze
     frozen = pm.logs(cid).count("tick")
     time.sleep(0.6)
     assert pm.logs(cid).count("tick") == frozen, "a paused container kept running"

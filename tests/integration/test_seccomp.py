@@ -492,7 +492,8 @@ def test_notify_exec_gate(rt, bundle, agent, agent_dir):
 
 def test_notify_without_nnp_hands_the_listener_over_in_create(rt, bundle, agent):
     ag = agent(allow=1, errno=errno.EACCES)
-    b = seccomp_bundle(bundle, gate_profile(ag.socket), nnp=False)
+    # TSYNC with a listener: the kernel wants TSYNC_ESRCH added, which the runtime does
+    b = seccomp_bundle(bundle, gate_profile(ag.socket, flags=["SECCOMP_FILTER_FLAG_TSYNC"]), nnp=False)
     b.probe("steps", EXEC % "execveat")
     cid, pid = rt.create_ok(b)
     msg = ag.report()["state"]

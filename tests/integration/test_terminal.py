@@ -211,10 +211,14 @@ def test_run_interactive(rt, bundle):
         assert b"/dev/pts/0" in s.text and b"24 80" in s.text, s.text
         # ^C is a byte for the container's terminal, which interrupts its job
         s.send(b"sleep 100\n")
-        time.sleep(0.5)
-        s.send(b"\x03")
-        s.send(b"echo $((7*8))\n")
-        assert s.expect(b"56"), "^C did not reach the container: %r" % s.text
+        # ^C also flushes typed-ahead input: retry until the shell is back
+        for _ in range(20):
+            time.sleep(0.3)
+            s.send(b"\x03")
+            s.send(b"echo $((7*8))\n")
+            if s.expect(b"56", timeout=1):
+                break
+        assert b"56" in s.text, "^C did not reach the container: %r" % s.text
         # a new window size reaches the container's terminal (SIGWINCH)
         set_winsize(s.master, 50, 132)
         for _ in range(50):

@@ -9,9 +9,12 @@ descendants and share it.  Inside it we mount:
     /run/crun, /run/containerd/...), containerd's shim sockets
     (/run/containerd/s) and ctr's FIFOs (/run/containerd/fifo) are all
     hard-wired there;
-  * a tmpfs on /var/lib/containers: podman keeps its blob-info cache there
-    whatever --root says (the directory is made for the mount when it does
-    not exist, and removed again afterwards);
+  * /var/lib bound read-only over itself, and a tmpfs on
+    /var/lib/containers when that exists: podman keeps its blob-info cache
+    there whatever --root says.  When it cannot make the directory it uses a
+    cache in memory; making the directory ourselves would leave it on the
+    host (or pull it from under a second test session running at the same
+    time);
   * optionally (view "legacy") a tmpfs on /sys/fs/cgroup holding only the
     cgroup v1 hierarchies, re-mounted: the same cgroups, without the cgroup2
     mount of a hybrid host.
@@ -51,19 +54,20 @@ class Sandbox:
     def __init__(self, cgroup_view):
         self.cgroup_view = cgroup_view
         self.mounted = []  # in mount order
-        self.made_dirs = []
 
     def _tmpfs(self, target, mode="755"):
-        if not os.path.isdir(target):
-            os.makedirs(target, mode=0o700)
-            self.made_dirs.append(target)
+        assert os.path.isdir(target), "%s: no such directory to mount on" % target
         _mount("-t", "tmpfs", "-o", "mode=%s,nosuid,nodev" % mode, "bento-engines", target)
         self.mounted.append(target)
 
     def enter(self):
         try:
             self._tmpfs("/run")
-            self._tmpfs("/var/lib/containers", mode="700")
+            _mount("--bind", "/var/lib", "/var/lib")
+            self.mounted.append("/var/lib")
+            _mount("-o", "remount,bind,ro", "/var/lib")
+            if os.path.isdir("/var/lib/containers"):
+                self._tmpfs("/var/lib/containers", mode="700")
             if self.cgroup_view == "legacy" and os.path.ismount("/sys/fs/cgroup/unified"):
                 hier = v1_hierarchies()
                 assert hier, "no cgroup v1 hierarchy to build a legacy view from"
@@ -81,10 +85,4 @@ class Sandbox:
             if not harness.umount_lazy(target):
                 problems.append("could not unmount %s" % target)
         self.mounted = []
-        for d in reversed(self.made_dirs):
-            try:
-                os.rmdir(d)
-            except OSError as e:
-                problems.append("could not remove %s, made for a mount: %s" % (d, e))
-        self.made_dirs = []
         return problems
