@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgroup-internal.h"
@@ -295,7 +296,8 @@ static const char *unit_of(const struct bento_json *applied)
         return u && u->type == BENTO_JSON_STRING ? u->u.string.s : NULL;
 }
 
-static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, struct bento_err *err);
+static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, int spare_pidfd,
+                      struct bento_err *err);
 
 static int remove_applied(const char *path, const struct bento_json *applied, struct bento_err *err)
 {
@@ -308,7 +310,7 @@ static int remove_applied(const char *path, const struct bento_json *applied, st
         if (r < 0)
                 return r;
         /* whatever outlived the init (no pid namespace of its own) goes too */
-        (void) kill_procs(&l, SIGKILL, 0, &ignored);
+        (void) kill_procs(&l, SIGKILL, 0, -1, &ignored);
         if (unit_of(applied))
                 (void) cg_systemd_stop(unit_of(applied), &ignored);
         for (size_t i = 0; i < l.n && r >= 0; i++)
@@ -429,9 +431,11 @@ static bool procs_empty(const struct cg_hier *h)
         return cg_read(h, "cgroup.procs", buf, sizeof(buf)) == 0 && buf[0] == '\0';
 }
 
-/* spare: a process left to the caller (the init, signalled through its
- * pidfd afterwards); 0 for none, which lets SIGKILL use cgroup.kill. */
-static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, struct bento_err *err)
+/* spare: the init, skipped in the pid walk and signalled through
+ * spare_pidfd before the thaw; 0 for none, which lets SIGKILL use
+ * cgroup.kill. */
+static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, int spare_pidfd,
+                      struct bento_err *err)
 {
         const struct cg_hier *h = primary(l);
         int was = frozen_in(l);
@@ -452,12 +456,16 @@ static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, struct be
                 sleep_ms(5);
                 r = signal_pids(h, sig, spare, &n, err);
         }
+        if (r >= 0 && spare_pidfd >= 0 &&
+            syscall(SYS_pidfd_send_signal, spare_pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
+                r = bento_err_set(err, errno, "cannot signal the container's init");
         if (froze)
                 (void) set_frozen(l, false, err);
         return r;
 }
 
-int rt_cgroup_signal_all(const struct bento_record *rec, int sig, struct bento_err *err)
+int rt_cgroup_signal_all(const struct bento_record *rec, int sig, int init_pidfd,
+                         struct bento_err *err)
 {
         cleanup_layout struct cg_layout l = {.n = 0};
         int r = open_rec(rec, &l, err);
@@ -465,7 +473,7 @@ int rt_cgroup_signal_all(const struct bento_record *rec, int sig, struct bento_e
         if (r == -ENOENT)
                 return bento_err_setx(err, ENOTSUP, "container %s has no cgroup of its own",
                                       rec->id ? rec->id : "?");
-        return r < 0 ? r : kill_procs(&l, sig, rec->pid, err);
+        return r < 0 ? r : kill_procs(&l, sig, rec->pid, init_pidfd, err);
 }
 
 int rt_cgroup_attach(const struct bento_record *rec, pid_t pid, struct bento_err *err)

@@ -55,10 +55,12 @@ int rt_cgroup_freeze(const struct bento_record *rec, bool freeze, struct bento_e
 int rt_cgroup_pids(const struct bento_record *rec, pid_t **ret, size_t *ret_n,
                    struct bento_err *err);
 
-/* Signal every process in the cgroup except the init (rec->pid), which the
- * caller signals through its pidfd; the cgroup is frozen meanwhile so no
- * process escapes by forking. */
-int rt_cgroup_signal_all(const struct bento_record *rec, int sig, struct bento_err *err);
+/* Signal every process in the cgroup; the cgroup is frozen meanwhile so no
+ * process escapes by forking.  The init (rec->pid) is signalled through
+ * init_pidfd (when >= 0) while still frozen, so it cannot see its children
+ * die and exit on its own first; an init that is already gone is fine. */
+int rt_cgroup_signal_all(const struct bento_record *rec, int sig, int init_pidfd,
+                         struct bento_err *err);
 
 /* Move pid into the container's cgroup (every hierarchy): `exec` uses it
  * for the processes it starts.  No-op without a cgroup. */

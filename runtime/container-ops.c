@@ -209,11 +209,18 @@ static int kill_all_by_proc(const struct bento_record *rec, int sig, struct bent
 
 /* Every process of the container: through its cgroup when it has one of
  * its own (nothing escapes by forking), else by walking /proc. */
-static int kill_all(const struct bento_record *rec, int sig, struct bento_err *err)
+static int kill_all(const struct bento_record *rec, int sig, int init_pidfd,
+                    struct bento_err *err)
 {
+        int r;
+
         if (rec->cgroup_path)
-                return rt_cgroup_signal_all(rec, sig, err);
-        return kill_all_by_proc(rec, sig, err);
+                return rt_cgroup_signal_all(rec, sig, init_pidfd, err);
+        r = kill_all_by_proc(rec, sig, err);
+        /* an init that already ended is what --all wanted anyway */
+        if (r >= 0 && rt_pidfd_signal(init_pidfd, sig, err) < 0 && err->code != ESRCH)
+                return -err->code;
+        return r;
 }
 
 static int signal_container(const struct bento_record *rec, int sig, bool all,
@@ -224,11 +231,8 @@ static int signal_container(const struct bento_record *rec, int sig, bool all,
         pidfd = rt_pidfd_open_checked(rec->pid, rec->start_time, err);
         if (pidfd < 0)
                 return pidfd;
-        if (all) {
-                int r = kill_all(rec, sig, err);
-                if (r < 0)
-                        return r;
-        }
+        if (all)
+                return kill_all(rec, sig, pidfd, err);
         return rt_pidfd_signal(pidfd, sig, err);
 }
 
@@ -261,7 +265,7 @@ static int destroy(const struct bento_record *rec, struct bento_err *err)
         pidfd = rt_pidfd_open_checked(rec->pid, rec->start_time, &ignored);
         if (pidfd < 0)
                 return 0; /* already gone */
-        (void) kill_all(rec, SIGKILL, &ignored);
+        (void) kill_all(rec, SIGKILL, pidfd, &ignored);
         if (rt_pidfd_signal(pidfd, SIGKILL, err) < 0 && err->code != ESRCH)
                 return -err->code;
         /* a frozen task only dies once it is thawed */

@@ -41,6 +41,7 @@ _session = {"private_mntns": None, "base": None, "counter": 0}
 def pytest_configure(config):
     config.addinivalue_line("markers", "root: needs to run as root on the host (the default for this suite)")
     config.addinivalue_line("markers", "rootless: runs bento-runtime as uid 65534 with a user namespace")
+    config.addinivalue_line("markers", "engines: podman and containerd drive the runtime")
     config.addinivalue_line("markers", "timeout(seconds): per-test wall clock limit (default %d)" %
                             DEFAULT_TEST_TIMEOUT)
 

@@ -12,7 +12,6 @@ pulled from a registry.
 import hashlib
 import io
 import json
-import os
 import subprocess
 import tarfile
 import time
