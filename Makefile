@@ -57,6 +57,8 @@ UNIT_SRC := $(wildcard tests/unit/test-*.c)
 obj = $(patsubst %.c,$(BUILDDIR)/obj/%.o,$(1))
 
 LIBBENTO := $(BUILDDIR)/lib/libbento.a
+LIBTRANSLATE := $(BUILDDIR)/lib/libbento-translate.a
+TEST_CFLAGS :=
 BINS := $(BUILDDIR)/bin/bento-runtime
 ifneq ($(TRANSLATE_SRC),)
 BINS += $(BUILDDIR)/bin/bento
@@ -80,11 +82,11 @@ $(BUILDDIR)/obj/runtime/%.o: runtime/%.c
 
 $(BUILDDIR)/obj/translate/%.o: translate/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_TRANSLATE)) -Itranslate -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_TRANSLATE)) -iquote translate -c -o $@ $<
 
 $(BUILDDIR)/obj/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/unit -c -o $@ $<
 
 $(LIBBENTO): $(call obj,$(BUNDLE_SRC))
 	@mkdir -p $(dir $@)
@@ -102,6 +104,23 @@ $(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(LIBBENTO)
 $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBBENTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
+
+# Unit tests of translate/ code link everything in it except main.c.
+TRANSLATE_TEST_PATTERNS := test-manifest% test-fingerprint% test-shields%
+TRANSLATE_TESTS := $(filter $(addprefix $(BUILDDIR)/tests/,$(TRANSLATE_TEST_PATTERNS)),$(UNIT_BINS))
+
+$(LIBTRANSLATE): $(call obj,$(filter-out translate/main.c,$(TRANSLATE_SRC)))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+# (No ".o" suffix in the pattern: a "%" never matches the empty string.)
+$(addprefix $(BUILDDIR)/obj/tests/unit/,$(TRANSLATE_TEST_PATTERNS)): \
+    TEST_CFLAGS = -iquote translate $(call pkg_cflags,$(PKGS_TRANSLATE))
+
+$(TRANSLATE_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBTRANSLATE) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_TRANSLATE))
 
 # The probe runs inside containers whose rootfs holds nothing but busybox: it
 # must be static, so it is built without the sanitizers.
@@ -143,6 +162,13 @@ FUZZ_CFLAGS := -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefin
 $(BUILDDIR)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(BUNDLE_SRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) $(call pkg_cflags,$(PKGS_BUNDLE)) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
+
+# The manifest target links the translate sources (minus main.c) as well.
+$(BUILDDIR)/fuzz/fuzz-manifest: tests/fuzz/fuzz-manifest.c \
+    $(filter-out translate/main.c,$(TRANSLATE_SRC)) $(BUNDLE_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -iquote translate $(call pkg_cflags,$(PKGS_TRANSLATE)) -o $@ $^ \
+		$(call pkg_libs,$(PKGS_TRANSLATE))
 
 fuzz: $(FUZZ_TARGETS)
 

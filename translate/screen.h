@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The character screen of spec/bento.md §1.3.  A manifest is read by a human
+ * before it is approved, so any character that can make a value look like
+ * something else on a terminal or in a review tool (bidirectional controls,
+ * line separators, zero-width and other invisible characters, control
+ * characters) is refused outright rather than displayed.  The same module
+ * also owns UTF-8 decoding and the sanitiser every message that quotes
+ * manifest content goes through.
+ */
+#ifndef BENTO_SCREEN_H
+#define BENTO_SCREEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* In the priority order of §1.3: a code point in several classes is named
+ * after the first one it belongs to. */
+enum screen_class {
+        SCREEN_OK,
+        SCREEN_INVALID_UTF8,
+        SCREEN_BIDI,
+        SCREEN_LINE_SEPARATOR,
+        SCREEN_INVISIBLE,
+        SCREEN_CONTROL,
+        _SCREEN_CLASS_MAX,
+};
+
+struct screen_hit {
+        enum screen_class cls;
+        uint32_t cp;   /* the offending code point; 0 for SCREEN_INVALID_UTF8 */
+        size_t offset; /* byte offset of the offending sequence */
+};
+
+/* Decode one strictly valid UTF-8 sequence (no overlong forms, surrogates or
+ * values above U+10FFFF) at s[*i]; advances *i.  Returns false, leaving *i
+ * alone, at an invalid or truncated sequence. */
+bool screen_utf8_next(const char *s, size_t len, size_t *i, uint32_t *ret_cp);
+
+/* Whether all of s is strictly valid UTF-8. */
+bool screen_utf8_valid(const char *s, size_t len);
+
+/* Classify one code point (never SCREEN_INVALID_UTF8). */
+enum screen_class screen_classify(uint32_t cp);
+
+/* Screen a value.  Invalid UTF-8 anywhere wins over everything else;
+ * otherwise the first offending code point is reported.  Returns true when
+ * the value is clean (and then *ret is set to SCREEN_OK). */
+bool screen_check(const char *s, size_t len, struct screen_hit *ret);
+
+/* The words of §1.3: "a bidirectional formatting character", ... */
+const char *screen_class_name(enum screen_class c);
+
+/* Copy s into buf (size > 4) for a message: C0, DEL and C1 controls,
+ * bidirectional controls and line separators are dropped (they could
+ * reorder or forge the line around them), invalid bytes become U+FFFD, and
+ * the copy is cut at about max_bytes with "..." so one huge value cannot
+ * swamp the report.  Returns buf. */
+char *screen_sanitize(const char *s, size_t len, size_t max_bytes, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Helpers shared by the shield-*.c files and nothing else: lexical path
+ * handling, the "Existing" symlink resolution of §5.6, and the one place
+ * rules enter a set (resolution, drops and deduplication happen there, so
+ * every origin obeys the same rules).
+ */
+#ifndef BENTO_SHIELD_INTERNAL_H
+#define BENTO_SHIELD_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "shields.h"
+
+/* Lexical clean (as Go's path.Clean): collapse "//", ".", "..", drop a
+ * trailing slash.  Heap string, NULL only when out of memory. */
+char *shield_path_clean(const char *p);
+
+/* clean(a + "/" + b); NULL only when out of memory. */
+char *shield_path_join(const char *a, const char *b);
+
+/* child equals parent or lies beneath it, on component boundaries; both
+ * must already be clean. */
+bool shield_path_within(const char *parent, const char *child);
+
+/* child lies strictly beneath parent. */
+bool shield_path_beneath(const char *parent, const char *child);
+
+/* §5.6 "Existing" resolution: follow symlinks as far as the path exists,
+ * resolve a dangling link against its resolved parent, append the missing
+ * rest lexically, and give a path that loops back cleaned but unresolved.
+ * Returns 0 or -ENOMEM. */
+int shield_path_resolve(const char *p, char **ret);
+
+/* The variable through env's lookup, NULL when unset. */
+const char *shield_env_get(const struct shield_env *env, const char *name);
+
+/* Add a rule built at literal.  Returns 0 when kept (or merged into an
+ * equal rule), 1 when dropped as unshieldable (§5.6), -ENOMEM. */
+int shield_set_add(struct shield_set *s, const char *literal, enum shield_deny deny, bool dir,
+                   enum shield_holds holds, const char *source, enum shield_origin origin,
+                   const char *grant, struct bento_err *err);
+
+/* Record an unshieldable relocation (deduplicated). */
+int shield_set_report(struct shield_set *s, const char *variable, const char *value,
+                      struct bento_err *err);
+
+/* shieldable() against the literal (cleaned, unresolved) anchors. */
+bool shield_shieldable_literal(const struct shield_set *s, const char *path);
+
+/* §5.5 relocations and §5.4's XDG_RUNTIME_DIR rule. */
+int shields_add_relocations(struct shield_set *s, const struct shield_env *env,
+                            struct bento_err *err);
+
+/* §5.6 credential-link expansion over the rules present now. */
+int shields_expand_links(struct shield_set *s, struct bento_err *err);
+
+#endif

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Which shields need a mount, and of what kind (§5.8).  Mounting every one
+ * of the ~1,100 rules would be slow and would create mount points all over
+ * the host; a rule only matters where the sandbox can see it (an exposed
+ * path reaches it) and where it would make a difference (a hidden store
+ * that exists or could be created through a write grant; a write shield
+ * under a write grant, since a read-only grant already forbids writes).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "shield-internal.h"
+
+static bool reaches(const char *const *paths, size_t n, const char *path)
+{
+        for (size_t i = 0; i < n; i++) {
+                cleanup_free char *c = shield_path_clean(paths[i]);
+
+                if (c && (shield_path_within(c, path) || shield_path_within(path, c)))
+                        return true;
+        }
+        return false;
+}
+
+/* One decision per rule: 0 not needed, 1 needed. */
+static bool needed(const struct shield_rule *r, bool exists, const char *const *exposed,
+                   size_t n_exposed, const char *const *writes, size_t n_writes)
+{
+        if (!reaches(exposed, n_exposed, r->path))
+                return false;
+        if (r->deny == SHIELD_DENY_ALL && exists)
+                return true;
+        return reaches(writes, n_writes, r->path);
+}
+
+static enum shield_mount_kind kind_of(const struct shield_rule *r, bool exists, bool is_dir)
+{
+        bool dir = exists ? is_dir : r->dir;
+
+        if (r->deny == SHIELD_DENY_ALL)
+                return dir ? SHIELD_MOUNT_HIDDEN_DIR : SHIELD_MOUNT_HIDDEN_FILE;
+        if (exists)
+                return SHIELD_MOUNT_READ_ONLY;
+        return dir ? SHIELD_MOUNT_DISCARDED : SHIELD_MOUNT_READ_ONLY_FILE;
+}
+
+/* A hidden path inside a readable-but-read-only tree must be mounted even
+ * when nothing else asks for it: the parent's rebind would show it. */
+static bool inside_needed_write_dir(const struct shield_set *s, const bool *need,
+                                    const bool *exists, const struct shield_rule *r)
+{
+        for (size_t j = 0; j < s->n_rules; j++) {
+                const struct shield_rule *p = &s->rules[j];
+
+                if (need[j] && exists[j] && p->deny == SHIELD_DENY_WRITE && p->dir &&
+                    shield_path_beneath(p->path, r->path))
+                        return true;
+        }
+        return false;
+}
+
+static int mount_cmp(const void *a, const void *b)
+{
+        const struct shield_mount *x = a, *y = b;
+        int c;
+
+        /* DenyWrite mounts first so a hidden child lands after its parent. */
+        if (x->rule->deny != y->rule->deny)
+                return x->rule->deny == SHIELD_DENY_WRITE ? -1 : 1;
+        c = strcmp(x->rule->path, y->rule->path);
+        return c ? c : (int) x->kind - (int) y->kind;
+}
+
+int shields_needed(const struct shield_set *s, const char *const *exposed, size_t n_exposed,
+                   const char *const *writes, size_t n_writes, const bool *opted,
+                   struct shield_mount **ret, size_t *ret_n, struct bento_err *err)
+{
+        cleanup_free bool *need = calloc(s->n_rules + 1, sizeof(bool));
+        cleanup_free bool *exists = calloc(s->n_rules + 1, sizeof(bool));
+        cleanup_free bool *is_dir = calloc(s->n_rules + 1, sizeof(bool));
+        cleanup_free struct shield_mount *m = calloc(s->n_rules + 1, sizeof(*m));
+        size_t n = 0;
+
+        if (!need || !exists || !is_dir || !m)
+                return bento_err_set(err, ENOMEM, "shield mounts");
+        for (size_t i = 0; i < s->n_rules; i++) {
+                const struct shield_rule *r = &s->rules[i];
+                struct stat st;
+
+                exists[i] = stat(r->path, &st) == 0;
+                is_dir[i] = exists[i] && S_ISDIR(st.st_mode);
+                if (r->deny == SHIELD_DENY_ALL && opted && opted[i])
+                        continue;
+                need[i] = needed(r, exists[i], exposed, n_exposed, writes, n_writes);
+        }
+        for (size_t i = 0; i < s->n_rules; i++) {
+                const struct shield_rule *r = &s->rules[i];
+
+                if (!need[i] && r->deny == SHIELD_DENY_ALL && exists[i] && !(opted && opted[i]))
+                        need[i] = inside_needed_write_dir(s, need, exists, r);
+                if (need[i])
+                        m[n++] = (struct shield_mount){r, kind_of(r, exists[i], is_dir[i])};
+        }
+        qsort(m, n, sizeof(*m), mount_cmp);
+        *ret = TAKE_PTR(m);
+        *ret_n = n;
+        return 0;
+}
