@@ -19,10 +19,10 @@ clang-format --dry-run -Werror "$@"
 
 echo "lint: cppcheck"
 cppcheck --quiet --enable=warning,style,performance,portability --error-exitcode=1 \
-         --inline-suppr --std=c11 -D_GNU_SOURCE -Ibundle -Iruntime \
+         --inline-suppr --std=c11 -D_GNU_SOURCE -Ibundle -Iruntime -Itranslate \
          --suppress=missingIncludeSystem --suppress=unreadVariable --suppress=unusedFunction \
          --suppress=constParameterCallback --suppress=knownConditionTrueFalse \
-         bundle runtime tests/unit
+         bundle runtime translate tests/unit
 
 echo "lint: clang-tidy"
 checks='-*,bugprone-*,cert-*,clang-analyzer-*,misc-*,readability-function-size,-bugprone-easily-swappable-parameters,-clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling,-cert-err33-c,-misc-include-cleaner,-bugprone-reserved-identifier,-cert-dcl37-c,-cert-dcl51-cpp,-bugprone-narrowing-conversions,-cert-err34-c,-bugprone-assignment-in-if-condition,-misc-no-recursion'
@@ -35,12 +35,13 @@ checks="$checks,-clang-analyzer-unix.Malloc"
 checks="$checks,-bugprone-sizeof-expression"
 config='{CheckOptions: [{key: readability-function-size.LineThreshold, value: 120}, {key: readability-function-size.NestingThreshold, value: 4}, {key: readability-function-size.ParameterThreshold, value: 7}]}'
 # The flags the Makefile compiles with (pkg-config, -D_GNU_SOURCE, the version macros).
-deps_cflags=$(pkg-config --cflags yajl libseccomp libcap libsystemd)
-for f in bundle/*.c runtime/*.c; do
+deps_cflags=$(pkg-config --cflags yajl libseccomp libcap libsystemd yaml-0.1 libcrypto)
+for f in bundle/*.c runtime/*.c translate/*.c; do
+        [ -e "$f" ] || continue
         # shellcheck disable=SC2086 # deps_cflags is a list of flags
         clang-tidy --quiet --warnings-as-errors='*' --checks="$checks" --config="$config" \
-                "$f" -- -std=gnu17 -D_GNU_SOURCE -Ibundle -iquote runtime $deps_cflags \
-                -DBENTO_VERSION='"lint"' -DBENTO_COMMIT='"lint"'
+                "$f" -- -std=gnu17 -D_GNU_SOURCE -Ibundle -iquote runtime -iquote translate \
+                $deps_cflags -DBENTO_VERSION='"lint"' -DBENTO_COMMIT='"lint"'
 done
 
 echo "lint: shellcheck"
