@@ -209,8 +209,7 @@ static int kill_all_by_proc(const struct bento_record *rec, int sig, struct bent
 
 /* Every process of the container: through its cgroup when it has one of
  * its own (nothing escapes by forking), else by walking /proc. */
-static int kill_all(const struct bento_record *rec, int sig, int init_pidfd,
-                    struct bento_err *err)
+static int kill_all(const struct bento_record *rec, int sig, int init_pidfd, struct bento_err *err)
 {
         int r;
 

@@ -82,6 +82,9 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
 static bool looks_like_script(const char *path)
 {
         static const char *const exts[] = {".py", ".sh", ".bash", ".js", ".rb"};
+        /* path is never NULL: parse_args() sets it before returning 0.  The
+         * analyzer assumes bento_usage_error() (commands.c) may return 0. */
+        /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
         const char *dot = strrchr(path, '.');
         char head[2] = {0};
         cleanup_close int fd = -1;

@@ -58,12 +58,15 @@ int limits_parse_size(const char *s, uint64_t *ret, char *why, size_t size)
         size_t n = strlen(s), digits;
         const char *num = s[0] == '-' ? s + 1 : s;
         uint64_t v = 0;
-        int shift = 0;
+        int shift = 0, suffix_shift;
 
         screen_sanitize(s, n, SHOWN_MAX, b, sizeof(b));
         digits = strlen(num);
-        if (digits > 0 && size_shift(num[digits - 1]) >= 0)
-                shift = size_shift(num[digits - 1]), digits--;
+        /* One call: the analyzer does not see that two calls on the same
+         * character agree, and would then shift by -1. */
+        suffix_shift = digits > 0 ? size_shift(num[digits - 1]) : -1;
+        if (suffix_shift >= 0)
+                shift = suffix_shift, digits--;
         else if (digits > 0 && size_shift((char) (num[digits - 1] - 'a' + 'A')) >= 0 &&
                  all_digits(num, digits - 1))
                 return why_set(why, size,

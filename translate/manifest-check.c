@@ -235,7 +235,8 @@ static void check_env_exec(struct checker *c)
                             "^[A-Za-z_][A-Za-z0-9_]*$ (env: lists the names of variables to "
                             "pass through, not their values)",
                             manifest_shown(m->env[i], shown));
-        if (e && *e && strcmp(e, "none") && strcmp(e, "none-strict") && strcmp(e, "all"))
+        if (e && *e && strcmp(e, "none") != 0 && strcmp(e, "none-strict") != 0 &&
+            strcmp(e, "all") != 0)
                 add(c, &m->places.exec,
                     "policy: invalid exec mode \"%s\": want one of none, none-strict, all",
                     manifest_shown(e, shown));
@@ -261,7 +262,7 @@ static void check_limits(struct checker *c)
 {
         const struct manifest_limits *l = &c->m->limits;
         const struct manifest_places *pl = &c->m->places;
-        char why[256], shown[MANIFEST_SHOWN_MAX + 8];
+        char why[256];
         uint64_t v;
 
         if (*str(l->memory)) {
@@ -270,6 +271,8 @@ static void check_limits(struct checker *c)
                         return;
                 }
                 if (v == 0) {
+                        char shown[MANIFEST_SHOWN_MAX + 8];
+
                         add(c, &pl->memory,
                             "policy: limits.memory \"%s\" is zero; leave memory out for no cap",
                             manifest_shown(l->memory, shown));

@@ -246,7 +246,9 @@ int manifest_parse(const char *data, size_t len, const char *name, struct manife
                 r = manifest_check_all(m, name, &hits, &p);
         if (r == 0 && p.n > 0)
                 r = -EINVAL;
-        if (r < 0) {
+        /* Not "r < 0": the analyzer cannot see that manifest_problem_add()
+         * (variadic, so not followed) never returns more than 0. */
+        if (r != 0) {
                 r = fail(&p, r, err);
                 if (problems)
                         *problems = p;

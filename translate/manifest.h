@@ -19,7 +19,7 @@
 
 #include "err.h"
 
-#define MANIFEST_MAX_BYTES (1024u * 1024u)
+#define MANIFEST_MAX_BYTES (1u << 20) /* 1 MiB; unsigned, printed with %u */
 #define MANIFEST_MAX_DEPTH 32
 
 enum manifest_exec {

@@ -75,12 +75,11 @@ static bool valid_label(const char *s, size_t n)
 static bool valid_hostname(const char *s)
 {
         const char *label = s, *last = s;
-        size_t n;
 
         for (;;) {
                 const char *dot = strchr(label, '.');
+                size_t n = dot ? (size_t) (dot - label) : strlen(label);
 
-                n = dot ? (size_t) (dot - label) : strlen(label);
                 if (!valid_label(label, n))
                         return false;
                 last = label;
@@ -120,14 +119,16 @@ static int host_name_or_ip(const char *host, const char *name, char *why, size_t
 
 int netrule_check_host(const char *host, char *why, size_t size)
 {
-        char b[SHOWN_MAX + 8];
         size_t len = host ? strlen(host) : 0;
 
         if (len == 0)
                 return why_set(why, size, "empty host");
-        if (strpbrk(host, "\r\n\t %"))
+        if (strpbrk(host, "\r\n\t %")) {
+                char b[SHOWN_MAX + 8];
+
                 return why_set(why, size, "host \"%s\" contains control or reserved characters",
                                shown(host, b, sizeof(b)));
+        }
         if (strcmp(host, "*") == 0)
                 return 0;
         if (len > NETRULE_HOST_MAX)

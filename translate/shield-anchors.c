@@ -101,6 +101,9 @@ int shields_find_anchors(const struct shield_env *env, char ***ret, struct bento
                 return bento_err_set(err, ENOMEM, "home anchors");
         r = shields_passwd_home(env->passwd_path, env->uid, &pw, err);
         if (r < 0)
+                /* cppcheck 2.10 ignores __attribute__((cleanup)): cleanup_strv
+                 * frees v here. */
+                /* cppcheck-suppress memleak */
                 return r;
         if (add_anchor(v, &n, home) < 0 || add_anchor(v, &n, pw) < 0)
                 return bento_err_set(err, ENOMEM, "home anchors");
@@ -125,8 +128,12 @@ static int add_home_rules(struct shield_set *s, struct bento_err *err)
 
                         if (!p)
                                 return bento_err_set(err, ENOMEM, "home rules");
-                        r = shield_set_add(s, p, h->deny, h->dir, h->holds, NULL,
-                                           SHIELD_ORIGIN_HOME, NULL, err);
+                        r = shield_set_add(s, p,
+                                           &(struct shield_rule_spec){.deny = h->deny,
+                                                                      .dir = h->dir,
+                                                                      .holds = h->holds,
+                                                                      .origin = SHIELD_ORIGIN_HOME},
+                                           err);
                         if (r < 0)
                                 return r;
                 }
@@ -140,8 +147,12 @@ static int add_runtime_rules(struct shield_set *s, struct bento_err *err)
         static const char *const runs[] = {"/run", "/var/run"};
 
         for (size_t i = 0; i < 2; i++) {
-                int r = shield_set_add(s, runs[i], SHIELD_DENY_ALL, true, SHIELD_HOLDS_SERVICES,
-                                       NULL, SHIELD_ORIGIN_RUNTIME, NULL, err);
+                int r = shield_set_add(s, runs[i],
+                                       &(struct shield_rule_spec){.deny = SHIELD_DENY_ALL,
+                                                                  .dir = true,
+                                                                  .holds = SHIELD_HOLDS_SERVICES,
+                                                                  .origin = SHIELD_ORIGIN_RUNTIME},
+                                       err);
                 if (r < 0)
                         return r;
         }
@@ -155,6 +166,10 @@ static int set_anchors(struct shield_set *s, const struct shield_env *env, struc
 
         if (r < 0)
                 return r;
+        /* r >= 0 means s->anchors is set; the analyzer cannot see that the
+         * err.c setters always return < 0, so it also tries r >= 0 after a
+         * failure. */
+        /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
         while (s->anchors[s->n_anchors])
                 s->n_anchors++;
         s->resolved_anchors = calloc(s->n_anchors + 1, sizeof(char *));

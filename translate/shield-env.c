@@ -289,7 +289,11 @@ static int emit(struct shield_set *s, const char *var, const char *value, const 
                 return shield_set_report(s, var, value, err);
         if (inside_deny_all_dir(s, path))
                 return 0;
-        r = shield_set_add(s, path, t->deny, t->dir, t->holds, var, origin, NULL, err);
+        r = shield_set_add(
+            s, path,
+            &(struct shield_rule_spec){
+                .deny = t->deny, .dir = t->dir, .holds = t->holds, .source = var, .origin = origin},
+            err);
         if (r == 1)
                 return shield_set_report(s, var, value, err);
         return r;

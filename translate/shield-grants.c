@@ -339,24 +339,23 @@ static void grants_free(struct g *gs, size_t n)
         free(gs);
 }
 
-static int grants_prepare(const struct shield_grant *in, size_t n, struct g **ret,
-                          struct bento_err *err)
+/* NULL when out of memory (the only failure). */
+static struct g *grants_prepare(const struct shield_grant *in, size_t n)
 {
         struct g *gs = calloc(n + 1, sizeof(*gs));
 
         if (!gs)
-                return bento_err_set(err, ENOMEM, "grant checks");
+                return NULL;
         for (size_t i = 0; i < n; i++) {
                 gs[i].raw = in[i].path;
                 gs[i].shown = in[i].as_written ? in[i].as_written : in[i].path;
                 gs[i].clean = shield_path_clean(in[i].path);
                 if (!gs[i].clean || shield_path_resolve(in[i].path, &gs[i].resolved) < 0) {
                         grants_free(gs, n);
-                        return bento_err_set(err, ENOMEM, "grant checks");
+                        return NULL;
                 }
         }
-        *ret = gs;
-        return 0;
+        return gs;
 }
 
 /* Checks in spec order over reads then writes; a grant refused once is not
@@ -384,11 +383,12 @@ static int run_checks(const struct shield_set *s, const bool *opted, struct g *g
         return 0;
 }
 
-int shields_check_grants(const struct shield_set *s, const struct shield_grant *reads,
-                         size_t n_reads, const struct shield_grant *writes, size_t n_writes,
-                         const bool *opted, struct shield_refusal **ret, size_t *ret_n,
-                         struct bento_err *err)
+int shields_check_grants(const struct shield_set *s, const struct shield_grants *in,
+                         struct shield_refusal **ret, size_t *ret_n, struct bento_err *err)
 {
+        const struct shield_grant *reads = in->reads, *writes = in->writes;
+        size_t n_reads = in->n_reads, n_writes = in->n_writes;
+        const bool *opted = in->opted;
         cleanup_free struct shield_grant *all = calloc(n_reads + n_writes + 1, sizeof(*all));
         cleanup_free const char **paths = calloc(n_reads + 1, sizeof(char *));
         cleanup_free bool *own_opted = NULL;
@@ -410,9 +410,9 @@ int shields_check_grants(const struct shield_set *s, const struct shield_grant *
                 memcpy(all, reads, n_reads * sizeof(*all));
         if (n_writes)
                 memcpy(all + n_reads, writes, n_writes * sizeof(*all));
-        r = grants_prepare(all, n_reads + n_writes, &gs, err);
-        if (r < 0)
-                return r;
+        gs = grants_prepare(all, n_reads + n_writes);
+        if (!gs)
+                return bento_err_set(err, ENOMEM, "grant checks");
         r = run_checks(s, opted, gs, n_reads, n_reads + n_writes, &v, err);
         grants_free(gs, n_reads + n_writes);
         if (r < 0) {

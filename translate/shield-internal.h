@@ -35,11 +35,21 @@ int shield_path_resolve(const char *p, char **ret);
 /* The variable through env's lookup, NULL when unset. */
 const char *shield_env_get(const struct shield_env *env, const char *name);
 
+/* What a rule added by shield_set_add() holds besides its path; the
+ * fields mean what they do in struct shield_rule (grant is copied). */
+struct shield_rule_spec {
+        enum shield_deny deny;
+        bool dir;
+        enum shield_holds holds;
+        const char *source;
+        enum shield_origin origin;
+        const char *grant;
+};
+
 /* Add a rule built at literal.  Returns 0 when kept (or merged into an
  * equal rule), 1 when dropped as unshieldable (§5.6), -ENOMEM. */
-int shield_set_add(struct shield_set *s, const char *literal, enum shield_deny deny, bool dir,
-                   enum shield_holds holds, const char *source, enum shield_origin origin,
-                   const char *grant, struct bento_err *err);
+int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
+                   struct bento_err *err);
 
 /* Record an unshieldable relocation (deduplicated). */
 int shield_set_report(struct shield_set *s, const char *variable, const char *value,

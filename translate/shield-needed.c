@@ -75,10 +75,10 @@ static int mount_cmp(const void *a, const void *b)
         return c ? c : (int) x->kind - (int) y->kind;
 }
 
-int shields_needed(const struct shield_set *s, const char *const *exposed, size_t n_exposed,
-                   const char *const *writes, size_t n_writes, const bool *opted,
+int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
                    struct shield_mount **ret, size_t *ret_n, struct bento_err *err)
 {
+        const bool *opted = x->opted;
         cleanup_free bool *need = calloc(s->n_rules + 1, sizeof(bool));
         cleanup_free bool *exists = calloc(s->n_rules + 1, sizeof(bool));
         cleanup_free bool *is_dir = calloc(s->n_rules + 1, sizeof(bool));
@@ -95,7 +95,7 @@ int shields_needed(const struct shield_set *s, const char *const *exposed, size_
                 is_dir[i] = exists[i] && S_ISDIR(st.st_mode);
                 if (r->deny == SHIELD_DENY_ALL && opted && opted[i])
                         continue;
-                need[i] = needed(r, exists[i], exposed, n_exposed, writes, n_writes);
+                need[i] = needed(r, exists[i], x->exposed, x->n_exposed, x->writes, x->n_writes);
         }
         for (size_t i = 0; i < s->n_rules; i++) {
                 const struct shield_rule *r = &s->rules[i];

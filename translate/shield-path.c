@@ -178,8 +178,11 @@ int shield_path_resolve(const char *p, char **ret)
                         *ret = shield_path_clean(p);
                         return *ret ? 0 : -ENOMEM;
                 }
-                if (target[0] == '/')
-                        strcpy(cur, "/");
+                if (target[0] == '/') {
+                        /* Back to "/"; cur always holds at least "/". */
+                        cur[0] = '/';
+                        cur[1] = '\0';
+                }
                 if (splice_link(&rest, target, rest + i) < 0)
                         return -ENOMEM;
                 i = 0;

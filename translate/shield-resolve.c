@@ -121,33 +121,36 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
         return 0;
 }
 
-int shield_set_add(struct shield_set *s, const char *literal, enum shield_deny deny, bool dir,
-                   enum shield_holds holds, const char *source, enum shield_origin origin,
-                   const char *grant, struct bento_err *err)
+/* cppcheck 2.10 ignores __attribute__((cleanup)), so it reports g, which
+ * cleanup_free releases on every early return, as leaked there. */
+int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
+                   struct bento_err *err)
 {
         cleanup_free char *lit = shield_path_clean(literal), *path = NULL, *g = NULL;
         struct shield_rule *r;
 
-        if (!lit || shield_path_resolve(lit, &path) < 0 || (grant && !(g = strdup(grant))))
+        if (!lit || shield_path_resolve(lit, &path) < 0 ||
+            (spec->grant && !(g = strdup(spec->grant))))
                 return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
         if (strcmp(path, "/") == 0)
-                return 1;
+                return 1; /* cppcheck-suppress memleak */
         if (!shields_shieldable(s, path) &&
-            !(origin == SHIELD_ORIGIN_HOME && on_nested_anchor(s, path)))
-                return 1;
-        if (merge_duplicate(s, path, deny, dir, source, origin))
-                return 0;
+            !(spec->origin == SHIELD_ORIGIN_HOME && on_nested_anchor(s, path)))
+                return 1; /* cppcheck-suppress memleak */
+        if (merge_duplicate(s, path, spec->deny, spec->dir, spec->source, spec->origin))
+                return 0; /* cppcheck-suppress memleak */
         if (grow((void **) &s->rules, &s->cap_rules, s->n_rules, sizeof(*s->rules)) < 0)
+                /* cppcheck-suppress memleak */
                 return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
         r = &s->rules[s->n_rules++];
         *r = (struct shield_rule){
             .path = TAKE_PTR(path),
             .literal = TAKE_PTR(lit),
-            .deny = deny,
-            .dir = dir,
-            .holds = holds,
-            .source = source,
-            .origin = origin,
+            .deny = spec->deny,
+            .dir = spec->dir,
+            .holds = spec->holds,
+            .source = spec->source,
+            .origin = spec->origin,
             .grant = TAKE_PTR(g),
         };
         return 0;
@@ -253,9 +256,15 @@ static int link_entry(const struct link_walk *w, const char *full, struct bento_
                 return bento_err_set(err, ENOMEM, "credential link \"%s\"", full);
         if (strcmp(target, full) == 0 || !inside_anchor(w->s, target))
                 return 0;
-        r = shield_set_add(w->s, target, SHIELD_DENY_ALL,
-                           stat(target, &st) == 0 && S_ISDIR(st.st_mode), w->holds, w->source,
-                           SHIELD_ORIGIN_LINK, NULL, err);
+        r = shield_set_add(w->s, target,
+                           &(struct shield_rule_spec){
+                               .deny = SHIELD_DENY_ALL,
+                               .dir = stat(target, &st) == 0 && S_ISDIR(st.st_mode),
+                               .holds = w->holds,
+                               .source = w->source,
+                               .origin = SHIELD_ORIGIN_LINK,
+                           },
+                           err);
         return r < 0 ? r : 0;
 }
 

@@ -30,8 +30,13 @@ static int ws_add(const struct ws *w, const char *dir, const char *name, bool is
 
         if (!p)
                 return bento_err_set(err, ENOMEM, "workspace shields");
-        r = shield_set_add(w->s, p, SHIELD_DENY_WRITE, is_dir, SHIELD_HOLDS_NONE, NULL,
-                           SHIELD_ORIGIN_WORKSPACE, w->grant, err);
+        r = shield_set_add(w->s, p,
+                           &(struct shield_rule_spec){.deny = SHIELD_DENY_WRITE,
+                                                      .dir = is_dir,
+                                                      .holds = SHIELD_HOLDS_NONE,
+                                                      .origin = SHIELD_ORIGIN_WORKSPACE,
+                                                      .grant = w->grant},
+                           err);
         return r < 0 ? r : 0;
 }
 
@@ -151,11 +156,11 @@ static int ws_root(const struct ws *w, const char *root, struct bento_err *err)
                 r = ws_add(w, git, "", false, err);
         } else {
                 r = ws_gitdir(w, git, err);
-                modules = shield_path_join(git, "modules");
-                if (r >= 0 && !modules)
-                        r = bento_err_set(err, ENOMEM, "workspace shields");
-                if (r >= 0)
-                        r = ws_modules(w, modules, 1, err);
+                if (r >= 0) {
+                        modules = shield_path_join(git, "modules");
+                        r = modules ? ws_modules(w, modules, 1, err)
+                                    : bento_err_set(err, ENOMEM, "workspace shields");
+                }
         }
         for (size_t i = 0; r >= 0 && i < 2; i++)
                 r = ws_add(w, root, dirs[i], true, err);
@@ -169,7 +174,9 @@ static char *checkout_root(const char *dir)
 {
         cleanup_free char *cur = strdup(dir);
 
-        while (cur) {
+        if (!cur)
+                return NULL;
+        for (;;) {
                 cleanup_free char *git = shield_path_join(cur, ".git");
                 struct stat st;
                 char *slash;
@@ -177,13 +184,14 @@ static char *checkout_root(const char *dir)
                 if (!git)
                         return NULL;
                 if (lstat(git, &st) == 0)
-                        return TAKE_PTR(cur);
-                if (strcmp(cur, "/") == 0)
                         break;
+                if (strcmp(cur, "/") == 0)
+                        return strdup(dir);
+                /* dir is absolute (shield_path_resolve()), so every cur has a '/'. */
                 slash = strrchr(cur, '/');
                 slash[slash == cur ? 1 : 0] = '\0';
         }
-        return cur ? strdup(dir) : NULL;
+        return TAKE_PTR(cur);
 }
 
 int shields_add_workspace(struct shield_set *s, const char *const *writes, size_t n_writes,

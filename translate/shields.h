@@ -172,15 +172,22 @@ struct shield_grant {
         const char *as_written;
 };
 
-/* Run §5.9 checks 1–11 over the grants.  Every refusal is returned, ordered
- * by check number then grant order, so *ret[0] is the one that refuses a
- * run and validate can print them all.  opted is the shields_opt_ins()
- * answer for reads (NULL: computed here).  *ret is freed with
+/* The grants shields_check_grants() reviews.  opted is the
+ * shields_opt_ins() answer for reads (NULL: computed there). */
+struct shield_grants {
+        const struct shield_grant *reads;
+        size_t n_reads;
+        const struct shield_grant *writes;
+        size_t n_writes;
+        const bool *opted;
+};
+
+/* Run §5.9 checks 1–11 over the grants in in.  Every refusal is returned,
+ * ordered by check number then grant order, so *ret[0] is the one that
+ * refuses a run and validate can print them all.  *ret is freed with
  * shield_refusals_free(). */
-int shields_check_grants(const struct shield_set *s, const struct shield_grant *reads,
-                         size_t n_reads, const struct shield_grant *writes, size_t n_writes,
-                         const bool *opted, struct shield_refusal **ret, size_t *ret_n,
-                         struct bento_err *err);
+int shields_check_grants(const struct shield_set *s, const struct shield_grants *in,
+                         struct shield_refusal **ret, size_t *ret_n, struct bento_err *err);
 
 void shield_refusals_free(struct shield_refusal *r, size_t n);
 
@@ -201,13 +208,20 @@ struct shield_mount {
         enum shield_mount_kind kind;
 };
 
+/* What shields_needed() weighs the rules against.  exposed = every
+ * resolved grant and system mount path; writes = the resolved write grants;
+ * opted as for struct shield_grants (NULL: nothing opted in). */
+struct shield_exposure {
+        const char *const *exposed;
+        size_t n_exposed;
+        const char *const *writes;
+        size_t n_writes;
+        const bool *opted;
+};
+
 /* §5.8: the needed rules and their mount kinds, DenyWrite mounts first and
- * DenyAll mounts after.  exposed = every resolved grant and system mount
- * path; writes = the resolved write grants; opted as for
- * shields_check_grants (NULL: nothing opted in).  *ret is freed with
- * free(); it points into s. */
-int shields_needed(const struct shield_set *s, const char *const *exposed, size_t n_exposed,
-                   const char *const *writes, size_t n_writes, const bool *opted,
+ * DenyAll mounts after.  *ret is freed with free(); it points into s. */
+int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
                    struct shield_mount **ret, size_t *ret_n, struct bento_err *err);
 
 /* "credentials", "private-data", ...; "" for SHIELD_HOLDS_NONE. */

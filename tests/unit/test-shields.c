@@ -155,7 +155,8 @@ static int check(const struct shield_set *s, const char *read, const char *write
 {
         struct shield_grant r = {read, NULL}, w = {write, NULL};
 
-        return shields_check_grants(s, &r, read ? 1 : 0, &w, write ? 1 : 0, NULL, ret, n, &err);
+        return shields_check_grants(
+            s, &(struct shield_grants){&r, read ? 1 : 0, &w, write ? 1 : 0, NULL}, ret, n, &err);
 }
 
 /* The first refusal's sentence, "" when none ("" survives ASSERT_CONTAINS
@@ -516,7 +517,8 @@ TEST(workspace_gitfile_and_symlink)
         ASSERT_TRUE(rule_at(s, at("wt/.vscode"), SHIELD_DENY_WRITE, true) != NULL);
         /* The symlinked entry is shielded where it points, and refused. */
         ASSERT_TRUE(rule_at(s, at("elsewhere"), SHIELD_DENY_WRITE, true) != NULL);
-        ASSERT_OK_ERR(shields_check_grants(s, NULL, 0, &w, 1, NULL, &ref, &n, &err));
+        ASSERT_OK_ERR(
+            shields_check_grants(s, &(struct shield_grants){NULL, 0, &w, 1, NULL}, &ref, &n, &err));
         ASSERT_EQ(n, 1);
         ASSERT_EQ(ref[0].check, SHIELD_CHECK_WORKSPACE_REDIRECT);
         ASSERT_STREQ(ref[0].grant, "./evil");
@@ -620,13 +622,15 @@ TEST(read_opt_in)
 
         ASSERT_OK_ERR(shields_opt_ins(s, reads, 1, &opted, &err));
         ASSERT_TRUE(opted[ssh]);
-        ASSERT_OK_ERR(shields_needed(s, exposed, 1, NULL, 0, opted, &m, &n, &err));
+        ASSERT_OK_ERR(
+            shields_needed(s, &(struct shield_exposure){exposed, 1, NULL, 0, opted}, &m, &n, &err));
         for (size_t i = 0; i < n; i++)
                 ASSERT_TRUE(m[i].rule != &s->rules[ssh]);
         free(TAKE_PTR(m));
         /* read: ~ leaves ~/.ssh shielded. */
         exposed[0] = at("home");
-        ASSERT_OK_ERR(shields_needed(s, exposed, 1, NULL, 0, NULL, &m, &n, &err));
+        ASSERT_OK_ERR(
+            shields_needed(s, &(struct shield_exposure){exposed, 1, NULL, 0, NULL}, &m, &n, &err));
         ASSERT_TRUE(n > 0);
         for (size_t i = 0; i < n; i++)
                 if (m[i].rule == &s->rules[ssh])
@@ -658,7 +662,8 @@ TEST(needed_decisions)
         set_env(vars);
         ASSERT_OK_ERR(shields_build(&env, &s, &err));
         ASSERT_OK_ERR(shields_add_workspace(s, writes, 1, &err));
-        ASSERT_OK_ERR(shields_needed(s, exposed, 2, writes, 1, NULL, &m, &n, &err));
+        ASSERT_OK_ERR(shields_needed(s, &(struct shield_exposure){exposed, 2, writes, 1, NULL}, &m,
+                                     &n, &err));
         ASSERT_EQ(mount_of(m, n, at("home/.ssh"))->kind, SHIELD_MOUNT_HIDDEN_DIR);
         ASSERT_EQ(mount_of(m, n, at("home/.netrc"))->kind, SHIELD_MOUNT_HIDDEN_FILE);
         ASSERT_TRUE(mount_of(m, n, at("home/.aws")) == NULL);    /* missing, not writable */
@@ -679,7 +684,8 @@ TEST(needed_decisions)
 
         /* A hidden store inside a needed read-only tree is force-emitted. */
         writes[0] = exposed[0] = at("home/.claude/projects");
-        ASSERT_OK_ERR(shields_needed(s, exposed, 1, writes, 1, NULL, &m, &n, &err));
+        ASSERT_OK_ERR(shields_needed(s, &(struct shield_exposure){exposed, 1, writes, 1, NULL}, &m,
+                                     &n, &err));
         ASSERT_EQ(mount_of(m, n, at("home/.claude"))->kind, SHIELD_MOUNT_READ_ONLY);
         ASSERT_EQ(mount_of(m, n, at("home/.claude/.credentials.json"))->kind,
                   SHIELD_MOUNT_HIDDEN_FILE);
