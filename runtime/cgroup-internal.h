@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Shared by the cgroup modules (cgroup.c, cgroup-layout.c, cgroup-limits.c,
- * cgroup-apply.c, cgroup-devices.c, cgroup-systemd.c); not for other code.
+ * cgroup-apply.c, cgroup-devices.c, cgroup-devices-bpf.c, cgroup-systemd.c);
+ * not for other code.
  *
  * A layout is the set of hierarchies a process can be placed in: one per
  * mounted v1 hierarchy ("memory", "cpu,cpuacct", "name=systemd", ...) plus
@@ -145,6 +146,18 @@ int cg_snapshot(const struct cg_layout *l, struct bento_json *obj);
  * and the config's linux.devices (cfg may be NULL), then the rules. */
 int cg_devices_apply(const struct cg_hier *h, const struct oci_config *cfg,
                      const struct bento_json *rules, struct bento_err *err);
+
+/* ---- cgroup-devices-bpf.c ---- */
+
+/* v2: the same policy as cg_devices_apply, compiled into an eBPF
+ * BPF_CGROUP_DEVICE program (last matching rule wins) and attached to the
+ * container's cgroup with BPF_F_ALLOW_MULTI; the cgroup holds the only
+ * reference, so removing it removes the program.  *ret_list (owned by the
+ * caller, set only on success) is the effective rule list, lowest
+ * precedence first, as "allow c 1:3 rwm" / "deny a *:* rwm" strings. */
+int cg_devices_bpf_apply(const struct cg_hier *h, const struct oci_config *cfg,
+                         const struct bento_json *rules, struct bento_json **ret_list,
+                         struct bento_err *err);
 
 /* ---- cgroup-systemd.c ---- */
 

@@ -232,10 +232,6 @@ static int parse_devices(const struct ctx *c, const struct bento_json *d, struct
                 if (r < 0)
                         return r;
         }
-        if (c->mode == CG_MODE_V2 && d->u.array.n > 0)
-                return unsupported(c, "devices",
-                                   "on cgroup v2 (it needs an eBPF device program, which "
-                                   "this build does not load)");
         l->devices = d;
         return 0;
 }

@@ -190,12 +190,17 @@ static struct bento_json *describe(const struct cg_layout *l, const char *unit)
         return o;
 }
 
-static int finish_enter(const struct cg_layout *l, const char *unit, struct rt_cgroup_info *ret,
-                        struct bento_err *err)
+/* dev: the v2 device rules (consumed), which the kernel cannot show. */
+static int finish_enter(const struct cg_layout *l, const char *unit, struct bento_json *dev,
+                        struct rt_cgroup_info *ret, struct bento_err *err)
 {
         ret->applied = describe(l, unit);
         ret->path = strdup(primary(l)->path);
         ret->systemd = unit != NULL;
+        if (ret->applied && dev && bento_json_object_set(ret->applied, "devices", dev) < 0)
+                ret->applied = bento_json_free(ret->applied);
+        else if (!ret->applied)
+                bento_json_free(dev);
         if (!ret->applied || !ret->path) {
                 rt_cgroup_info_done(ret);
                 return bento_err_set(err, ENOMEM, "cgroup state");
@@ -203,16 +208,20 @@ static int finish_enter(const struct cg_layout *l, const char *unit, struct rt_c
         return 0;
 }
 
-/* Limits, then the device policy (v1, as root), before the init moves in. */
+/* Limits, then the device policy (as root: devices cgroup on v1, an eBPF
+ * program on v2, whose rules land in *ret_dev), before the init moves in. */
 static int apply_all(const struct rt_context *ctx, const struct cg_layout *l,
-                     const struct cg_limits *lim, struct bento_err *err)
+                     const struct cg_limits *lim, struct bento_json **ret_dev,
+                     struct bento_err *err)
 {
-        const struct cg_hier *dev = l->mode == CG_MODE_V2 ? NULL : cg_find(l, "devices");
+        const struct cg_hier *dev = cg_find(l, "devices");
         int r = cg_apply(l, lim, err);
 
-        if (r >= 0 && dev && dev->path && !ctx->rootless)
-                r = cg_devices_apply(dev, ctx->cfg, lim->devices, err);
-        return r;
+        if (r < 0 || !dev || !dev->path || ctx->rootless)
+                return r;
+        if (dev->v2)
+                return cg_devices_bpf_apply(dev, ctx->cfg, lim->devices, ret_dev, err);
+        return cg_devices_apply(dev, ctx->cfg, lim->devices, err);
 }
 
 static int enter_systemd(const struct rt_context *ctx, pid_t pid, struct cg_layout *l,
@@ -223,6 +232,7 @@ int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_in
                     struct bento_err *err)
 {
         cleanup_layout struct cg_layout l = {.n = 0};
+        cleanup_bento_json struct bento_json *dev = NULL;
         struct cg_limits lim;
         bool wants;
         int r;
@@ -249,11 +259,11 @@ int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_in
                 return 0;
         }
         if (r >= 0)
-                r = apply_all(ctx, &l, &lim, err);
+                r = apply_all(ctx, &l, &lim, &dev, err);
         if (r >= 0)
                 r = move_in(&l, pid, err);
         if (r >= 0)
-                r = finish_enter(&l, NULL, ret, err);
+                r = finish_enter(&l, NULL, TAKE_PTR(dev), ret, err);
         if (r < 0)
                 undo(&l, pid);
         return r;
@@ -530,6 +540,11 @@ int rt_cgroup_update(const struct bento_record *rec, const struct bento_json *re
         if (r < 0)
                 return r;
         applied = describe(&l, unit_of(old));
+        /* v2 device rules are fixed at create and only the record has them */
+        if (applied && l.mode == CG_MODE_V2 && bento_json_get(old, "devices") &&
+            bento_json_object_set(applied, "devices",
+                                  bento_json_dup(bento_json_get(old, "devices"))) < 0)
+                applied = bento_json_free(applied);
         if (!applied)
                 return bento_err_set(err, ENOMEM, "cgroup state");
         *ret_applied = applied;
@@ -576,6 +591,7 @@ static int enter_systemd(const struct rt_context *ctx, pid_t pid, struct cg_layo
                          struct bento_err *err)
 {
         cleanup_free char *unit = NULL;
+        cleanup_bento_json struct bento_json *dev = NULL;
         struct bento_err ignored;
         int r;
 
@@ -586,9 +602,9 @@ static int enter_systemd(const struct rt_context *ctx, pid_t pid, struct cg_layo
          * back) there as well, as with cgroupfs */
         r = paths_of_pid(l, pid, err);
         if (r >= 0)
-                r = apply_all(ctx, l, lim, err);
+                r = apply_all(ctx, l, lim, &dev, err);
         if (r >= 0)
-                r = finish_enter(l, unit, ret, err);
+                r = finish_enter(l, unit, TAKE_PTR(dev), ret, err);
         if (r < 0)
                 (void) cg_systemd_stop(unit, &ignored);
         return r;

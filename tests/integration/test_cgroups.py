@@ -490,7 +490,5 @@ def test_v2_limit_without_its_controller_is_an_error(v2rt, bundle):
     # the only honest answer
     res = expect_create_failure(v2rt, resources_bundle(bundle, {"pids": {"limit": 10}}), message="pids.max")
     assert "No such file" in res.err, res
-    expect_create_failure(v2rt, resources_bundle(bundle, {"devices": [{"allow": False, "access": "rwm"}]}),
-                          message="eBPF")
     expect_create_failure(v2rt, resources_bundle(bundle, {"memory": {"swappiness": 10}}),
                           message="linux.resources.memory.swappiness")
