@@ -47,7 +47,10 @@ declare -A runtime_name=(
 
 label() {
         local sec=${1%%/*} r=${1#*/} lim=""
-        case $sec in *+lim) lim=" (limits)" sec=${sec%+lim} ;; esac
+        case $sec in
+        *+lim) lim=" (limits)" sec=${sec%+lim} ;;
+        *+mnt) lim=" (more mounts)" sec=${sec%+mnt} ;;
+        esac
         printf '%s%s | %s' "${section_name[$sec]}" "$lim" "${runtime_name[$r]}"
 }
 
@@ -57,7 +60,11 @@ time_rows() {
                 key=$sec/$r
                 case ${kind[$key]:-} in
                 time)
-                        case ${sec%+lim} in run | csd) bw=$(ratio "$key" run/bwrap) ;; *) bw=– ;; esac
+                        case $sec in
+                        run+mnt) bw=$(ratio "$key" run+mnt/bwrap) ;;
+                        run | csd | run+lim | csd+lim) bw=$(ratio "$key" run/bwrap) ;;
+                        *) bw=– ;;
+                        esac
                         printf '| %s | %s | %s–%s | %s–%s | %s | %s | %s |\n' "$(label "$key")" \
                                 "$(num "${med[$key]}")" "$(num "${p25[$key]}")" "$(num "${p75[$key]}")" \
                                 "$(num "${lo[$key]}")" "$(num "${hi[$key]}")" \
@@ -143,6 +150,14 @@ echo "| measurement | runtime | median | IQR | min–max | CPU | ×crun | ×bwra
 echo "|---|---|---|---|---|---|---|---|"
 for sec in run create start delete csd; do time_rows "$sec+lim"; done
 echo
+if has run+mnt/crun || has run+mnt/bento; then
+        echo "### With $(grep -o '[0-9]* extra mounts' "$stem/facts.md") in the mount namespace the runtimes start from"
+        echo
+        echo "| measurement | runtime | median | IQR | min–max | CPU | ×crun | ×bwrap |"
+        echo "|---|---|---|---|---|---|---|---|"
+        time_rows run+mnt
+        echo
+fi
 echo "## Peak RSS (KiB, GNU time %M)"
 echo
 echo "| command | runtime | median | IQR | min–max | ×crun |"

@@ -12,6 +12,7 @@
 # Knobs (environment): BENCH_RUNS (100, in BENCH_ROUNDS=4 interleaved rounds),
 # BENCH_WARMUP (3 per round), BENCH_RSS_N (10),
 # BENCH_TP_N (200), BENCH_TP_PARALLEL (2), BENCH_TP_RUNS (3),
+# BENCH_EXTRA_MOUNTS (1000; 0 skips that measurement), BENCH_MOUNTS_RUNS (40),
 # BENCH_DIR (scratch, default build/bench), BENCH_RESULTS (bench/results).
 set -euo pipefail
 
@@ -26,6 +27,8 @@ rss_n=${BENCH_RSS_N:-10}
 tp_n=${BENCH_TP_N:-200}
 tp_par=${BENCH_TP_PARALLEL:-2}
 tp_runs=${BENCH_TP_RUNS:-3}
+extra_mounts=${BENCH_EXTRA_MOUNTS:-1000}
+mnt_runs=${BENCH_MOUNTS_RUNS:-40}
 scratch=${BENCH_DIR:-$repo/build/bench}
 results=${BENCH_RESULTS:-$here/results}
 
@@ -66,7 +69,7 @@ machine_facts() {
                 cglayout=$(stat -fc %T /sys/fs/cgroup)
         fi
         commit=$(git -C "$repo" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
-        dirty=$(git -C "$repo" status --porcelain --untracked-files=no 2> /dev/null | wc -l)
+        dirty=$(git --no-optional-locks -C "$repo" status --porcelain --untracked-files=no 2> /dev/null | wc -l)
         cat << EOF
 | fact | value |
 |---|---|
@@ -85,7 +88,7 @@ machine_facts() {
 | bubblewrap | $(bwrap --version | sed 's/bubblewrap //') (Debian $(pkg_version bubblewrap)) |
 | hyperfine | $(hyperfine --version | sed 's/hyperfine //') |
 | tini / busybox | $(pkg_version tini) / $(pkg_version busybox-static) |
-| settings | runs $runs in $rounds rounds (order rotated), warmup $warmup per round; RSS n=$rss_n; throughput $tp_n containers, $tp_par in parallel, $tp_runs runs |
+| settings | runs $runs in $rounds rounds (order rotated), warmup $warmup per round; RSS n=$rss_n; throughput $tp_n containers, $tp_par in parallel, $tp_runs runs; $extra_mounts extra mounts, $mnt_runs runs |
 EOF
 }
 
@@ -99,6 +102,11 @@ host_leaks() {
         n=$(grep -c bench-cgroup-view /proc/self/mountinfo || true)
         [ "$n" -eq 0 ] || echo "host view: the private cgroup view leaked into the host"
         procs_in_rootfs "host view"
+}
+
+# Every cgroup directory of the host's view, sorted (for a before/after diff).
+cgroup_dirs() {
+        find /sys/fs/cgroup -mindepth 2 -maxdepth 7 -type d 2> /dev/null | LC_ALL=C sort
 }
 
 # Processes whose root directory is the benchmark's rootfs: containers alive.
@@ -128,6 +136,7 @@ outer() {
         rm -rf "$BENCH_STEM"
         mkdir -p "$BENCH_STEM"
         machine_facts > "$BENCH_STEM/facts.md"
+        cgroup_dirs > "$scratch/cgroups-before.txt"
         export BENCH_TAG BENCH_STEM BENCH_BUILD=$build BENCH_SCRATCH=$scratch
         say "results: $BENCH_STEM.md; container ids: $BENCH_TAG-*"
 
@@ -135,6 +144,7 @@ outer() {
         BENCH_STAGE=inner "$here/sandbox.sh" "$here/run.sh" "$build" || status=$?
 
         leaks=$(host_leaks)
+        cgroup_dirs | comm -13 "$scratch/cgroups-before.txt" - | cat -v > "$scratch/cgroups-new.txt"
         rm -rf "$scratch/state" "$scratch/ids"
         if [ -s "$BENCH_STEM/leaks-inside.txt" ] || [ -n "$leaks" ]; then
                 [ "$status" -ne 0 ] || status=1
@@ -152,6 +162,15 @@ outer() {
                         echo "Nothing: after the run, every runtime's state root listed no container, no"
                         echo "cgroup named \`*$BENCH_TAG*\` existed in any hierarchy (private and host view),"
                         echo "no mount under \`$scratch\` and no process rooted in the bundle remained."
+                fi
+                if [ -s "$scratch/cgroups-new.txt" ]; then
+                        echo
+                        echo "Not counted as ours (no \`$BENCH_TAG\` in the name), but new since the start:"
+                        echo "$(wc -l < "$scratch/cgroups-new.txt") cgroup directories, made by other users of the machine or"
+                        echo "by a runtime that names cgroups without the container id:"
+                        echo
+                        # shellcheck disable=SC2016 # literal backquotes (markdown)
+                        head -n 10 "$scratch/cgroups-new.txt" | sed 's/^/- `/; s/$/`/'
                 fi
                 echo
                 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
@@ -349,11 +368,43 @@ bench_throughput() {
 
 # 4 and 5 need the manifest CLI (`bento translate`, `bento run`).
 manifest_status() {
-        local msg="not measured: bento translate/run do not exist yet"
-        if [ -x "$BENCH_BUILD/bin/bento" ]; then
-                msg="not measured: bench/run.sh has no manifest cases yet (bento exists now: add them)"
+        local msg="not measured: bento translate/run do not exist yet" bento=$BENCH_BUILD/bin/bento verbs
+        if [ -x "$bento" ]; then
+                verbs=$("$bento" --help 2>&1 | awk '/^commands:/ { on = 1; next } on && !NF { exit } on { print $1 }' |
+                        tr '\n' ' ')
+                case " $verbs" in
+                *" translate "*" run "* | *" run "*" translate "*)
+                        msg="not measured: bento translate/run exist now, but bench/run.sh has no manifest cases yet"
+                        ;;
+                *) msg="$msg (bento has: ${verbs% })" ;;
+                esac
         fi
         db "manifest	status	$msg"
+}
+
+# Extra: `run /bin/true` again after adding BENCH_EXTRA_MOUNTS tmpfs mounts in
+# the private mount namespace (a container host has hundreds or thousands):
+# what the runtimes do per mount, e.g. reading /proc/self/mountinfo, shows.
+bench_mounts() {
+        local bundle=$1 dir=$BENCH_SCRATCH/mounts i r cmd timed=()
+        [ "$extra_mounts" -gt 0 ] || return 0
+        mkdir -p "$dir"
+        for ((i = 0; i < extra_mounts; i++)); do
+                mkdir -p "$dir/$i"
+                mount -t tmpfs -o size=4k,mode=0755 bench-extra "$dir/$i"
+        done
+        for r in bento crun; do
+                cmd="exec $(rt $r) run --bundle '$bundle' $BENCH_TAG-mnt-$r-\$\$"
+                if probe "run+mnt/$r" "$cmd"; then add "run+mnt/$r" "" "$cmd"; fi
+        done
+        add run+mnt/bwrap "" "exec $(bwrap_cmd)"
+        say "run /bin/true with $extra_mounts more mounts: $((${#timed[@]} / 3)) commands x $mnt_runs runs"
+        local runs=$mnt_runs
+        hf "run+mnt" ""
+        for ((i = 0; i < extra_mounts; i++)); do
+                umount "$dir/$i"
+        done
+        rm -rf "$dir"
 }
 
 # Remove whatever of ours a runtime still lists, and say so.
@@ -382,6 +433,7 @@ inside_leaks() {
 
 inner() {
         local plain=$BENCH_SCRATCH/plain limits=$BENCH_SCRATCH/limits
+        scratch=$BENCH_SCRATCH
         : > "$BENCH_STEM/db.tsv"
         trap 'sweep > /dev/null' EXIT INT TERM
         bench_run "$plain" ""
@@ -390,6 +442,7 @@ inner() {
         bench_lifecycle "$limits" "+lim"
         bench_rss "$plain"
         bench_throughput "$plain"
+        bench_mounts "$plain"
         manifest_status
         inside_leaks > "$BENCH_STEM/leaks-inside.txt"
         trap - EXIT INT TERM
