@@ -153,7 +153,7 @@ static int create_temp(int dirfd, const char *name, char *tmp, size_t size)
         return -EEXIST;
 }
 
-/* Fill, flush and rename the temporary file; shown is the name used in
+/* Fill and rename the temporary file (no fsync: see fileio.h); shown is the name used in
  * messages (the whole path for bento_write_file_atomic). */
 static int replace(int dirfd, const char *name, const char *shown, const char *data, size_t len,
                    mode_t mode, struct bento_err *err)
@@ -170,10 +170,6 @@ static int replace(int dirfd, const char *name, const char *shown, const char *d
         if (r == 0) {
                 step = "write";
                 r = write_all(fd, data, len);
-        }
-        if (r == 0) {
-                step = "flush";
-                r = fsync(fd) < 0 ? -errno : 0;
         }
         if (r == 0) {
                 step = "close";

@@ -9,11 +9,13 @@
  * cannot block the caller, a device cannot be read), and the size is capped
  * whatever fstat() claims, so /proc files (which report size 0) work too.
  *
- * Writes go to a fresh temporary file in the target's directory, are
- * fsync()ed and then rename()d over the target, so a reader sees the old
- * content or the new one, never a mix; the directory itself is not
- * fsync()ed (state lives on tmpfs; a crash may lose the rename, not tear the
- * file).  The target, if it is a symlink, is replaced rather than followed.
+ * Writes go to a fresh temporary file in the target's directory and are
+ * rename()d over the target, so a reader sees the old content or the new
+ * one, never a mix.  Nothing is fsync()ed: these files (state records, pid
+ * files) describe live processes and mean nothing after a crash, and an
+ * fsync per create cost measurable time (docs/performance.md).  A caller
+ * that needs durability (a manifest rewrite) must flush itself.  The
+ * target, if it is a symlink, is replaced rather than followed.
  *
  * All descriptors are O_CLOEXEC.  Returns 0 or -errno with err filled; the
  * message names the file.

@@ -127,14 +127,19 @@ const char *rt_cap_set_name(enum oci_cap_set set)
 
 int rt_cap_last_supported(void)
 {
+        /* the kernel's answer cannot change while we run: probe once */
+        static int last = -1;
         int c;
 
+        if (last >= 0)
+                return last;
         /* PR_CAPBSET_READ fails with EINVAL exactly above the kernel's last
          * capability; the bound only guards against a kernel bug. */
         for (c = 0; c < 1024; c++)
                 if (prctl(PR_CAPBSET_READ, (unsigned long) c, 0, 0, 0) < 0 && errno == EINVAL)
                         break;
-        return c - 1;
+        last = c - 1;
+        return last;
 }
 
 /* The runtime runs in the host's /proc, so here the documented file is
