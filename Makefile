@@ -18,6 +18,9 @@ PYTHON ?= /usr/bin/python3
 # itself: run contrib/install-deps.sh (root) first.
 PKGS_BUNDLE := yajl
 PKGS_RUNTIME := yajl libseccomp libcap libsystemd
+# libsystemd only for its headers: cgroup-systemd.c dlopen()s it for
+# --systemd-cgroup (glibc 2.34+ has dlopen in libc, no -ldl).
+PKGS_RUNTIME_LIBS := yajl libseccomp libcap
 PKGS_TRANSLATE := yajl yaml-0.1 libcrypto
 
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
@@ -95,7 +98,7 @@ $(LIBBENTO): $(call obj,$(BUNDLE_SRC))
 
 $(BUILDDIR)/bin/bento-runtime: $(call obj,$(RUNTIME_SRC)) $(LIBBENTO)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_RUNTIME))
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_RUNTIME_LIBS))
 
 $(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(LIBBENTO)
 	@mkdir -p $(dir $@)

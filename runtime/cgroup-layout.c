@@ -60,11 +60,29 @@ static bool all_tokens_in(const char *wanted, const char *list)
         return true;
 }
 
+/* A cgroup or cgroup2 entry of mountinfo; the strings point into the
+ * buffer it was parsed from. */
+struct cg_mount {
+        const char *root, *mnt, *superopts;
+        bool v2;
+};
+
+struct cg_mounts {
+        struct cg_mount *m;
+        size_t n;
+};
+
+static void cg_mounts_done(struct cg_mounts *ms)
+{
+        free(ms->m);
+}
+#define cleanup_mounts __attribute__((cleanup(cg_mounts_done)))
+
 /* mountinfo: "id parent maj:min root mountpoint opts [tags] - type src superopts".
- * Sets *ret_root and *ret_mnt (pointing into line) for a mount of this
- * hierarchy.  Octal escapes are not undone: cgroup mount points have none
- * in practice, and a path with one is simply not found. */
-static bool mount_matches(char *line, const struct cg_hier *h, char **ret_root, char **ret_mnt)
+ * Fills *ret for a cgroup or cgroup2 mount (false for any other line).
+ * Octal escapes are not undone: cgroup mount points have none in practice,
+ * and a path with one is simply not found. */
+static bool parse_mount(char *line, struct cg_mount *ret)
 {
         char *sep = strstr(line, " - ");
         char *save = NULL, *f[5], *type, *superopts;
@@ -75,40 +93,64 @@ static bool mount_matches(char *line, const struct cg_hier *h, char **ret_root, 
         f[0] = strtok_r(line, " ", &save);
         for (int i = 1; i < 5; i++)
                 f[i] = f[i - 1] ? strtok_r(NULL, " ", &save) : NULL;
-        type = strtok_r(sep + 3, " \n", &save);
-        (void) strtok_r(NULL, " \n", &save);
-        superopts = strtok_r(NULL, " \n", &save);
+        type = strtok_r(sep + 3, " ", &save);
+        (void) strtok_r(NULL, " ", &save);
+        superopts = strtok_r(NULL, " ", &save);
         if (!f[4] || !type || !superopts)
                 return false;
-        if (h->v2 ? strcmp(type, "cgroup2") != 0
-                  : strcmp(type, "cgroup") != 0 || !all_tokens_in(h->key, superopts))
+        if (strcmp(type, "cgroup2") != 0 && strcmp(type, "cgroup") != 0)
                 return false;
-        *ret_root = f[3];
-        *ret_mnt = f[4];
+        *ret = (struct cg_mount){
+            .root = f[3], .mnt = f[4], .superopts = superopts, .v2 = type[6] == '2'};
         return true;
+}
+
+/* The cgroup mounts of mountinfo (modified in place), in mountinfo order. */
+static int parse_mounts(char *mountinfo, struct cg_mounts *ret)
+{
+        char *save = NULL;
+        size_t cap = 0;
+
+        ret->m = NULL;
+        ret->n = 0;
+        for (char *line = strtok_r(mountinfo, "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save)) {
+                struct cg_mount m;
+
+                if (!parse_mount(line, &m))
+                        continue;
+                if (ret->n == cap) {
+                        struct cg_mount *p =
+                            reallocarray(ret->m, cap = cap ? cap * 2 : 16, sizeof(*p));
+                        if (!p) {
+                                free(ret->m);
+                                ret->m = NULL;
+                                return -ENOMEM;
+                        }
+                        ret->m = p;
+                }
+                ret->m[ret->n++] = m;
+        }
+        return 0;
 }
 
 /* The hierarchy-relative path of the caller becomes relative to where the
  * hierarchy is mounted: mnt then names the hierarchy root as seen from
- * here (normally root is "/" and nothing changes). */
-static int find_mount(const char *mountinfo, struct cg_hier *h)
+ * here (normally root is "/" and nothing changes).  The last matching
+ * entry wins: mountinfo lists mounts in the order they were made, and a
+ * later mount (at the same point or above it) covers an earlier one, so
+ * the first match may be one that can no longer be reached. */
+static int find_mount(const struct cg_mounts *ms, struct cg_hier *h)
 {
-        cleanup_free char *copy = strdup(mountinfo);
-        char *save = NULL;
-
-        if (!copy)
-                return -ENOMEM;
-        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                cleanup_free char *dup = strdup(line);
-                char *root, *mnt;
+        for (size_t i = ms->n; i-- > 0;) {
+                const struct cg_mount *m = &ms->m[i];
                 size_t rl;
 
-                if (!dup)
-                        return -ENOMEM;
-                if (!mount_matches(dup, h, &root, &mnt))
+                if (m->v2 != h->v2 || (!h->v2 && !all_tokens_in(h->key, m->superopts)))
                         continue;
-                rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
-                if (rl && (strncmp(h->base, root, rl) != 0 || (h->base[rl] && h->base[rl] != '/')))
+                rl = strcmp(m->root, "/") == 0 ? 0 : strlen(m->root);
+                if (rl &&
+                    (strncmp(h->base, m->root, rl) != 0 || (h->base[rl] && h->base[rl] != '/')))
                         continue;
                 /* the visible part of the hierarchy starts at root: keep
                  * paths relative to it */
@@ -117,14 +159,14 @@ static int find_mount(const char *mountinfo, struct cg_hier *h)
                         h->base[0] = '/';
                         h->base[1] = '\0';
                 }
-                h->mnt = strdup(mnt);
+                h->mnt = strdup(m->mnt);
                 return h->mnt ? 1 : -ENOMEM;
         }
         return 0;
 }
 
 /* One /proc/self/cgroup line: "hierarchy-id:controllers:path". */
-static int add_hierarchy(struct cg_layout *l, char *line, const char *mountinfo)
+static int add_hierarchy(struct cg_layout *l, char *line, const struct cg_mounts *ms)
 {
         char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         struct cg_hier *h;
@@ -149,7 +191,7 @@ static int add_hierarchy(struct cg_layout *l, char *line, const char *mountinfo)
                 return -ENOMEM;
         }
         memcpy(h->base, c2 + 1, path_len + 1);
-        r = find_mount(mountinfo, h);
+        r = find_mount(ms, h);
         if (r <= 0) {
                 free(h->key);
                 free(h->base);
@@ -162,6 +204,7 @@ static int add_hierarchy(struct cg_layout *l, char *line, const char *mountinfo)
 int cg_layout_load(struct cg_layout *ret, struct bento_err *err)
 {
         cleanup_free char *cgroups = NULL, *mountinfo = NULL;
+        cleanup_mounts struct cg_mounts ms = {.m = NULL, .n = 0};
         size_t len = 0;
         bool v1 = false, v2 = false;
         char *save = NULL;
@@ -174,9 +217,11 @@ int cg_layout_load(struct cg_layout *ret, struct bento_err *err)
                                     err);
         if (r < 0)
                 return r;
+        /* parsed once, for every hierarchy */
+        r = parse_mounts(mountinfo, &ms);
         for (char *line = strtok_r(cgroups, "\n", &save); line && r >= 0;
              line = strtok_r(NULL, "\n", &save))
-                r = add_hierarchy(ret, line, mountinfo);
+                r = add_hierarchy(ret, line, &ms);
         if (r < 0) {
                 cg_layout_done(ret);
                 return bento_err_set(err, -r, "cgroup hierarchies");

@@ -434,6 +434,44 @@ def test_features_report_cgroup_drivers(rt):
     assert cg["v1"] is True and cg["v2"] is True and cg["systemd"] is True
 
 
+# -- a cgroup mount hidden under a later one ----------------------------------
+
+class CoveredMountsView(harness.Runtime):
+    """The runtime in a mount namespace where a tmpfs covers /sys/fs/cgroup
+    and every hierarchy is mounted again below it as "<name>-2": mountinfo
+    still lists the covered mounts first, and only the later ones can be
+    reached."""
+
+    SCRIPT = (
+        "t=$(mktemp -d) && mount --rbind /sys/fs/cgroup \"$t\" && "
+        "mount -t tmpfs tmpfs /sys/fs/cgroup && "
+        "for d in \"$t\"/*; do [ -L \"$d\" ] && continue; n=${d##*/}; "
+        "mkdir \"/sys/fs/cgroup/$n-2\" && mount --bind \"$d\" \"/sys/fs/cgroup/$n-2\" || exit 99; done && "
+        "umount -l \"$t\" && rmdir \"$t\" && exec \"$@\"")
+
+    def __init__(self, rt):
+        super().__init__(root=rt.root, scratch=rt.scratch)
+        self.ids = rt.ids  # the fixture's teardown deletes them, from the host's view
+        self.pids = rt.pids
+
+    def argv(self, args, global_opts=()):
+        return ["unshare", "-m", "--propagation", "private", "sh", "-c", self.SCRIPT, "sh"] + \
+            super().argv(args, global_opts)
+
+
+def test_covered_cgroup_mounts_are_not_used(rt, bundle):
+    crt = CoveredMountsView(rt)
+    b = resources_bundle(bundle, {"pids": {"limit": 33}}, "/bin/bento-probe", "sleep", "30")
+    cid, _pid = crt.create_ok(b)
+    info = cg_info(crt, cid)
+    key = v1_key("pids") if is_hybrid_or_v1() else "unified"
+    # the files the runtime wrote are the host's, seen through the later mounts
+    assert read_host(info, "pids" if key != "unified" else "unified", "pids.max") == "33"
+    dirs = all_dirs(info)
+    assert crt.delete(cid, force=True).rc == 0
+    assert_gone(dirs)
+
+
 # -- the cgroup v2 code paths -------------------------------------------------
 
 class UnifiedOnlyView(harness.Runtime):
