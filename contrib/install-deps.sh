@@ -8,7 +8,8 @@ set -eu
 PACKAGES="build-essential pkg-config clang libyajl-dev libseccomp-dev libcap-dev
 libsystemd-dev libyaml-dev libssl-dev busybox-static python3-pytest
 iproute2 util-linux procps tini jq
-podman conmon containerd runc crun"
+podman conmon containerd runc crun
+libclang-rt-14-dev clang-format clang-tidy cppcheck shellcheck"
 
 missing=""
 for p in $PACKAGES; do
