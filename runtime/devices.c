@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Device nodes, /dev symlinks and the /dev/console placeholder (see
+ * Device nodes, /dev symlinks and the /dev/console mount target (see
  * devices.h).  Everything is created relative to a parent directory fd
  * obtained through safe-path, never through a path string that the rootfs
  * could redirect with a symlink.
@@ -87,9 +87,9 @@ static int make_node(const struct rt_target *parent, const char *name, const str
         return 0;
 }
 
-/* The placeholder a host node is bind-mounted onto: an existing non-directory
+/* The empty file a host node is bind-mounted onto: an existing non-directory
  * is used as it is (a symlink is replaced), otherwise an empty file. */
-static int open_placeholder(const struct rt_target *parent, const char *name, struct rt_target *t)
+static int open_mount_target(const struct rt_target *parent, const char *name, struct rt_target *t)
 {
         struct stat st;
         int fd;
@@ -124,7 +124,7 @@ static int bind_host_node(const struct rt_root *root, const struct rt_target *pa
                                       "%s: the host's %s is not the requested device (a user "
                                       "namespace can only bind-mount host devices)",
                                       label, d->path);
-        r = open_placeholder(parent, name, &t);
+        r = open_mount_target(parent, name, &t);
         if (r < 0)
                 return bento_err_set(err, -r, "%s: create mount point", label);
         r = rt_bind_fd_on(root, &t, host, false);

@@ -29,8 +29,8 @@ struct walk {
         int cur;              /* O_PATH directory we are in */
         char canon[PATH_MAX]; /* its path inside the root, "" for the root */
         size_t canon_len;
-        char todo[PATH_MAX]; /* what is left to resolve, from todo_pos */
-        size_t todo_pos;
+        char pending[PATH_MAX]; /* what is left to resolve, from pending_pos */
+        size_t pending_pos;
         char scratch[PATH_MAX];
         unsigned int links;
 };
@@ -176,10 +176,10 @@ static int walk_up(struct walk *w)
         return 0;
 }
 
-/* Take the next component out of todo into name; false when none is left. */
+/* Take the next component out of pending into name; false when none is left. */
 static bool walk_next(struct walk *w, char *name, bool *last, int *r)
 {
-        const char *p = w->todo + w->todo_pos;
+        const char *p = w->pending + w->pending_pos;
         size_t len;
 
         while (*p == '/')
@@ -197,14 +197,14 @@ static bool walk_next(struct walk *w, char *name, bool *last, int *r)
         while (*p == '/')
                 p++;
         *last = *p == '\0';
-        w->todo_pos = (size_t) (p - w->todo);
+        w->pending_pos = (size_t) (p - w->pending);
         return true;
 }
 
-/* Replace the consumed part of todo with the symlink's target. */
+/* Replace the consumed part of pending with the symlink's target. */
 static int walk_splice_link(struct walk *w, int link_fd)
 {
-        const char *rest = w->todo + w->todo_pos;
+        const char *rest = w->pending + w->pending_pos;
         ssize_t n;
         size_t rest_len = strlen(rest);
 
@@ -219,9 +219,9 @@ static int walk_splice_link(struct walk *w, int link_fd)
                 return -ENAMETOOLONG;
         w->scratch[n++] = '/';
         memcpy(w->scratch + n, rest, rest_len + 1);
-        memcpy(w->todo, w->scratch, (size_t) n + rest_len + 1);
-        w->todo_pos = 0;
-        if (w->todo[0] == '/')
+        memcpy(w->pending, w->scratch, (size_t) n + rest_len + 1);
+        w->pending_pos = 0;
+        if (w->pending[0] == '/')
                 return walk_open_root(w);
         return 0;
 }
@@ -316,14 +316,14 @@ static int resolve_walk(const struct rt_root *root, const char *path, unsigned i
         struct walk *w;
         int r;
 
-        if (len >= sizeof(w->todo))
+        if (len >= sizeof(w->pending))
                 return -ENAMETOOLONG;
         w = calloc(1, sizeof(*w)); /* three PATH_MAX buffers: keep them off the stack */
         if (!w)
                 return -ENOMEM;
         w->root = root;
         w->cur = -1;
-        memcpy(w->todo, path, len + 1);
+        memcpy(w->pending, path, len + 1);
         r = walk_run(w, flags, mode, ret);
         free(w);
         return r;

@@ -120,18 +120,8 @@ class Reaper:
                 pass
 
     def _zombie_children(self):
-        out = []
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open("/proc/%s/stat" % name, "rb") as f:
-                    data = f.read()
-            except OSError:
-                continue
-            rest = data[data.rfind(b")") + 2:].split()
-            if len(rest) >= 2 and rest[0] == b"Z" and int(rest[1]) == self.mypid:
-                out.append(int(name))
+        out = [p for p, rest in proc_stats()
+               if len(rest) >= 2 and rest[0] == b"Z" and int(rest[1]) == self.mypid]
         return out
 
     def reap_now(self):
@@ -304,8 +294,9 @@ def proc_status(pid):
     return out
 
 
-def proc_children(pid):
-    out = []
+def proc_stats():
+    """(pid, fields after the command name) for every process in /proc:
+    fields[0] is the state letter, [1] the parent pid, [2] the process group."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -314,10 +305,11 @@ def proc_children(pid):
                 data = f.read()
         except OSError:
             continue
-        rest = data[data.rfind(b")") + 2:].split()
-        if int(rest[1]) == pid:
-            out.append(int(name))
-    return out
+        yield int(name), data[data.rfind(b")") + 2:].split()
+
+
+def proc_children(pid):
+    return [p for p, rest in proc_stats() if len(rest) >= 2 and int(rest[1]) == pid]
 
 
 def ns_inode(pid, kind):

@@ -215,18 +215,8 @@ def test_args_and_env_are_passed_exactly(rt, rig):
 
 
 def pids_in_group(pgid):
-    out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                data = f.read()
-        except OSError:
-            continue
-        rest = data[data.rfind(b")") + 2:].split()
-        if int(rest[2]) == pgid and rest[0] not in (b"Z", b"X"):
-            out.append(int(name))
+    out = [p for p, rest in harness.proc_stats()
+           if len(rest) >= 3 and int(rest[2]) == pgid and rest[0] not in (b"Z", b"X")]
     return out
 
 
