@@ -22,6 +22,7 @@ PKGS_RUNTIME := yajl libseccomp libcap libsystemd
 # --systemd-cgroup (glibc 2.34+ has dlopen in libc, no -ldl).
 PKGS_RUNTIME_LIBS := yajl libseccomp libcap
 PKGS_TRANSLATE := yajl yaml-0.1 libcrypto
+PKGS_HOOKS := yajl libseccomp
 
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
@@ -56,6 +57,9 @@ BUNDLE_SRC := $(wildcard bundle/*.c)
 RUNTIME_SRC := $(wildcard runtime/*.c)
 TRANSLATE_SRC := $(wildcard translate/*.c)
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
+# Each folder hooks/<name>/ builds one program, bento-<name> (hook programs and
+# seccomp agents a bundle names; design.md).
+HOOK_NAMES := $(patsubst hooks/%/,%,$(sort $(dir $(wildcard hooks/*/*.c))))
 
 obj = $(patsubst %.c,$(BUILDDIR)/obj/%.o,$(1))
 
@@ -66,6 +70,7 @@ BINS := $(BUILDDIR)/bin/bento-runtime
 ifneq ($(TRANSLATE_SRC),)
 BINS += $(BUILDDIR)/bin/bento
 endif
+BINS += $(addprefix $(BUILDDIR)/bin/bento-,$(HOOK_NAMES))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
 PROBE := $(BUILDDIR)/tests/bento-probe
 
@@ -87,6 +92,10 @@ $(BUILDDIR)/obj/translate/%.o: translate/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_TRANSLATE)) -iquote translate -c -o $@ $<
 
+$(BUILDDIR)/obj/hooks/%.o: hooks/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_HOOKS)) -iquote $(dir $<) -c -o $@ $<
+
 $(BUILDDIR)/obj/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/unit -c -o $@ $<
@@ -103,6 +112,14 @@ $(BUILDDIR)/bin/bento-runtime: $(call obj,$(RUNTIME_SRC)) $(LIBBENTO)
 $(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(LIBBENTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_TRANSLATE))
+
+# One link rule per hook program: hooks/<name>/*.c -> bin/bento-<name>.
+define hook_program
+$$(BUILDDIR)/bin/bento-$(1): $$(call obj,$$(wildcard hooks/$(1)/*.c)) $$(LIBBENTO)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(call pkg_libs,$$(PKGS_HOOKS))
+endef
+$(foreach h,$(HOOK_NAMES),$(eval $(call hook_program,$(h))))
 
 $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBBENTO)
 	@mkdir -p $(dir $@)
@@ -156,7 +173,8 @@ check-debug:
 check-layering:
 	@! grep -nE '#include "(\.\./)?(runtime|translate|hooks)/' bundle/*.c bundle/*.h
 	@! grep -nE '#include "(\.\./)?translate/' runtime/*.c runtime/*.h 2>/dev/null
-	@! grep -nE '#include "(\.\./)?runtime/' translate/*.c translate/*.h hooks/*.c 2>/dev/null
+	@! grep -nE '#include "(\.\./)?runtime/' translate/*.c translate/*.h 2>/dev/null
+	@! grep -rnE '#include "(\.\./)*(runtime|translate)/' hooks 2>/dev/null
 	@echo "layering: ok"
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILDDIR)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))
