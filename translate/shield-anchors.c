@@ -77,7 +77,7 @@ static int add_anchor(char **v, size_t *n, const char *candidate)
 
         if (!candidate || candidate[0] != '/')
                 return 0;
-        c = shield_path_clean(candidate);
+        c = path_clean(candidate);
         if (!c)
                 return -ENOMEM;
         if (strcmp(c, "/") == 0)
@@ -123,7 +123,7 @@ static int add_home_rules(struct shield_set *s, struct bento_err *err)
         for (size_t a = 0; a < s->n_anchors; a++) {
                 for (size_t i = 0; i < shield_home_rules_n; i++) {
                         const struct shield_home_rule *h = &shield_home_rules[i];
-                        cleanup_free char *p = shield_path_join(s->anchors[a], h->rel);
+                        cleanup_free char *p = path_join(s->anchors[a], h->rel);
                         int r;
 
                         if (!p)
@@ -176,9 +176,9 @@ static int set_anchors(struct shield_set *s, const struct shield_env *env, struc
         if (!s->resolved_anchors)
                 return bento_err_set(err, ENOMEM, "home anchors");
         for (size_t i = 0; i < s->n_anchors; i++)
-                if (shield_path_resolve(s->anchors[i], &s->resolved_anchors[i]) < 0)
+                if (path_resolve(s->anchors[i], &s->resolved_anchors[i]) < 0)
                         return bento_err_set(err, ENOMEM, "home anchors");
-        if (xdg && xdg[0] == '/' && !(s->runtime_dir = shield_path_clean(xdg)))
+        if (xdg && xdg[0] == '/' && !(s->runtime_dir = path_clean(xdg)))
                 return bento_err_set(err, ENOMEM, "runtime dir");
         return 0;
 }

@@ -244,8 +244,8 @@ static bool is_default(const struct shield_set *s, const char *const *defaults, 
 {
         for (size_t d = 0; d < 2 && defaults[d]; d++) {
                 for (size_t a = 0; a < s->n_anchors; a++) {
-                        cleanup_free char *base = shield_path_join(s->anchors[a], defaults[d]);
-                        cleanup_free char *def = base ? shield_path_join(base, sub) : NULL;
+                        cleanup_free char *base = path_join(s->anchors[a], defaults[d]);
+                        cleanup_free char *def = base ? path_join(base, sub) : NULL;
 
                         if (def && strcmp(def, path) == 0)
                                 return true;
@@ -257,9 +257,9 @@ static bool is_default(const struct shield_set *s, const char *const *defaults, 
 static bool inside_store(const struct shield_set *s, const char *store, const char *path)
 {
         for (size_t a = 0; store && a < s->n_anchors; a++) {
-                cleanup_free char *st = shield_path_join(s->anchors[a], store);
+                cleanup_free char *st = path_join(s->anchors[a], store);
 
-                if (st && shield_path_within(st, path))
+                if (st && path_within(st, path))
                         return true;
         }
         return false;
@@ -273,7 +273,7 @@ static bool inside_deny_all_dir(const struct shield_set *s, const char *path)
                 const struct shield_rule *r = &s->rules[i];
 
                 if (r->deny == SHIELD_DENY_ALL && r->dir &&
-                    (shield_path_within(r->literal, path) || shield_path_within(r->path, path)))
+                    (path_within(r->literal, path) || path_within(r->path, path)))
                         return true;
         }
         return false;
@@ -305,7 +305,7 @@ static int reloc_element(struct shield_set *s, const struct reloc *rl, const cha
         if (value[0] != '/' || strcmp(value, "/dev/null") == 0)
                 return 0;
         for (size_t i = 0; i < 6 && rl->t[i].sub; i++) {
-                cleanup_free char *path = shield_path_join(value, rl->t[i].sub);
+                cleanup_free char *path = path_join(value, rl->t[i].sub);
                 int r;
 
                 if (!path)
@@ -366,7 +366,7 @@ static int apply_xdg(struct shield_set *s, const char *var, const char *base, co
 
                 if (strncmp(h->rel, base, blen) != 0 || h->rel[blen] != '/')
                         continue;
-                path = shield_path_join(value, h->rel + blen + 1);
+                path = path_join(value, h->rel + blen + 1);
                 if (!path)
                         return bento_err_set(err, ENOMEM, "%s", var);
                 r = emit(s, var, value, path, &t, SHIELD_ORIGIN_RELOCATION, err);
@@ -382,7 +382,7 @@ static int apply_runtime_dir(struct shield_set *s, struct bento_err *err)
         static const struct reloc_target t = DA_DIR("", SERVICES);
         const char *rd = s->runtime_dir;
 
-        if (!rd || shield_path_within("/run", rd) || shield_path_within("/var/run", rd))
+        if (!rd || path_within("/run", rd) || path_within("/var/run", rd))
                 return 0;
         return emit(s, "XDG_RUNTIME_DIR", rd, rd, &t, SHIELD_ORIGIN_RUNTIME, err);
 }

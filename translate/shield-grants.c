@@ -106,8 +106,8 @@ int shields_opt_ins(const struct shield_set *s, const char *const *reads, size_t
 static bool hits(const struct shield_rule *r, const struct g *g)
 {
         if (r->dir)
-                return shield_path_within(r->path, g->resolved) ||
-                       shield_path_within(r->literal, g->clean);
+                return path_within(r->path, g->resolved) ||
+                       path_within(r->literal, g->clean);
         return strcmp(r->path, g->resolved) == 0 || strcmp(r->literal, g->clean) == 0;
 }
 
@@ -115,9 +115,9 @@ static bool hits(const struct shield_rule *r, const struct g *g)
  * counts the literal location when the home is a symlink)? */
 static bool contains(const struct shield_rule *r, const struct g *g)
 {
-        return shield_path_beneath(g->resolved, r->path) ||
-               shield_path_beneath(g->resolved, r->literal) ||
-               shield_path_beneath(g->clean, r->literal);
+        return path_beneath(g->resolved, r->path) ||
+               path_beneath(g->resolved, r->literal) ||
+               path_beneath(g->clean, r->literal);
 }
 
 static const struct shield_rule *
@@ -204,7 +204,7 @@ static bool case_alias(const struct shield_rule *r, const struct g *g)
         cleanup_free char *flipped = NULL;
         struct stat a, b;
 
-        if (!shield_path_beneath(g->resolved, r->path) || lstat(r->path, &a) < 0)
+        if (!path_beneath(g->resolved, r->path) || lstat(r->path, &a) < 0)
                 return false;
         flipped = flip_basename(r->path);
         return flipped && lstat(flipped, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -349,8 +349,8 @@ static struct g *grants_prepare(const struct shield_grant *in, size_t n)
         for (size_t i = 0; i < n; i++) {
                 gs[i].raw = in[i].path;
                 gs[i].shown = in[i].as_written ? in[i].as_written : in[i].path;
-                gs[i].clean = shield_path_clean(in[i].path);
-                if (!gs[i].clean || shield_path_resolve(in[i].path, &gs[i].resolved) < 0) {
+                gs[i].clean = path_clean(in[i].path);
+                if (!gs[i].clean || path_resolve(in[i].path, &gs[i].resolved) < 0) {
                         grants_free(gs, n);
                         return NULL;
                 }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Helpers shared by the shield-*.c files and nothing else: lexical path
- * handling, the "Existing" symlink resolution of §5.6, and the one place
+ * Helpers shared by the shield-*.c files and nothing else: the one place
  * rules enter a set (resolution, drops and deduplication happen there, so
  * every origin obeys the same rules).
  */
@@ -10,27 +9,8 @@
 
 #include <stdbool.h>
 
+#include "path.h"
 #include "shields.h"
-
-/* Lexical clean (as Go's path.Clean): collapse "//", ".", "..", drop a
- * trailing slash.  Heap string, NULL only when out of memory. */
-char *shield_path_clean(const char *p);
-
-/* clean(a + "/" + b); NULL only when out of memory. */
-char *shield_path_join(const char *a, const char *b);
-
-/* child equals parent or lies beneath it, on component boundaries; both
- * must already be clean. */
-bool shield_path_within(const char *parent, const char *child);
-
-/* child lies strictly beneath parent. */
-bool shield_path_beneath(const char *parent, const char *child);
-
-/* §5.6 "Existing" resolution: follow symlinks as far as the path exists,
- * resolve a dangling link against its resolved parent, append the missing
- * rest lexically, and give a path that loops back cleaned but unresolved.
- * Returns 0 or -ENOMEM. */
-int shield_path_resolve(const char *p, char **ret);
 
 /* The variable through env's lookup, NULL when unset. */
 const char *shield_env_get(const struct shield_env *env, const char *name);

@@ -18,9 +18,9 @@
 static bool reaches(const char *const *paths, size_t n, const char *path)
 {
         for (size_t i = 0; i < n; i++) {
-                cleanup_free char *c = shield_path_clean(paths[i]);
+                cleanup_free char *c = path_clean(paths[i]);
 
-                if (c && (shield_path_within(c, path) || shield_path_within(path, c)))
+                if (c && (path_within(c, path) || path_within(path, c)))
                         return true;
         }
         return false;
@@ -57,7 +57,7 @@ static bool inside_needed_write_dir(const struct shield_set *s, const bool *need
                 const struct shield_rule *p = &s->rules[j];
 
                 if (need[j] && exists[j] && p->deny == SHIELD_DENY_WRITE && p->dir &&
-                    shield_path_beneath(p->path, r->path))
+                    path_beneath(p->path, r->path))
                         return true;
         }
         return false;

@@ -54,21 +54,21 @@ static bool shieldable_against(char *const *anchors, size_t n, const char *path)
         if (strcmp(path, "/") == 0 || strcmp(path, "/dev/null") == 0)
                 return false;
         for (size_t i = 0; i < n; i++)
-                if (shield_path_within(path, anchors[i]))
+                if (path_within(path, anchors[i]))
                         return false;
         return true;
 }
 
 bool shields_shieldable(const struct shield_set *s, const char *path)
 {
-        cleanup_free char *c = shield_path_clean(path);
+        cleanup_free char *c = path_clean(path);
 
         return c && shieldable_against(s->resolved_anchors, s->n_anchors, c);
 }
 
 bool shield_shieldable_literal(const struct shield_set *s, const char *path)
 {
-        cleanup_free char *c = shield_path_clean(path);
+        cleanup_free char *c = path_clean(path);
 
         return c && shieldable_against(s->anchors, s->n_anchors, c);
 }
@@ -81,7 +81,7 @@ static bool on_nested_anchor(const struct shield_set *s, const char *path)
                 if (strcmp(path, s->resolved_anchors[i]) != 0)
                         continue;
                 for (size_t j = 0; j < s->n_anchors; j++)
-                        if (shield_path_beneath(s->resolved_anchors[j], path))
+                        if (path_beneath(s->resolved_anchors[j], path))
                                 return true;
         }
         return false;
@@ -126,10 +126,10 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
 int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
                    struct bento_err *err)
 {
-        cleanup_free char *lit = shield_path_clean(literal), *path = NULL, *g = NULL;
+        cleanup_free char *lit = path_clean(literal), *path = NULL, *g = NULL;
         struct shield_rule *r;
 
-        if (!lit || shield_path_resolve(lit, &path) < 0 ||
+        if (!lit || path_resolve(lit, &path) < 0 ||
             (spec->grant && !(g = strdup(spec->grant))))
                 return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
         if (strcmp(path, "/") == 0)
@@ -199,11 +199,11 @@ struct shield_set *shield_set_free(struct shield_set *s)
 
 bool shield_rule_covers(const struct shield_rule *r, const char *path)
 {
-        cleanup_free char *c = shield_path_clean(path);
+        cleanup_free char *c = path_clean(path);
 
         if (!c)
                 return false;
-        return r->dir ? shield_path_within(r->path, c) : strcmp(r->path, c) == 0;
+        return r->dir ? path_within(r->path, c) : strcmp(r->path, c) == 0;
 }
 
 /* Lower is stricter: DenyAll before DenyWrite, a dir before a file. */
@@ -228,8 +228,8 @@ const struct shield_rule *shields_covering(const struct shield_set *s, const cha
 static bool inside_anchor(const struct shield_set *s, const char *path)
 {
         for (size_t i = 0; i < s->n_anchors; i++)
-                if (shield_path_within(s->anchors[i], path) ||
-                    shield_path_within(s->resolved_anchors[i], path))
+                if (path_within(s->anchors[i], path) ||
+                    path_within(s->resolved_anchors[i], path))
                         return true;
         return false;
 }
@@ -252,7 +252,7 @@ static int link_entry(const struct link_walk *w, const char *full, struct bento_
         struct stat st;
         int r;
 
-        if (shield_path_resolve(full, &target) < 0)
+        if (path_resolve(full, &target) < 0)
                 return bento_err_set(err, ENOMEM, "credential link \"%s\"", full);
         if (strcmp(target, full) == 0 || !inside_anchor(w->s, target))
                 return 0;
@@ -271,7 +271,7 @@ static int link_entry(const struct link_walk *w, const char *full, struct bento_
 static int walk_entry(const struct link_walk *w, const char *dir, const char *name, unsigned depth,
                       struct bento_err *err)
 {
-        cleanup_free char *full = shield_path_join(dir, name);
+        cleanup_free char *full = path_join(dir, name);
         struct stat st;
 
         if (!full)

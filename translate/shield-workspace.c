@@ -25,7 +25,7 @@ struct ws {
 static int ws_add(const struct ws *w, const char *dir, const char *name, bool is_dir,
                   struct bento_err *err)
 {
-        cleanup_free char *p = shield_path_join(dir, name);
+        cleanup_free char *p = path_join(dir, name);
         int r;
 
         if (!p)
@@ -43,7 +43,7 @@ static int ws_add(const struct ws *w, const char *dir, const char *name, bool is
 /* <gitdir>/worktrees/<n>/config.worktree for every linked worktree. */
 static int ws_worktrees(const struct ws *w, const char *gitdir, struct bento_err *err)
 {
-        cleanup_free char *wt = shield_path_join(gitdir, "worktrees");
+        cleanup_free char *wt = path_join(gitdir, "worktrees");
         cleanup_dir DIR *d = NULL;
         struct dirent *de;
         struct stat st;
@@ -60,7 +60,7 @@ static int ws_worktrees(const struct ws *w, const char *gitdir, struct bento_err
 
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
-                e = shield_path_join(wt, de->d_name);
+                e = path_join(wt, de->d_name);
                 if (!e)
                         return bento_err_set(err, ENOMEM, "workspace shields");
                 if (lstat(e, &st) < 0)
@@ -88,7 +88,7 @@ static int ws_gitdir(const struct ws *w, const char *d, struct bento_err *err)
 
 static bool has_regular(const char *dir, const char *name)
 {
-        cleanup_free char *p = shield_path_join(dir, name);
+        cleanup_free char *p = path_join(dir, name);
         struct stat st;
 
         return p && lstat(p, &st) == 0 && S_ISREG(st.st_mode);
@@ -108,7 +108,7 @@ static int ws_modules_entries(const struct ws *w, const char *dir, DIR *d, unsig
 
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
-                e = shield_path_join(dir, de->d_name);
+                e = path_join(dir, de->d_name);
                 if (!e)
                         return bento_err_set(err, ENOMEM, "workspace shields");
                 if (lstat(e, &st) < 0)
@@ -144,7 +144,7 @@ static int ws_root(const struct ws *w, const char *root, struct bento_err *err)
 {
         static const char *const dirs[] = {".vscode", ".idea"};
         static const char *const files[] = {".cargo/config.toml", ".cargo/config"};
-        cleanup_free char *git = shield_path_join(root, ".git");
+        cleanup_free char *git = path_join(root, ".git");
         cleanup_free char *modules = NULL;
         struct stat st;
         int r = 0;
@@ -157,7 +157,7 @@ static int ws_root(const struct ws *w, const char *root, struct bento_err *err)
         } else {
                 r = ws_gitdir(w, git, err);
                 if (r >= 0) {
-                        modules = shield_path_join(git, "modules");
+                        modules = path_join(git, "modules");
                         r = modules ? ws_modules(w, modules, 1, err)
                                     : bento_err_set(err, ENOMEM, "workspace shields");
                 }
@@ -177,7 +177,7 @@ static char *checkout_root(const char *dir)
         if (!cur)
                 return NULL;
         for (;;) {
-                cleanup_free char *git = shield_path_join(cur, ".git");
+                cleanup_free char *git = path_join(cur, ".git");
                 struct stat st;
                 char *slash;
 
@@ -187,7 +187,7 @@ static char *checkout_root(const char *dir)
                         break;
                 if (strcmp(cur, "/") == 0)
                         return strdup(dir);
-                /* dir is absolute (shield_path_resolve()), so every cur has a '/'. */
+                /* dir is absolute (path_resolve()), so every cur has a '/'. */
                 slash = strrchr(cur, '/');
                 slash[slash == cur ? 1 : 0] = '\0';
         }
@@ -209,7 +209,7 @@ int shields_add_workspace(struct shield_set *s, const char *const *writes, size_
                 bool seen = false;
                 int r;
 
-                if (shield_path_resolve(writes[i], &g) < 0)
+                if (path_resolve(writes[i], &g) < 0)
                         return bento_err_set(err, ENOMEM, "workspace shields");
                 if (stat(g, &st) < 0 || !S_ISDIR(st.st_mode))
                         continue;

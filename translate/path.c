@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Path spelling for the shields: a lexical clean that matches the spec's
- * clean() (Go's path.Clean, which the reference behaviour was written
- * against), component-boundary containment, and the §5.6 "Existing"
- * resolution.  realpath(3) cannot be used for the latter: a shield must
- * land on where a path *would* be once created, so a missing tail and a
- * dangling final link have to resolve too.
+ * Path spelling for the shields, path resolution and the compiler: a lexical clean that matches the
+ * spec's clean() (Go's path.Clean, which the reference behaviour was written against),
+ * component-boundary containment, and the §5.6 "Existing" resolution.  realpath(3) cannot be used
+ * for the latter: a shield must land on where a path *would* be once created, so a missing tail and
+ * a dangling final link have to resolve too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "shield-internal.h"
+#include "path.h"
 
 /* Enough for any real chain; the kernel itself gives up at 40. */
 #define RESOLVE_LINKS_MAX 40
@@ -32,7 +31,7 @@ static size_t clean_back(const char *out, size_t w, size_t floor)
         return w;
 }
 
-char *shield_path_clean(const char *p)
+char *path_clean(const char *p)
 {
         size_t n = strlen(p), w = 0, floor = 0;
         bool rooted = n > 0 && p[0] == '/';
@@ -74,21 +73,21 @@ char *shield_path_clean(const char *p)
         return out;
 }
 
-char *shield_path_join(const char *a, const char *b)
+char *path_join(const char *a, const char *b)
 {
         cleanup_free char *both = NULL;
 
         if (asprintf(&both, "%s/%s", a, b) < 0)
                 return NULL;
-        return shield_path_clean(both);
+        return path_clean(both);
 }
 
-bool shield_path_within(const char *parent, const char *child)
+bool path_within(const char *parent, const char *child)
 {
-        return strcmp(parent, child) == 0 || shield_path_beneath(parent, child);
+        return strcmp(parent, child) == 0 || path_beneath(parent, child);
 }
 
-bool shield_path_beneath(const char *parent, const char *child)
+bool path_beneath(const char *parent, const char *child)
 {
         size_t n = strlen(parent);
 
@@ -132,9 +131,9 @@ static int splice_link(char **rest, const char *target, const char *tail)
         return 0;
 }
 
-int shield_path_resolve(const char *p, char **ret)
+int path_resolve(const char *p, char **ret)
 {
-        cleanup_free char *rest = shield_path_clean(p);
+        cleanup_free char *rest = path_clean(p);
         cleanup_free char *cur = strdup("/");
         unsigned links = 0;
         size_t i = 0;
@@ -165,7 +164,7 @@ int shield_path_resolve(const char *p, char **ret)
                 i += len;
                 if (lstat(next, &st) < 0 || (S_ISLNK(st.st_mode) && !(target = read_link(next)))) {
                         /* Missing (or unreadable): the rest can only be spelled. */
-                        *ret = shield_path_join(next, rest + i);
+                        *ret = path_join(next, rest + i);
                         return *ret ? 0 : -ENOMEM;
                 }
                 if (!S_ISLNK(st.st_mode)) {
@@ -175,7 +174,7 @@ int shield_path_resolve(const char *p, char **ret)
                 }
                 if (++links > RESOLVE_LINKS_MAX) {
                         /* A loop: leave the path as it was spelled. */
-                        *ret = shield_path_clean(p);
+                        *ret = path_clean(p);
                         return *ret ? 0 : -ENOMEM;
                 }
                 if (target[0] == '/') {
