@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cli.h"
 #include "commands.h"
 #include "jsonw.h"
 #include "manifest.h"
@@ -75,49 +76,6 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
                                          "got %d arguments",
                                          npos);
         return 0;
-}
-
-/* §3.2 step 4: a script handed over by mistake gets a pointer to what the
- * user probably meant instead of a YAML error about its first line. */
-static bool looks_like_script(const char *path)
-{
-        static const char *const exts[] = {".py", ".sh", ".bash", ".js", ".rb"};
-        /* path is never NULL: parse_args() sets it before returning 0.  The
-         * analyzer assumes bento_usage_error() (commands.c) may return 0. */
-        /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
-        const char *dot = strrchr(path, '.');
-        char head[2] = {0};
-        cleanup_close int fd = -1;
-
-        for (size_t i = 0; dot && i < sizeof(exts) / sizeof(exts[0]); i++)
-                if (strcmp(dot, exts[i]) == 0)
-                        return true;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        return fd >= 0 && read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!';
-}
-
-static int load_failed(const char *path, const struct manifest_problems *p,
-                       const struct bento_err *err)
-{
-        cleanup_free char *shown = NULL, *alt = NULL;
-        struct stat st;
-
-        if (p->n > 0 && looks_like_script(path)) {
-                if (asprintf(&alt, "%s.manifest.yaml", path) >= 0 && stat(alt, &st) == 0)
-                        fprintf(stderr,
-                                "bento: %s looks like a script, not a manifest. Did you mean "
-                                "%s?\n",
-                                path, alt);
-                else
-                        fprintf(stderr,
-                                "bento: %s looks like a script, not a manifest. Run `bento "
-                                "profile %s` to draft one, then pass that.\n",
-                                path, path);
-                return BENTO_EXIT_REFUSED;
-        }
-        shown = p->n > 0 ? manifest_problems_render(p) : NULL;
-        fprintf(stderr, "bento: %s\n", shown ? shown : err->msg);
-        return BENTO_EXIT_REFUSED;
 }
 
 static void print_list(const char *label, char *const *v, size_t n, bool quoted)
@@ -271,18 +229,15 @@ int cmd_validate(int argc, char **argv)
 {
         struct validate_opts o = {0};
         cleanup_manifest struct manifest *m = NULL;
-        struct manifest_problems problems = {0};
         struct bento_err err = {0};
         int r;
 
         r = parse_args(argc, argv, &o);
         if (r != 0)
                 return r;
-        if (manifest_load(o.path, &m, &problems, &err) < 0) {
-                r = load_failed(o.path, &problems, &err);
-                manifest_problems_done(&problems);
+        r = cli_load_manifest(o.path, &m);
+        if (r != 0)
                 return r;
-        }
         if (o.json ? print_json(m, &err) < 0 : (print_human(m), 0)) {
                 fprintf(stderr, "bento: %s\n", err.msg);
                 return BENTO_EXIT_REFUSED;

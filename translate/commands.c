@@ -12,6 +12,8 @@
 #include "commands.h"
 
 const struct bento_verb bento_verbs[] = {
+    {"translate", cmd_translate, "bento translate <manifest> -o <dir> [--json] [--env NAME=VALUE]...",
+     "compile a manifest into an OCI bundle (config.json and rootfs/)"},
     {"validate", cmd_validate, "bento validate <manifest> [--json] [--strict]",
      "check a manifest and show the permissions it grants, as written"},
     {"version", cmd_version, "bento version", "print the version and the platform"},

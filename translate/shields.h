@@ -156,6 +156,8 @@ enum shield_check {
         SHIELD_CHECK_MANAGED_MOUNT,
         SHIELD_CHECK_LOOP,
         SHIELD_CHECK_WRITE_NOT_DIR,
+        SHIELD_CHECK_EXPOSES_TARGET, /* 12: entrypoint or interpreter inside a shield */
+        SHIELD_CHECK_CARVE,          /* §5.8: a shield mount point that cannot be made */
         SHIELD_CHECK_MAX,
 };
 

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Loading the manifest a verb was given, with the errors every verb prints
+ * the same way (§1.1, §3.1): the problems with their places, or, for a
+ * script handed over by mistake, a pointer to what was probably meant.
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "cli.h"
+#include "commands.h"
+
+/* §3.2 step 4: a script handed over by mistake gets a pointer to what the
+ * user probably meant instead of a YAML error about its first line. */
+static bool looks_like_script(const char *path)
+{
+        static const char *const exts[] = {".py", ".sh", ".bash", ".js", ".rb"};
+        /* path is never NULL: parse_args() sets it before returning 0.  The
+         * analyzer assumes bento_usage_error() (commands.c) may return 0. */
+        /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
+        const char *dot = strrchr(path, '.');
+        char head[2] = {0};
+        cleanup_close int fd = -1;
+
+        for (size_t i = 0; dot && i < sizeof(exts) / sizeof(exts[0]); i++)
+                if (strcmp(dot, exts[i]) == 0)
+                        return true;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        return fd >= 0 && read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!';
+}
+
+static int load_failed(const char *path, const struct manifest_problems *p,
+                       const struct bento_err *err)
+{
+        cleanup_free char *shown = NULL, *alt = NULL;
+        struct stat st;
+
+        if (p->n > 0 && looks_like_script(path)) {
+                if (asprintf(&alt, "%s.manifest.yaml", path) >= 0 && stat(alt, &st) == 0)
+                        fprintf(stderr,
+                                "bento: %s looks like a script, not a manifest. Did you mean "
+                                "%s?\n",
+                                path, alt);
+                else
+                        fprintf(stderr,
+                                "bento: %s looks like a script, not a manifest. Run `bento "
+                                "profile %s` to draft one, then pass that.\n",
+                                path, path);
+                return BENTO_EXIT_REFUSED;
+        }
+        shown = p->n > 0 ? manifest_problems_render(p) : NULL;
+        fprintf(stderr, "bento: %s\n", shown ? shown : err->msg);
+        return BENTO_EXIT_REFUSED;
+}
+
+int cli_load_manifest(const char *path, struct manifest **ret)
+{
+        struct manifest_problems problems = {0};
+        struct bento_err err = {0};
+        int r;
+
+        if (manifest_load(path, ret, &problems, &err) == 0)
+                return 0;
+        r = load_failed(path, &problems, &err);
+        manifest_problems_done(&problems);
+        return r;
+}
+
+int cli_check_env_override(const struct manifest *m, const char *arg)
+{
+        const char *eq = strchr(arg, '=');
+
+        if (!eq || eq == arg) {
+                fprintf(stderr, "bento: --env \"%s\": want NAME=VALUE\n", arg);
+                return BENTO_EXIT_REFUSED;
+        }
+        for (size_t i = 0; i < m->n_env; i++)
+                if (strlen(m->env[i]) == (size_t) (eq - arg) &&
+                    strncmp(m->env[i], arg, (size_t) (eq - arg)) == 0)
+                        return 0;
+        fprintf(stderr,
+                "bento: --env %.*s: \"%.*s\" is not in the manifest's env allowlist; add it to "
+                "`env:` (and approve the manifest again) to pass it\n",
+                (int) (eq - arg), arg, (int) (eq - arg), arg);
+        return BENTO_EXIT_REFUSED;
+}

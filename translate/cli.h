@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Helpers the verbs share for talking to the user.  Only cmd-*.c and
+ * cli-*.c print.
+ */
+#ifndef BENTO_CLI_H
+#define BENTO_CLI_H
+
+#include "manifest.h"
+
+/* Load and validate the manifest at path.  Returns 0 with *ret set, or
+ * prints why it cannot be used ("bento: ..." on stderr) and returns the
+ * exit status (125). */
+int cli_load_manifest(const char *path, struct manifest **ret);
+
+/* §1.7: an --env argument must be NAME=VALUE with NAME in the manifest's
+ * allowlist.  Returns 0, or prints why not and returns 125. */
+int cli_check_env_override(const struct manifest *m, const char *arg);
+
+#endif

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento translate MANIFEST -o DIR: compile the manifest into an OCI bundle
+ * that CI can read, diff and archive and that any OCI runtime can run.  A
+ * manifest that `run` would refuse on this host is refused here too, before
+ * anything is written: a bundle never exists for a policy that cannot hold.
+ * Approval is recorded in the bundle (org.bento.approval), not required:
+ * reviewing the compiled policy is one reason to translate.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "cli.h"
+#include "commands.h"
+#include "compile.h"
+#include "fingerprint.h"
+#include "jsonw.h"
+#include "path.h"
+#include "policy.h"
+
+#define ENV_MAX 256
+
+struct translate_opts {
+        const char *manifest;
+        const char *out;
+        bool json;
+        char *env[ENV_MAX];
+        size_t n_env;
+};
+
+static int parse_args(int argc, char **argv, struct translate_opts *o)
+{
+        int npos = 0;
+
+        for (int i = 1; i < argc; i++) {
+                const char *a = argv[i];
+
+                if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc)
+                        o->out = argv[++i];
+                else if (strncmp(a, "--output=", 9) == 0)
+                        o->out = a + 9;
+                else if (strcmp(a, "--json") == 0)
+                        o->json = true;
+                else if (strcmp(a, "--env") == 0 && i + 1 < argc) {
+                        if (o->n_env == ENV_MAX)
+                                return bento_usage_error("translate", "too many --env values");
+                        o->env[o->n_env++] = argv[++i];
+                } else if (a[0] == '-' && a[1] != '\0')
+                        return bento_usage_error("translate", "unknown flag or missing value: %s",
+                                                 a);
+                else if (npos++ == 0)
+                        o->manifest = a;
+        }
+        if (npos != 1)
+                return bento_usage_error("translate", "translate takes exactly one manifest path");
+        if (!o->out || !*o->out)
+                return bento_usage_error("translate",
+                                         "translate needs -o DIR, the bundle to write");
+        return 0;
+}
+
+static void json_paths(struct bento_jsonw *w, const char *key, const struct policy_path *v,
+                       size_t n)
+{
+        bento_jsonw_key(w, key);
+        bento_jsonw_open_array(w);
+        for (size_t i = 0; i < n; i++) {
+                bento_jsonw_open_object(w);
+                bento_jsonw_kstring(w, "path", v[i].written);
+                bento_jsonw_kstring(w, "on_host", v[i].real);
+                bento_jsonw_kbool(w, "exists", v[i].exists);
+                bento_jsonw_close_object(w);
+        }
+        bento_jsonw_close_array(w);
+}
+
+static void json_shields(struct bento_jsonw *w, const struct policy *p)
+{
+        bento_jsonw_key(w, "shields");
+        bento_jsonw_open_array(w);
+        for (size_t i = 0; i < p->n_shield_mounts; i++) {
+                const struct shield_mount *sm = &p->shield_mounts[i];
+
+                bento_jsonw_open_object(w);
+                bento_jsonw_kstring(w, "path", sm->rule->path);
+                bento_jsonw_kstring(w, "kind", shield_mount_kind_to_string(sm->kind));
+                if (sm->rule->holds != SHIELD_HOLDS_NONE)
+                        bento_jsonw_kstring(w, "holds", shield_holds_to_string(sm->rule->holds));
+                bento_jsonw_close_object(w);
+        }
+        bento_jsonw_close_array(w);
+}
+
+static int print_summary(const struct policy *p, const struct compile_opts *c, bool json,
+                         struct bento_err *err)
+{
+        cleanup_jsonw struct bento_jsonw w = {0};
+        cleanup_free char *buf = NULL, *gate = path_join(c->bundle_dir, COMPILE_GATE_SOCKET);
+        bool gated = p->m->exec != MANIFEST_EXEC_ALL;
+        size_t len = 0;
+
+        if (!gate)
+                return bento_err_set(err, ENOMEM, "summary");
+        if (!json) {
+                printf("bundle:       %s (config.json, rootfs/)\n", c->bundle_dir);
+                printf("manifest:     %s (%s)\n", p->m->path, c->approval);
+                printf("exec:         %s\n", manifest_exec_to_string(p->m->exec));
+                printf("shields:      %zu mounted\n", p->n_shield_mounts);
+                if (gated)
+                        printf("run it with:  bento-exec-gate --socket %s -- bento-runtime run "
+                               "--bundle %s <id>\n",
+                               gate, c->bundle_dir);
+                else
+                        printf("run it with:  bento-runtime run --bundle %s <id>\n", c->bundle_dir);
+                return 0;
+        }
+        if (bento_jsonw_init(&w, true, err) < 0)
+                return -err->code;
+        bento_jsonw_open_object(&w);
+        bento_jsonw_kstring(&w, "bundle", c->bundle_dir);
+        bento_jsonw_kstring(&w, "manifest", p->m->path);
+        bento_jsonw_kstring(&w, "fingerprint", c->fingerprint);
+        bento_jsonw_kstring(&w, "approval", c->approval);
+        bento_jsonw_kstring(&w, "entrypoint", p->entrypoint.real);
+        if (p->interpreter.real)
+                bento_jsonw_kstring(&w, "interpreter", p->interpreter.real);
+        json_paths(&w, "read", p->reads, p->n_reads);
+        json_paths(&w, "write", p->writes, p->n_writes);
+        json_shields(&w, p);
+        bento_jsonw_kstring(&w, "exec", manifest_exec_to_string(p->m->exec));
+        if (gated)
+                bento_jsonw_kstring(&w, "exec_gate_socket", gate);
+        bento_jsonw_kbool(&w, "egress", p->m->n_network > 0);
+        bento_jsonw_close_object(&w);
+        if (bento_jsonw_finish(&w, &buf, &len) < 0)
+                return -err->code;
+        fwrite(buf, 1, len, stdout);
+        return 0;
+}
+
+static char *absolute(const char *path)
+{
+        cleanup_free char *cwd = NULL;
+
+        if (path[0] == '/')
+                return path_clean(path);
+        cwd = getcwd(NULL, 0);
+        return cwd ? path_join(cwd, path) : NULL;
+}
+
+int cmd_translate(int argc, char **argv)
+{
+        struct translate_opts o = {0};
+        cleanup_manifest struct manifest *m = NULL;
+        cleanup_policy struct policy *p = NULL;
+        cleanup_free char *out = NULL, *refusal = NULL;
+        struct bento_err err = {0};
+        char fp[65];
+        int r;
+
+        r = parse_args(argc, argv, &o);
+        if (r != 0)
+                return r;
+        r = cli_load_manifest(o.manifest, &m);
+        if (r != 0)
+                return r;
+        for (size_t i = 0; i < o.n_env; i++) {
+                r = cli_check_env_override(m, o.env[i]);
+                if (r != 0)
+                        return r;
+        }
+        out = absolute(o.out);
+        if (!out || manifest_fingerprint(m, fp, &err) < 0 ||
+            policy_resolve(m, NULL, &p, &err) < 0) {
+                fprintf(stderr, "bento: %s\n", out ? err.msg : "out of memory");
+                return BENTO_EXIT_REFUSED;
+        }
+        refusal = policy_refusal(p);
+        if (refusal) {
+                fprintf(stderr, "bento: %s\n", refusal);
+                return BENTO_EXIT_REFUSED;
+        }
+        struct compile_opts c = {
+            .bundle_dir = out,
+            .env_overrides = o.env,
+            .n_env_overrides = o.n_env,
+            .fingerprint = fp,
+            .approval = manifest_approval_to_string(manifest_approval_state(m)),
+        };
+        if (policy_prepare_writes(p, &err) < 0 || compile_bundle(p, &c, &err) < 0 ||
+            print_summary(p, &c, o.json, &err) < 0) {
+                fprintf(stderr, "bento: %s\n", err.msg);
+                return BENTO_EXIT_REFUSED;
+        }
+        return 0;
+}

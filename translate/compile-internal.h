@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The compiler's parts, one file each: the mount table (compile-mounts.c),
+ * process (compile-process.c), linux (compile-linux.c) and the bundle
+ * files (compile.c).
+ */
+#ifndef BENTO_COMPILE_INTERNAL_H
+#define BENTO_COMPILE_INTERNAL_H
+
+#include "compile.h"
+#include "jsonw.h"
+
+/* One entry of config.json "mounts". */
+struct compile_mount {
+        char *destination;
+        const char *type; /* static */
+        char *source;
+        const char *const *options; /* static, NULL-terminated */
+};
+
+/* A symlink to create in rootfs/ instead of a mount (merged-/usr hosts:
+ * /bin -> usr/bin), so the sandbox sees the host's layout. */
+struct compile_symlink {
+        char *name;   /* absolute path inside the sandbox */
+        char *target; /* the link text, as on the host */
+};
+
+struct compile_plan {
+        struct compile_mount *mounts;
+        size_t n_mounts;
+        struct compile_symlink *symlinks;
+        size_t n_symlinks;
+};
+
+int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
+                        struct compile_plan *plan, struct bento_err *err);
+void compile_plan_done(struct compile_plan *plan);
+
+void compile_write_mounts(struct bento_jsonw *w, const struct compile_plan *plan);
+void compile_write_process(struct bento_jsonw *w, const struct policy *p,
+                           const struct compile_opts *o, char *const *env);
+void compile_write_linux(struct bento_jsonw *w, const struct policy *p,
+                         const struct compile_opts *o);
+void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
+                         const struct compile_opts *o, const char *egress_hook);
+
+/* The absolute path of a helper program installed beside bento (or named
+ * by the environment variable env_name).  Heap string or NULL (ENOMEM). */
+char *compile_helper_path(const char *env_name, const char *program);
+
+#endif

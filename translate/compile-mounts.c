@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The mount table, in the order the runtime applies it (later mounts win,
+ * design.md's mapping and §4.5's argv order): the fresh pseudo-filesystems,
+ * the system paths read-only, read grants read-only, write grants
+ * read-write, the shields (§5.8: DenyWrite first, then DenyAll, so a hidden
+ * child lands on top of a readable parent), and last the entrypoint and
+ * interpreter re-bound read-only so a write grant over their directory
+ * cannot make the running program writable.
+ *
+ * Every bind lands at the symlink-resolved host path: a mount cannot be
+ * placed on a symlink, and the resolved path is what the shields were
+ * computed against.  Read-only binds are recursive ("rro"), so a mount
+ * below a read grant on the host cannot come through writable.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "compile-internal.h"
+#include "path.h"
+
+static const char *const opts_proc[] = {"nosuid", "noexec", "nodev", NULL};
+static const char *const opts_dev[] = {"nosuid", "strictatime", "mode=755", "size=65536k", NULL};
+static const char *const opts_devpts[] = {"nosuid",        "noexec",    "newinstance",
+                                          "ptmxmode=0666", "mode=0620", NULL};
+static const char *const opts_shm[] = {"nosuid",    "noexec",      "nodev",
+                                       "mode=1777", "size=65536k", NULL};
+static const char *const opts_tmp[] = {"nosuid", "nodev", "mode=1777", NULL};
+static const char *const opts_ro[] = {"rbind", "ro", "rro", "nosuid", "nodev", NULL};
+static const char *const opts_rw[] = {"rbind", "rw", "nosuid", "nodev", NULL};
+static const char *const opts_file_ro[] = {"bind", "ro", "nosuid", "nodev", NULL};
+static const char *const opts_hidden_dir[] = {"ro",        "nosuid",  "nodev", "noexec",
+                                              "mode=0755", "size=4k", NULL};
+static const char *const opts_discarded[] = {"nosuid", "nodev", "mode=0755", NULL};
+
+static int add_mount(struct compile_plan *plan, const char *dest, const char *type,
+                     const char *source, const char *const *options, struct bento_err *err)
+{
+        struct compile_mount *v = reallocarray(plan->mounts, plan->n_mounts + 1, sizeof(*v));
+
+        if (!v)
+                return bento_err_set(err, ENOMEM, "mounts");
+        plan->mounts = v;
+        v[plan->n_mounts] = (struct compile_mount){.destination = strdup(dest),
+                                                   .type = type,
+                                                   .source = strdup(source),
+                                                   .options = options};
+        if (!v[plan->n_mounts].destination || !v[plan->n_mounts].source) {
+                free(v[plan->n_mounts].destination);
+                free(v[plan->n_mounts].source);
+                return bento_err_set(err, ENOMEM, "mounts");
+        }
+        plan->n_mounts++;
+        return 0;
+}
+
+static int add_bind(struct compile_plan *plan, const char *path, const char *const *options,
+                    struct bento_err *err)
+{
+        return add_mount(plan, path, "bind", path, options, err);
+}
+
+static int add_symlink(struct compile_plan *plan, const char *name, const char *target,
+                       struct bento_err *err)
+{
+        struct compile_symlink *v = reallocarray(plan->symlinks, plan->n_symlinks + 1, sizeof(*v));
+
+        if (!v)
+                return bento_err_set(err, ENOMEM, "mounts");
+        plan->symlinks = v;
+        v[plan->n_symlinks] = (struct compile_symlink){strdup(name), strdup(target)};
+        if (!v[plan->n_symlinks].name || !v[plan->n_symlinks].target) {
+                free(v[plan->n_symlinks].name);
+                free(v[plan->n_symlinks].target);
+                return bento_err_set(err, ENOMEM, "mounts");
+        }
+        plan->n_symlinks++;
+        return 0;
+}
+
+void compile_plan_done(struct compile_plan *plan)
+{
+        for (size_t i = 0; i < plan->n_mounts; i++) {
+                free(plan->mounts[i].destination);
+                free(plan->mounts[i].source);
+        }
+        free(plan->mounts);
+        for (size_t i = 0; i < plan->n_symlinks; i++) {
+                free(plan->symlinks[i].name);
+                free(plan->symlinks[i].target);
+        }
+        free(plan->symlinks);
+        *plan = (struct compile_plan){0};
+}
+
+static int add_fresh(struct compile_plan *plan, struct bento_err *err)
+{
+        int r = add_mount(plan, "/proc", "proc", "proc", opts_proc, err);
+
+        if (r >= 0)
+                r = add_mount(plan, "/dev", "tmpfs", "tmpfs", opts_dev, err);
+        if (r >= 0)
+                r = add_mount(plan, "/dev/pts", "devpts", "devpts", opts_devpts, err);
+        if (r >= 0)
+                r = add_mount(plan, "/dev/shm", "tmpfs", "shm", opts_shm, err);
+        if (r >= 0)
+                r = add_mount(plan, "/tmp", "tmpfs", "tmpfs", opts_tmp, err);
+        return r;
+}
+
+/* A top-level symlink whose target is itself in the sandbox (Debian's
+ * /bin -> usr/bin) is recreated as a link, not bound: the sandbox then has
+ * the host's layout, and one mount fewer. */
+static bool link_inside(const char *path, char *const *bound, size_t n, char **ret_text)
+{
+        cleanup_free char *real = NULL;
+        char text[4096];
+        struct stat st;
+        ssize_t len;
+
+        if (lstat(path, &st) < 0 || !S_ISLNK(st.st_mode))
+                return false;
+        len = readlink(path, text, sizeof(text) - 1);
+        if (len <= 0 || path_resolve(path, &real) < 0)
+                return false;
+        text[len] = '\0';
+        for (size_t i = 0; i < n; i++) {
+                struct stat bst;
+
+                if (strcmp(bound[i], path) != 0 && lstat(bound[i], &bst) == 0 &&
+                    !S_ISLNK(bst.st_mode) && path_within(bound[i], real)) {
+                        *ret_text = strdup(text);
+                        return *ret_text != NULL;
+                }
+        }
+        return false;
+}
+
+static int add_system(const struct policy *p, struct compile_plan *plan, struct bento_err *err)
+{
+        for (size_t i = 0; i < p->n_system_paths; i++) {
+                const char *sp = p->system_paths[i];
+                cleanup_free char *text = NULL, *real = NULL;
+                int r;
+
+                if (link_inside(sp, p->system_paths, p->n_system_paths, &text)) {
+                        r = add_symlink(plan, sp, text, err);
+                } else {
+                        if (path_resolve(sp, &real) < 0)
+                                return bento_err_set(err, ENOMEM, "mounts");
+                        r = add_mount(plan, real, "bind", real, opts_ro, err);
+                }
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* `read: /` (§4.5 argv step 8): every top-level entry of the host root but
+ * /proc, /dev and /tmp, which the sandbox mounts fresh. */
+static int add_whole_root(struct compile_plan *plan, struct bento_err *err)
+{
+        cleanup_dir DIR *d = opendir("/");
+        char *names[512];
+        size_t n = 0;
+        int r = 0;
+        struct dirent *de;
+
+        if (!d)
+                return bento_err_set(err, errno, "cannot list \"/\" for the read grant of \"/\"");
+        while ((de = readdir(d)) && n < sizeof(names) / sizeof(names[0])) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+                    strcmp(de->d_name, "proc") == 0 || strcmp(de->d_name, "dev") == 0 ||
+                    strcmp(de->d_name, "tmp") == 0)
+                        continue;
+                names[n] = path_join("/", de->d_name);
+                if (!names[n])
+                        r = -ENOMEM;
+                else
+                        n++;
+        }
+        if (n)
+                qsort(names, n, sizeof(char *), cmp_str);
+        for (size_t i = 0; i < n; i++) {
+                char text[4096];
+                ssize_t len = r < 0 ? -1 : readlink(names[i], text, sizeof(text) - 1);
+
+                if (r >= 0 && len > 0) {
+                        text[len] = '\0';
+                        r = add_symlink(plan, names[i], text, err);
+                } else if (r >= 0) {
+                        r = add_bind(plan, names[i], opts_ro, err);
+                }
+                free(names[i]);
+        }
+        return r == -ENOMEM ? bento_err_set(err, ENOMEM, "mounts") : r;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+        const struct policy_path *x = *(const struct policy_path *const *) a;
+        const struct policy_path *y = *(const struct policy_path *const *) b;
+
+        return strcmp(x->real, y->real);
+}
+
+/* Grants sorted by where they land, so a parent is mounted before a child,
+ * and deduplicated. */
+static int add_grants(const struct policy_path *grants, size_t n, bool write,
+                      struct compile_plan *plan, struct bento_err *err)
+{
+        cleanup_free const struct policy_path **sorted = calloc(n + 1, sizeof(*sorted));
+
+        if (!sorted)
+                return bento_err_set(err, ENOMEM, "mounts");
+        for (size_t i = 0; i < n; i++)
+                sorted[i] = &grants[i];
+        if (n)
+                qsort(sorted, n, sizeof(*sorted), cmp_path);
+        for (size_t i = 0; i < n; i++) {
+                const struct policy_path *g = sorted[i];
+                int r;
+
+                if (i > 0 && strcmp(sorted[i - 1]->real, g->real) == 0)
+                        continue;
+                /* A missing read grant is simply absent (§5.9); a missing
+                 * write grant is created before the run (§4.5 step 6). */
+                if (!write && !g->exists)
+                        continue;
+                if (!write && strcmp(g->real, "/") == 0)
+                        r = add_whole_root(plan, err);
+                else
+                        r = add_bind(plan, g->real, write ? opts_rw : opts_ro, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int add_shields(const struct policy *p, const char *shield_file, struct compile_plan *plan,
+                       struct bento_err *err)
+{
+        for (size_t i = 0; i < p->n_shield_mounts; i++) {
+                const char *path = p->shield_mounts[i].rule->path;
+                int r;
+
+                switch (p->shield_mounts[i].kind) {
+                case SHIELD_MOUNT_HIDDEN_DIR:
+                        r = add_mount(plan, path, "tmpfs", "tmpfs", opts_hidden_dir, err);
+                        break;
+                case SHIELD_MOUNT_DISCARDED:
+                        r = add_mount(plan, path, "tmpfs", "tmpfs", opts_discarded, err);
+                        break;
+                case SHIELD_MOUNT_READ_ONLY:
+                        r = add_bind(plan, path, opts_ro, err);
+                        break;
+                case SHIELD_MOUNT_HIDDEN_FILE:
+                case SHIELD_MOUNT_READ_ONLY_FILE:
+                        r = add_mount(plan, path, "bind", shield_file, opts_file_ro, err);
+                        break;
+                default:
+                        r = bento_err_set(err, EINVAL, "unknown shield mount kind");
+                }
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
+                        struct compile_plan *plan, struct bento_err *err)
+{
+        cleanup_free char *shield_file = path_join(o->bundle_dir, COMPILE_SHIELD_FILE);
+        int r;
+
+        if (!shield_file)
+                return bento_err_set(err, ENOMEM, "mounts");
+        r = add_fresh(plan, err);
+        if (r >= 0)
+                r = add_system(p, plan, err);
+        if (r >= 0)
+                r = add_grants(p->reads, p->n_reads, false, plan, err);
+        if (r >= 0)
+                r = add_grants(p->writes, p->n_writes, true, plan, err);
+        if (r >= 0)
+                r = add_shields(p, shield_file, plan, err);
+        if (r >= 0 && p->entrypoint.exists)
+                r = add_mount(plan, p->entrypoint.real, "bind", p->entrypoint.real, opts_file_ro,
+                              err);
+        if (r >= 0 && p->interpreter.real && p->interpreter.exists)
+                r = add_mount(plan, p->interpreter.real, "bind", p->interpreter.real, opts_file_ro,
+                              err);
+        return r;
+}
+
+void compile_write_mounts(struct bento_jsonw *w, const struct compile_plan *plan)
+{
+        bento_jsonw_key(w, "mounts");
+        bento_jsonw_open_array(w);
+        for (size_t i = 0; i < plan->n_mounts; i++) {
+                const struct compile_mount *m = &plan->mounts[i];
+
+                bento_jsonw_open_object(w);
+                bento_jsonw_kstring(w, "destination", m->destination);
+                bento_jsonw_kstring(w, "type", m->type);
+                bento_jsonw_kstring(w, "source", m->source);
+                bento_jsonw_key(w, "options");
+                bento_jsonw_open_array(w);
+                for (const char *const *opt = m->options; *opt; opt++)
+                        bento_jsonw_string(w, *opt);
+                bento_jsonw_close_array(w);
+                bento_jsonw_close_object(w);
+        }
+        bento_jsonw_close_array(w);
+}

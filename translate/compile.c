@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The bundle as a whole: config.json's top level (root, hostname, hooks,
+ * annotations) around the parts the other compile-*.c files write, and
+ * the files beside it.  Everything is written in a fixed order from
+ * sorted inputs, so the output is byte-for-byte reproducible.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "compile-internal.h"
+#include "fileio.h"
+#include "path.h"
+
+#define OCI_VERSION "1.0.2"
+
+char *compile_helper_path(const char *env_name, const char *program)
+{
+        const char *given = getenv(env_name);
+        char self[4096];
+        ssize_t len;
+        char *slash;
+
+        if (given && given[0] == '/')
+                return strdup(given);
+        len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        if (len <= 0)
+                return path_join("/usr/local/bin", program);
+        self[len] = '\0';
+        slash = strrchr(self, '/');
+        if (slash)
+                *slash = '\0';
+        return path_join(self, program);
+}
+
+void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
+                         const struct compile_opts *o, const char *egress_hook)
+{
+        const struct manifest *m = p->m;
+
+        if (m->n_network == 0)
+                return;
+        bento_jsonw_key(w, "hooks");
+        bento_jsonw_open_object(w);
+        bento_jsonw_key(w, "createRuntime");
+        bento_jsonw_open_array(w);
+        bento_jsonw_open_object(w);
+        bento_jsonw_kstring(w, "path", egress_hook);
+        bento_jsonw_key(w, "args");
+        bento_jsonw_open_array(w);
+        bento_jsonw_string(w, "bento-egress");
+        for (size_t i = 0; i < m->n_network; i++) {
+                cleanup_free char *rule = NULL;
+
+                if (asprintf(&rule, "%s:%s", m->network[i].host, m->network[i].port) < 0) {
+                        bento_jsonw_fail(w, -ENOMEM, "hooks");
+                        return;
+                }
+                bento_jsonw_string(w, "--allow");
+                bento_jsonw_string(w, rule);
+        }
+        if (o->egress_report) {
+                bento_jsonw_string(w, "--report");
+                bento_jsonw_string(w, o->egress_report);
+        }
+        bento_jsonw_close_array(w);
+        bento_jsonw_close_object(w);
+        bento_jsonw_close_array(w);
+        bento_jsonw_close_object(w);
+}
+
+static void write_annotations(struct bento_jsonw *w, const struct policy *p,
+                              const struct compile_opts *o)
+{
+        const char *slash = strrchr(p->m->path, '/');
+        cleanup_free char *manifest = path_join(p->base, slash ? slash + 1 : p->m->path);
+
+        bento_jsonw_key(w, "annotations");
+        bento_jsonw_open_object(w);
+        bento_jsonw_kstring_opt(w, "org.bento.approval", o->approval);
+        bento_jsonw_kstring(w, "org.bento.exec", manifest_exec_to_string(p->m->exec));
+        bento_jsonw_kstring_opt(w, "org.bento.fingerprint", o->fingerprint);
+        bento_jsonw_kstring(w, "org.bento.manifest", manifest); /* NULL fails the writer */
+        bento_jsonw_kstring(w, "org.bento.tier", "full");
+        bento_jsonw_kstring(w, "org.bento.version", BENTO_VERSION);
+        bento_jsonw_close_object(w);
+}
+
+int compile_config(const struct policy *p, const struct compile_opts *o, char **ret,
+                   size_t *ret_len, struct bento_err *err)
+{
+        cleanup_jsonw struct bento_jsonw w = {0};
+        cleanup_strv char **env = NULL;
+        cleanup_free char *egress = NULL;
+        struct compile_plan plan = {0};
+        int r;
+
+        if (!p->entrypoint.exists)
+                return bento_err_set(err, ENOENT, "entrypoint \"%s\" does not exist on this host",
+                                     p->entrypoint.expanded);
+        r = compile_env(p, o, &env, err);
+        if (r < 0)
+                return r;
+        egress = o->egress_hook ? strdup(o->egress_hook)
+                                : compile_helper_path("BENTO_EGRESS", "bento-egress");
+        if (!egress)
+                return bento_err_set(err, ENOMEM, "bundle");
+        r = compile_plan_mounts(p, o, &plan, err);
+        if (r >= 0)
+                r = bento_jsonw_init(&w, true, err);
+        if (r < 0) {
+                compile_plan_done(&plan);
+                return r;
+        }
+        bento_jsonw_open_object(&w);
+        bento_jsonw_kstring(&w, "ociVersion", OCI_VERSION);
+        bento_jsonw_key(&w, "root");
+        bento_jsonw_open_object(&w);
+        bento_jsonw_kstring(&w, "path", COMPILE_ROOTFS);
+        bento_jsonw_kbool(&w, "readonly", true);
+        bento_jsonw_close_object(&w);
+        bento_jsonw_kstring(&w, "hostname", "bento");
+        compile_write_process(&w, p, o, env);
+        compile_write_mounts(&w, &plan);
+        compile_write_hooks(&w, p, o, egress);
+        write_annotations(&w, p, o);
+        compile_write_linux(&w, p, o);
+        bento_jsonw_close_object(&w);
+        compile_plan_done(&plan);
+        return bento_jsonw_finish(&w, ret, ret_len);
+}
+
+/* A directory is ours to write into when it is empty or holds only what a
+ * bundle holds. */
+static int check_bundle_dir(const char *dir, struct bento_err *err)
+{
+        static const char *const ours[] = {COMPILE_CONFIG, COMPILE_ROOTFS, COMPILE_SHIELD_FILE,
+                                           COMPILE_GATE_SOCKET};
+        cleanup_dir DIR *d = opendir(dir);
+        struct dirent *de;
+
+        if (!d)
+                return bento_err_set(err, errno, "cannot open the bundle directory \"%s\"", dir);
+        while ((de = readdir(d))) {
+                bool known = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+
+                for (size_t i = 0; !known && i < sizeof(ours) / sizeof(ours[0]); i++)
+                        known = strcmp(de->d_name, ours[i]) == 0;
+                if (!known)
+                        return bento_err_set(err, EEXIST,
+                                             "\"%s\" holds \"%s\", which is not part of a bento "
+                                             "bundle; choose an empty or new directory",
+                                             dir, de->d_name);
+        }
+        return 0;
+}
+
+/* mkdir -p inside rootfs for a symlink's parent, then the link itself. */
+static int make_symlink(int rootfd, const struct compile_symlink *s, struct bento_err *err)
+{
+        cleanup_free char *rel = strdup(s->name + 1);
+        char existing[4096];
+        ssize_t len;
+
+        if (!rel)
+                return bento_err_set(err, ENOMEM, "rootfs");
+        for (char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+                *slash = '\0';
+                if (mkdirat(rootfd, rel, 0755) < 0 && errno != EEXIST)
+                        return bento_err_set(err, errno, "cannot create \"%s\" in the rootfs", rel);
+                *slash = '/';
+        }
+        if (symlinkat(s->target, rootfd, rel) == 0)
+                return 0;
+        len = readlinkat(rootfd, rel, existing, sizeof(existing) - 1);
+        if (len >= 0) {
+                existing[len] = '\0';
+                if (strcmp(existing, s->target) == 0)
+                        return 0;
+        }
+        return bento_err_set(err, errno ? errno : EEXIST,
+                             "cannot create the symlink \"%s\" in the rootfs", s->name);
+}
+
+static int write_rootfs(int dirfd, const struct compile_plan *plan, struct bento_err *err)
+{
+        cleanup_close int rootfd = -1;
+
+        if (mkdirat(dirfd, COMPILE_ROOTFS, 0755) < 0 && errno != EEXIST)
+                return bento_err_set(err, errno, "cannot create the rootfs directory");
+        rootfd = openat(dirfd, COMPILE_ROOTFS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (rootfd < 0)
+                return bento_err_set(err, errno, "cannot open the rootfs directory");
+        for (size_t i = 0; i < plan->n_symlinks; i++) {
+                int r = make_symlink(rootfd, &plan->symlinks[i], err);
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The empty read-only file that file shields bind (§5.8). */
+static int write_shield_file(int dirfd, struct bento_err *err)
+{
+        cleanup_close int fd =
+            openat(dirfd, COMPILE_SHIELD_FILE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0400);
+        struct stat st;
+
+        if (fd < 0 && errno == EACCES)
+                fd = openat(dirfd, COMPILE_SHIELD_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return bento_err_set(err, errno, "cannot create the shield file");
+        if (!S_ISREG(st.st_mode) || st.st_size != 0)
+                return bento_err_set(err, EEXIST,
+                                     "the bundle's shield file is not an empty regular file");
+        if (fchmod(fd, 0400) < 0)
+                return bento_err_set(err, errno, "cannot make the shield file read-only");
+        return 0;
+}
+
+int compile_bundle(const struct policy *p, const struct compile_opts *o, struct bento_err *err)
+{
+        cleanup_free char *config = NULL;
+        cleanup_close int dirfd = -1;
+        struct compile_plan plan = {0};
+        size_t len = 0;
+        int r;
+
+        r = compile_config(p, o, &config, &len, err);
+        if (r < 0)
+                return r;
+        if (mkdir(o->bundle_dir, 0700) < 0 && errno != EEXIST)
+                return bento_err_set(err, errno, "cannot create the bundle directory \"%s\"",
+                                     o->bundle_dir);
+        r = check_bundle_dir(o->bundle_dir, err);
+        if (r < 0)
+                return r;
+        dirfd = open(o->bundle_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd < 0)
+                return bento_err_set(err, errno, "cannot open \"%s\"", o->bundle_dir);
+        r = compile_plan_mounts(p, o, &plan, err);
+        if (r >= 0)
+                r = write_rootfs(dirfd, &plan, err);
+        compile_plan_done(&plan);
+        if (r >= 0)
+                r = write_shield_file(dirfd, err);
+        if (r >= 0)
+                r = bento_write_file_atomic_at(dirfd, COMPILE_CONFIG, config, len, 0600, err);
+        return r;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * policy_resolve() in order: paths, shields and grant checks, the system
+ * paths (the interpreter's prefix rule needs the home anchors), then the
+ * shield mounts (which need every exposed path).  And the one step that
+ * changes the host: creating missing write grants after every check.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "policy-internal.h"
+
+static void path_done(struct policy_path *pp)
+{
+        free(pp->expanded);
+        free(pp->real);
+}
+
+struct policy *policy_free(struct policy *p)
+{
+        if (!p)
+                return NULL;
+        free(p->base);
+        free(p->home);
+        path_done(&p->entrypoint);
+        path_done(&p->interpreter);
+        for (size_t i = 0; i < p->n_reads; i++)
+                path_done(&p->reads[i]);
+        free(p->reads);
+        for (size_t i = 0; i < p->n_writes; i++)
+                path_done(&p->writes[i]);
+        free(p->writes);
+        for (size_t i = 0; i < p->n_problems; i++)
+                free(p->problems[i]);
+        free(p->problems);
+        for (size_t i = 0; i < p->n_system_paths; i++)
+                free(p->system_paths[i]);
+        free(p->system_paths);
+        free(p->shield_mounts);
+        free(p->opted);
+        shield_refusals_free(p->refusals, p->n_refusals);
+        shield_set_free(p->shields);
+        free(p->shields_error);
+        free(p);
+        return NULL;
+}
+
+int policy_resolve(const struct manifest *m, const struct policy_host *host, struct policy **ret,
+                   struct bento_err *err)
+{
+        cleanup_policy struct policy *p = calloc(1, sizeof(*p));
+        int r;
+
+        if (!p)
+                return bento_err_set(err, ENOMEM, "path resolution");
+        p->m = m;
+        r = policy_resolve_paths(p, host, err);
+        if (r >= 0)
+                r = policy_shields(p, host, err);
+        if (r >= 0)
+                r = policy_system_paths(p, err);
+        if (r >= 0)
+                r = policy_shield_mounts(p, err);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+char *policy_refusal(const struct policy *p)
+{
+        char *msg = NULL;
+
+        if (p->n_problems > 0)
+                return strdup(p->problems[0]);
+        if (!p->shields) {
+                if (asprintf(&msg,
+                             "cannot anchor the credential shields on this host: %s; bento "
+                             "refuses to run without them",
+                             p->shields_error ? p->shields_error : "no home directory") < 0)
+                        return NULL;
+                return msg;
+        }
+        if (p->n_refusals > 0)
+                return strdup(p->refusals[0].message);
+        return NULL;
+}
+
+/* mkdir -p with mode 0700 for what is missing. */
+static int mkdir_parents(const char *path, struct bento_err *err)
+{
+        cleanup_free char *copy = strdup(path);
+
+        if (!copy)
+                return bento_err_set(err, ENOMEM, "write grants");
+        for (char *s = copy + 1;; s++) {
+                bool end = *s == '\0';
+
+                if (*s != '/' && !end)
+                        continue;
+                *s = '\0';
+                if (mkdir(copy, 0700) < 0 && errno != EEXIST)
+                        return bento_err_set(err, errno, "cannot create the write grant \"%s\"",
+                                             path);
+                if (end)
+                        return 0;
+                *s = '/';
+        }
+}
+
+int policy_prepare_writes(const struct policy *p, struct bento_err *err)
+{
+        for (size_t i = 0; i < p->n_writes; i++) {
+                struct stat st;
+                int r;
+
+                if (stat(p->writes[i].real, &st) == 0)
+                        continue;
+                r = mkdir_parents(p->writes[i].real, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
