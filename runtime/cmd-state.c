@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "cgroup.h"
 #include "cleanup.h"
 #include "commands.h"
 #include "log.h"
@@ -79,6 +80,22 @@ static int print_state(const char *id, const struct snapshot *s, bool verbose, F
         return 0;
 }
 
+/* How many processes the OOM killer took in the container's cgroup: a
+ * caller that sees SIGKILL can tell a memory limit from a kill(1). */
+static int add_oom_kills(struct snapshot *s, struct bento_err *err)
+{
+        long n;
+
+        if (!s->rec || !s->rec->extra)
+                return 0;
+        n = rt_cgroup_oom_kills(s->rec);
+        if (n < 0)
+                return 0;
+        if (bento_json_object_set(s->rec->extra, "oomKills", bento_json_new_int(n)) < 0)
+                return bento_err_set(err, ENOMEM, "state");
+        return 0;
+}
+
 int cmd_state(const struct rt_global *g, int argc, char **argv)
 {
         struct rt_store store = {.root = NULL, .root_fd = -1};
@@ -95,7 +112,9 @@ int cmd_state(const struct rt_global *g, int argc, char **argv)
         if (r >= 0)
                 r = snapshot_take(&store, argv[1], &s, &err);
         if (r >= 0) {
-                r = print_state(argv[1], &s, true, stdout, &err);
+                r = add_oom_kills(&s, &err);
+                if (r >= 0)
+                        r = print_state(argv[1], &s, true, stdout, &err);
                 snapshot_close(&s);
         }
         rt_store_close(&store);
