@@ -45,12 +45,22 @@ LDSAN :=
 endif
 
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# The build date `bento version` names is the commit's own date (or
+# SOURCE_DATE_EPOCH when a packager sets it), so rebuilding the same tree
+# gives the same binary.
+ifdef SOURCE_DATE_EPOCH
+BUILD_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%d 2>/dev/null)
+else
+BUILD_DATE := $(shell git log -1 --format=%cs 2>/dev/null)
+endif
+BUILD_DATE := $(or $(BUILD_DATE),unknown)
 VERSION := 0.1.0
 
 CFLAGS ?=
 LDFLAGS ?=
 ALL_CFLAGS := -std=gnu17 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) -fPIE -MMD -MP \
-              -Ibundle -DBENTO_VERSION='"$(VERSION)"' -DBENTO_COMMIT='"$(GIT_COMMIT)"' $(CFLAGS)
+              -Ibundle -DBENTO_VERSION='"$(VERSION)"' -DBENTO_COMMIT='"$(GIT_COMMIT)"' \
+              -DBENTO_BUILD_DATE='"$(BUILD_DATE)"' $(CFLAGS)
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now,-z,noexecstack $(LDSAN) $(LDFLAGS)
 
 BUNDLE_SRC := $(wildcard bundle/*.c)
@@ -126,7 +136,7 @@ $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBBENTO)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
 
 # Unit tests of translate/ code link everything in it except main.c.
-TRANSLATE_TEST_PATTERNS := test-manifest% test-fingerprint% test-shields%
+TRANSLATE_TEST_PATTERNS := test-manifest% test-fingerprint% test-shields% test-admission%
 TRANSLATE_TESTS := $(filter $(addprefix $(BUILDDIR)/tests/,$(TRANSLATE_TEST_PATTERNS)),$(UNIT_BINS))
 
 $(LIBTRANSLATE): $(call obj,$(filter-out translate/main.c,$(TRANSLATE_SRC)))
@@ -141,6 +151,32 @@ $(addprefix $(BUILDDIR)/obj/tests/unit/,$(TRANSLATE_TEST_PATTERNS)): \
 $(TRANSLATE_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBTRANSLATE) $(LIBBENTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_TRANSLATE))
+
+# Unit tests of the exec gate link its message parser (hooks/exec-gate/message.c).
+GATE_TESTS := $(filter $(BUILDDIR)/tests/test-exec-gate%,$(UNIT_BINS))
+$(BUILDDIR)/obj/tests/unit/test-exec-gate%: TEST_CFLAGS = -iquote hooks/exec-gate
+
+$(GATE_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o \
+    $(call obj,hooks/exec-gate/message.c) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
+
+# Unit tests of hooks/egress link its objects except main.c.
+EGRESS_TEST_PATTERNS := test-egress%
+EGRESS_TESTS := $(filter $(addprefix $(BUILDDIR)/tests/,$(EGRESS_TEST_PATTERNS)),$(UNIT_BINS))
+LIBEGRESS := $(BUILDDIR)/lib/libbento-egress.a
+
+$(LIBEGRESS): $(call obj,$(filter-out hooks/egress/main.c,$(wildcard hooks/egress/*.c)))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(addprefix $(BUILDDIR)/obj/tests/unit/,$(EGRESS_TEST_PATTERNS)): \
+    TEST_CFLAGS = -iquote hooks/egress $(call pkg_cflags,$(PKGS_HOOKS))
+
+$(EGRESS_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBEGRESS) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_HOOKS))
 
 # The probe runs inside containers whose rootfs holds nothing but busybox: it
 # must be static, so it is built without the sanitizers.
@@ -190,6 +226,13 @@ $(BUILDDIR)/fuzz/fuzz-manifest: tests/fuzz/fuzz-manifest.c \
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -iquote translate $(call pkg_cflags,$(PKGS_TRANSLATE)) -o $@ $^ \
 		$(call pkg_libs,$(PKGS_TRANSLATE))
+
+# The egress request target links the parser and the rules of hooks/egress.
+$(BUILDDIR)/fuzz/fuzz-egress-request: tests/fuzz/fuzz-egress-request.c hooks/egress/request.c \
+    hooks/egress/rules.c $(BUNDLE_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -iquote hooks/egress $(call pkg_cflags,$(PKGS_BUNDLE)) -o $@ $^ \
+		$(call pkg_libs,$(PKGS_BUNDLE))
 
 fuzz: $(FUZZ_TARGETS)
 

@@ -35,41 +35,42 @@ static bool looks_like_script(const char *path)
         return fd >= 0 && read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!';
 }
 
-static int load_failed(const char *path, const struct manifest_problems *p,
-                       const struct bento_err *err)
+char *cli_load_error(const char *path, const struct manifest_problems *p,
+                     const struct bento_err *err)
 {
-        cleanup_free char *shown = NULL, *alt = NULL;
+        cleanup_free char *alt = NULL;
         struct stat st;
+        char *msg = NULL;
 
         if (p->n > 0 && looks_like_script(path)) {
-                if (asprintf(&alt, "%s.manifest.yaml", path) >= 0 && stat(alt, &st) == 0)
-                        fprintf(stderr,
-                                "bento: %s looks like a script, not a manifest. Did you mean "
-                                "%s?\n",
-                                path, alt);
-                else
-                        fprintf(stderr,
-                                "bento: %s looks like a script, not a manifest. Run `bento "
-                                "profile %s` to draft one, then pass that.\n",
-                                path, path);
-                return BENTO_EXIT_REFUSED;
+                if (asprintf(&alt, "%s.manifest.yaml", path) >= 0 && stat(alt, &st) == 0) {
+                        if (asprintf(&msg,
+                                     "%s looks like a script, not a manifest. Did you mean %s?",
+                                     path, alt) < 0)
+                                msg = NULL;
+                } else if (asprintf(&msg,
+                                    "%s looks like a script, not a manifest. Run `bento profile "
+                                    "%s` to draft one, then pass that.",
+                                    path, path) < 0) {
+                        msg = NULL;
+                }
+                return msg;
         }
-        shown = p->n > 0 ? manifest_problems_render(p) : NULL;
-        fprintf(stderr, "bento: %s\n", shown ? shown : err->msg);
-        return BENTO_EXIT_REFUSED;
+        return p->n > 0 ? manifest_problems_render(p) : strdup(err->msg);
 }
 
 int cli_load_manifest(const char *path, struct manifest **ret)
 {
         struct manifest_problems problems = {0};
         struct bento_err err = {0};
-        int r;
+        cleanup_free char *msg = NULL;
 
         if (manifest_load(path, ret, &problems, &err) == 0)
                 return 0;
-        r = load_failed(path, &problems, &err);
+        msg = cli_load_error(path, &problems, &err);
         manifest_problems_done(&problems);
-        return r;
+        fprintf(stderr, "bento: %s\n", msg ? msg : err.msg);
+        return BENTO_EXIT_REFUSED;
 }
 
 int cli_check_env_override(const struct manifest *m, const char *arg)

@@ -1,33 +1,35 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento validate (spec/bento.md §3.3), first stage: load and validate the
- * manifest and show what it grants, as written.  The host-dependent half of
- * the verb (approval state, path resolution, the grants this host would
- * refuse, runnability) does not exist yet, and the output says so instead
- * of printing a verdict it did not reach; --strict, which gates on exactly
- * those checks, therefore refuses.
+ * bento validate <manifest> [--json] [--strict] [--relocatable]
+ * (spec/bento.md §3.3): a static review that builds no sandbox.  It loads
+ * the manifest the way run does (trust inspection on the opened file,
+ * warnings for a stamped manifest), resolves a copy of its paths on this
+ * host, and reports what run would do with it: where each grant lands,
+ * every refusal in run's words, the HOME note, the approval state.
+ *
+ * The report goes to stdout before any verdict, so a failing --strict gate
+ * still leaves parseable output.  --strict fails on an unstamped or stale
+ * manifest and on anything that stops a run here (runnability problems,
+ * refused grants, an unanchorable host); notes never fail.
+ * --relocatable fails on its own when a path pins the manifest to this
+ * host's layout.
  */
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "approval.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "commands.h"
-#include "jsonw.h"
-#include "manifest.h"
-
-#define NOT_REPORTED                                                                               \
-        "approval state, path resolution on this host and the grants this host would refuse "      \
-        "are not checked by this build yet"
+#include "policy.h"
+#include "trust.h"
+#include "validate.h"
 
 struct validate_opts {
         const char *path;
-        bool json, strict;
+        bool json, strict, relocatable;
 };
 
 /* --json, or --json=<bool> with strconv.ParseBool's spellings (§3.1). */
@@ -63,6 +65,8 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
                                                          a + 7);
                 } else if (!dashdash && strcmp(a, "--strict") == 0)
                         o->strict = true;
+                else if (!dashdash && strcmp(a, "--relocatable") == 0)
+                        o->relocatable = true;
                 else if (!dashdash && a[0] == '-' && a[1] != '\0')
                         return bento_usage_error("validate", "unknown flag: %s", a);
                 else if (npos++ == 0)
@@ -78,177 +82,102 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
         return 0;
 }
 
-static void print_list(const char *label, char *const *v, size_t n, bool quoted)
+/* Load through the trust inspection (§2.4), worded like every verb's
+ * load errors (script detection, problems with their places). */
+static int load(const char *path, struct trust_loaded *ret)
 {
-        printf("%-13s ", label);
-        if (n == 0) {
-                puts("(none)");
-                return;
+        struct manifest_problems problems = {0};
+        struct bento_err err = {0};
+        cleanup_free char *shown = NULL;
+
+        if (trust_load_manifest(path, NULL, ret, &problems, &err) == 0)
+                return 0;
+        shown = cli_load_error(path, &problems, &err);
+        fprintf(stderr, "bento: %s\n", shown ? shown : err.msg);
+        manifest_problems_done(&problems);
+        return BENTO_EXIT_REFUSED;
+}
+
+static int strict_verdict(const struct validate_report *r)
+{
+        const char *approval = approval_strict_failure(r->approval.state);
+        cleanup_free char *host = NULL;
+        bool oom = false;
+
+        if (approval) {
+                fprintf(stderr, "bento: %s\n", approval);
+                return BENTO_EXIT_REFUSED;
         }
-        fputs(quoted ? "" : "[", stdout);
-        for (size_t i = 0; i < n; i++)
-                printf(quoted ? "%s\"%s\"" : "%s%s", i ? " " : "", v[i]);
-        puts(quoted ? "" : "]");
-}
-
-/* host:port the way the proxy's CONNECT line spells it: IPv6 bracketed. */
-static void print_rule(const struct manifest_net_rule *r, bool first)
-{
-        bool v6 = strchr(r->host, ':') != NULL;
-
-        printf("%s%s%s%s:%s", first ? "" : " ", v6 ? "[" : "", r->host, v6 ? "]" : "", r->port);
-}
-
-static const char *exec_words(enum manifest_exec e)
-{
-        switch (e) {
-        case MANIFEST_EXEC_ALL:
-                return "allowed (the script may spawn subprocesses)";
-        case MANIFEST_EXEC_NONE_STRICT:
-                return "blocked, strictly (no subprocesses; fork/vfork/clone blocked, threads "
-                       "allowed)";
-        default:
-                return "blocked on the standard exec path (execve)";
+        host = validate_host_failures(r, &oom);
+        if (oom) {
+                fprintf(stderr, "bento: out of memory\n");
+                return BENTO_EXIT_REFUSED;
         }
-}
-
-static void print_limits(const struct manifest_limits *l)
-{
-        const char *sep = "";
-
-        if (!*l->memory && !*l->cpu && !l->has_pids)
-                return;
-        printf("%-14s", "limits:");
-        if (*l->memory)
-                printf("memory %s", l->memory), sep = ", ";
-        if (*l->cpu)
-                printf("%scpu %s", sep, l->cpu), sep = ", ";
-        if (l->has_pids)
-                printf("%spids %lld", sep, (long long) l->pids);
-        putchar('\n');
-}
-
-static void print_human(const struct manifest *m)
-{
-        printf("%-14s%s - ok\n", "manifest:", m->path);
-        printf("%-14s%s\n", "entrypoint:", m->entrypoint);
-        if (*m->interpreter)
-                printf("%-14s%s\n", "interpreter:", m->interpreter);
-        else
-                printf("%-14s%s\n", "interpreter:", "(none - the entrypoint is a compiled binary)");
-        if (m->n_interpreter_args > 0)
-                print_list("  args passed to the interpreter, before the entrypoint:",
-                           m->interpreter_args, m->n_interpreter_args, true);
-        if (m->n_args > 0)
-                print_list("args:", m->args, m->n_args, true);
-        print_list("read:", m->read, m->n_read, false);
-        print_list("write:", m->write, m->n_write, false);
-        print_list("env:", m->env, m->n_env, false);
-        printf("%-14s", "network:");
-        if (m->n_network == 0)
-                fputs("denied (no egress)", stdout);
-        else
-                putchar('[');
-        for (size_t i = 0; i < m->n_network; i++)
-                print_rule(&m->network[i], i == 0);
-        puts(m->n_network ? "]" : "");
-        printf("%-14s%s\n", "exec:", exec_words(m->exec));
-        print_limits(&m->limits);
-        printf("\nEverything not listed above is denied.\n");
-        printf("not reported: %s.\n", NOT_REPORTED);
-}
-
-static void json_rules(struct bento_jsonw *w, const struct manifest *m)
-{
-        bento_jsonw_key(w, "network");
-        bento_jsonw_open_array(w);
-        for (size_t i = 0; i < m->n_network; i++) {
-                const struct manifest_net_rule *r = &m->network[i];
-                cleanup_free char *s = NULL;
-                bool v6 = strchr(r->host, ':') != NULL;
-
-                if (asprintf(&s, "%s%s%s:%s", v6 ? "[" : "", r->host, v6 ? "]" : "", r->port) < 0)
-                        s = NULL;
-                bento_jsonw_string(w, s); /* NULL records the failure */
+        if (host) {
+                fprintf(stderr, "bento: manifest cannot run on this host: %s\n", host);
+                return BENTO_EXIT_REFUSED;
         }
-        bento_jsonw_close_array(w);
-}
-
-static void json_limits(struct bento_jsonw *w, const struct manifest_limits *l)
-{
-        if (!*l->memory && !*l->cpu && !l->has_pids)
-                return;
-        bento_jsonw_key(w, "limits");
-        bento_jsonw_open_object(w);
-        if (*l->memory)
-                bento_jsonw_kstring(w, "memory", l->memory);
-        if (*l->cpu)
-                bento_jsonw_kstring(w, "cpu", l->cpu);
-        if (l->has_pids)
-                bento_jsonw_kint(w, "pids", l->pids);
-        bento_jsonw_close_object(w);
-}
-
-static void json_list(struct bento_jsonw *w, const char *key, char *const *v, size_t n)
-{
-        if (n > 0)
-                bento_jsonw_kstrv(w, key, v, n);
-}
-
-static int print_json(const struct manifest *m, struct bento_err *err)
-{
-        static char *not_reported[] = {"approval", "path resolution", "host refusals"};
-        cleanup_jsonw struct bento_jsonw w = {0};
-        cleanup_free char *buf = NULL;
-        size_t len = 0;
-
-        if (bento_jsonw_init(&w, true, err) < 0)
-                return -err->code;
-        bento_jsonw_open_object(&w);
-        bento_jsonw_kstring(&w, "entrypoint", m->entrypoint);
-        if (*m->interpreter)
-                bento_jsonw_kstring(&w, "interpreter", m->interpreter);
-        json_list(&w, "interpreter_args", m->interpreter_args, m->n_interpreter_args);
-        json_list(&w, "args", m->args, m->n_args);
-        json_list(&w, "env", m->env, m->n_env);
-        json_list(&w, "read", m->read, m->n_read);
-        json_list(&w, "write", m->write, m->n_write);
-        json_rules(&w, m);
-        bento_jsonw_kstring(&w, "exec", manifest_exec_to_string(m->exec));
-        json_limits(&w, &m->limits);
-        /* The host-dependent fields of §3.3 are left out, not guessed. */
-        bento_jsonw_kstrv(&w, "not_reported", not_reported, 3);
-        bento_jsonw_close_object(&w);
-        if (bento_jsonw_finish(&w, &buf, &len) < 0)
-                return -err->code;
-        fwrite(buf, 1, len, stdout);
         return 0;
+}
+
+static int relocatable_verdict(const struct validate_report *r)
+{
+        if (r->n_pins == 0)
+                return 0;
+        fputs("bento: manifest is not relocatable: ", stderr);
+        for (size_t i = 0; i < r->n_pins; i++)
+                fprintf(stderr, "%s%s \"%s\"", i ? "; " : "", r->pins[i].field, r->pins[i].path);
+        fputc('\n', stderr);
+        return BENTO_EXIT_REFUSED;
+}
+
+static int report(const struct validate_opts *o, const struct manifest *m,
+                  const struct approval_status *st)
+{
+        cleanup_policy struct policy *p = NULL;
+        struct validate_report rep = {0};
+        struct bento_err err = {0}, why = {0};
+        int r;
+
+        if (policy_resolve(m, NULL, &p, &why) < 0)
+                p = NULL;
+        if (validate_report_build(m, p, p ? NULL : why.msg, st, &rep, &err) < 0) {
+                fprintf(stderr, "bento: %s\n", err.msg);
+                return BENTO_EXIT_REFUSED;
+        }
+        if (o->json)
+                r = validate_print_json(stdout, &rep, o->relocatable, &err);
+        else
+                r = (validate_print_human(stdout, &rep, o->relocatable), 0);
+        if (r < 0 || fflush(stdout) != 0) {
+                fprintf(stderr, "bento: %s\n", r < 0 ? err.msg : "writing the report failed");
+                validate_report_done(&rep);
+                return BENTO_EXIT_REFUSED;
+        }
+        r = o->strict ? strict_verdict(&rep) : 0;
+        if (r == 0 && o->relocatable)
+                r = relocatable_verdict(&rep);
+        validate_report_done(&rep);
+        return r;
 }
 
 int cmd_validate(int argc, char **argv)
 {
         struct validate_opts o = {0};
-        cleanup_manifest struct manifest *m = NULL;
-        struct bento_err err = {0};
+        cleanup_trust_loaded struct trust_loaded l = {0};
+        cleanup_free char *notes = NULL;
+        struct approval_status st;
         int r;
 
         r = parse_args(argc, argv, &o);
         if (r != 0)
                 return r;
-        r = cli_load_manifest(o.path, &m);
+        r = load(o.path, &l);
         if (r != 0)
                 return r;
-        if (o.json ? print_json(m, &err) < 0 : (print_human(m), 0)) {
-                fprintf(stderr, "bento: %s\n", err.msg);
-                return BENTO_EXIT_REFUSED;
-        }
-        if (fflush(stdout) != 0) {
-                fprintf(stderr, "bento: writing the report failed\n");
-                return BENTO_EXIT_REFUSED;
-        }
-        if (o.strict) {
-                fprintf(stderr, "bento: --strict cannot pass: %s\n", NOT_REPORTED);
-                return BENTO_EXIT_REFUSED;
-        }
-        return 0;
+        approval_check(l.m, l.trust.real_path, &st);
+        notes = approval_notes(&st, &l.trust);
+        if (notes)
+                fputs(notes, stderr);
+        return report(&o, l.m, &st);
 }

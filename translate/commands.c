@@ -12,10 +12,18 @@
 #include "commands.h"
 
 const struct bento_verb bento_verbs[] = {
+    {"run", cmd_run,
+     "bento run <manifest> [--strict|--allow-degraded] [--allow-unapproved] [--env NAME=VALUE]... "
+     "[--run-id ID] [--json]",
+     "run the manifest's entrypoint in a sandbox under exactly the permissions it grants"},
     {"translate", cmd_translate, "bento translate <manifest> -o <dir> [--json] [--env NAME=VALUE]...",
      "compile a manifest into an OCI bundle (config.json and rootfs/)"},
     {"validate", cmd_validate, "bento validate <manifest> [--json] [--strict]",
      "check a manifest and show the permissions it grants, as written"},
+    {"approve", cmd_approve, "bento approve <manifest> [--yes]",
+     "review a manifest's permissions and stamp them as approved"},
+    {"doctor", cmd_doctor, "bento doctor [--json]",
+     "report which sandbox layers this host enforces and what each shortfall means for a run"},
     {"version", cmd_version, "bento version", "print the version and the platform"},
 };
 

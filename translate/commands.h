@@ -25,7 +25,10 @@ extern const size_t bento_n_verbs;
 /* The row for a verb name, or NULL. */
 const struct bento_verb *bento_find_verb(const char *name);
 
+int cmd_run(int argc, char **argv);
 int cmd_translate(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 

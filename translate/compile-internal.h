@@ -44,8 +44,4 @@ void compile_write_linux(struct bento_jsonw *w, const struct policy *p,
 void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
                          const struct compile_opts *o, const char *egress_hook);
 
-/* The absolute path of a helper program installed beside bento (or named
- * by the environment variable env_name).  Heap string or NULL (ENOMEM). */
-char *compile_helper_path(const char *env_name, const char *program);
-
 #endif

@@ -65,6 +65,17 @@ static int add_bind(struct compile_plan *plan, const char *path, const char *con
         return add_mount(plan, path, "bind", path, options, err);
 }
 
+/* A read-only bind of path: recursive for a directory; a plain one for
+ * anything else, since "rro" (mount_setattr with AT_RECURSIVE) opens the
+ * target as a directory in crun and fails on a file. */
+static int add_ro_bind(struct compile_plan *plan, const char *path, struct bento_err *err)
+{
+        struct stat st;
+        bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+
+        return add_bind(plan, path, dir ? opts_ro : opts_file_ro, err);
+}
+
 static int add_symlink(struct compile_plan *plan, const char *name, const char *target,
                        struct bento_err *err)
 {
@@ -153,7 +164,7 @@ static int add_system(const struct policy *p, struct compile_plan *plan, struct 
                 } else {
                         if (path_resolve(sp, &real) < 0)
                                 return bento_err_set(err, ENOMEM, "mounts");
-                        r = add_mount(plan, real, "bind", real, opts_ro, err);
+                        r = add_ro_bind(plan, real, err);
                 }
                 if (r < 0)
                         return r;
@@ -199,7 +210,7 @@ static int add_whole_root(struct compile_plan *plan, struct bento_err *err)
                         text[len] = '\0';
                         r = add_symlink(plan, names[i], text, err);
                 } else if (r >= 0) {
-                        r = add_bind(plan, names[i], opts_ro, err);
+                        r = add_ro_bind(plan, names[i], err);
                 }
                 free(names[i]);
         }
@@ -240,7 +251,8 @@ static int add_grants(const struct policy_path *grants, size_t n, bool write,
                 if (!write && strcmp(g->real, "/") == 0)
                         r = add_whole_root(plan, err);
                 else
-                        r = add_bind(plan, g->real, write ? opts_rw : opts_ro, err);
+                        r = write ? add_bind(plan, g->real, opts_rw, err)
+                                  : add_ro_bind(plan, g->real, err);
                 if (r < 0)
                         return r;
         }
@@ -262,7 +274,7 @@ static int add_shields(const struct policy *p, const char *shield_file, struct c
                         r = add_mount(plan, path, "tmpfs", "tmpfs", opts_discarded, err);
                         break;
                 case SHIELD_MOUNT_READ_ONLY:
-                        r = add_bind(plan, path, opts_ro, err);
+                        r = add_ro_bind(plan, path, err);
                         break;
                 case SHIELD_MOUNT_HIDDEN_FILE:
                 case SHIELD_MOUNT_READ_ONLY_FILE:

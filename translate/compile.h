@@ -55,4 +55,9 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
  * anything else, so a typo cannot overwrite unrelated files. */
 int compile_bundle(const struct policy *p, const struct compile_opts *o, struct bento_err *err);
 
+/* The absolute path of a program installed beside bento (bento-runtime,
+ * bento-egress, bento-exec-gate), or the one an environment variable names
+ * ($BENTO_RUNTIME, ...) when it is absolute.  Heap string, NULL on ENOMEM. */
+char *compile_helper_path(const char *env_name, const char *program);
+
 #endif

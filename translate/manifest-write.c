@@ -402,23 +402,15 @@ static int replace_file(const char *shown, const char *real, const char *data, s
         return 0;
 }
 
-int manifest_write_file(const char *path, const struct manifest *m,
-                        struct manifest_write_info *ret_info, struct bento_err *err)
+int manifest_write_bytes(const char *path, const char *data, size_t len,
+                         struct manifest_write_info *ret_info, struct bento_err *err)
 {
-        cleanup_free char *yaml = NULL, *real = NULL;
+        cleanup_free char *real = NULL;
         struct stat st = {0};
         bool existed = false;
         mode_t old_mode = 0, new_mode;
-        size_t len = 0;
         int r;
 
-        /* Never emit a file the parser would refuse (§1.10). */
-        r = manifest_validate(m, path, NULL, err);
-        if (r < 0)
-                return r;
-        r = manifest_to_yaml(m, 0, &yaml, &len, err);
-        if (r < 0)
-                return r;
         r = resolve_target(path, &real, &st, &existed, err);
         if (r < 0)
                 return r;
@@ -428,7 +420,7 @@ int manifest_write_file(const char *path, const struct manifest *m,
          * what would let someone else rewrite an approved policy. */
         old_mode = existed ? st.st_mode & 0777 : 0;
         new_mode = (existed ? old_mode : 0600) & ~(mode_t) (S_IWGRP | S_IWOTH);
-        r = replace_file(path, real, yaml, len, new_mode, err);
+        r = replace_file(path, real, data, len, new_mode, err);
         if (r < 0)
                 return r;
         if (ret_info)
@@ -439,4 +431,21 @@ int manifest_write_file(const char *path, const struct manifest *m,
                     .clamped = existed && (old_mode & (S_IWGRP | S_IWOTH)),
                 };
         return 0;
+}
+
+int manifest_write_file(const char *path, const struct manifest *m,
+                        struct manifest_write_info *ret_info, struct bento_err *err)
+{
+        cleanup_free char *yaml = NULL;
+        size_t len = 0;
+        int r;
+
+        /* Never emit a file the parser would refuse (§1.10). */
+        r = manifest_validate(m, path, NULL, err);
+        if (r < 0)
+                return r;
+        r = manifest_to_yaml(m, 0, &yaml, &len, err);
+        if (r < 0)
+                return r;
+        return manifest_write_bytes(path, yaml, len, ret_info, err);
 }

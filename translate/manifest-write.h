@@ -63,4 +63,11 @@ struct manifest_write_info {
 int manifest_write_file(const char *path, const struct manifest *m,
                         struct manifest_write_info *ret_info, struct bento_err *err);
 
+/* The file replacement of manifest_write_file() for text the caller has
+ * produced itself (approve's minimal stamp edit): same symlink, temporary
+ * file, mode and flush rules, same ret_info.  The caller must already have
+ * checked that data parses to the manifest it means to write. */
+int manifest_write_bytes(const char *path, const char *data, size_t len,
+                         struct manifest_write_info *ret_info, struct bento_err *err);
+
 #endif

@@ -48,12 +48,14 @@ static int grant_checks(struct policy *p, struct bento_err *err)
 
         if (!reads || !writes || !read_paths || !write_real)
                 return bento_err_set(err, ENOMEM, "grant checks");
+        /* Refusals name each grant §1.9-resolved (`~` expanded, relative
+         * paths joined to the manifest's directory), as run words them. */
         for (size_t i = 0; i < p->n_reads; i++) {
-                reads[i] = (struct shield_grant){p->reads[i].expanded, p->reads[i].written};
+                reads[i] = (struct shield_grant){p->reads[i].expanded, NULL};
                 read_paths[i] = p->reads[i].expanded;
         }
         for (size_t i = 0; i < p->n_writes; i++) {
-                writes[i] = (struct shield_grant){p->writes[i].expanded, p->writes[i].written};
+                writes[i] = (struct shield_grant){p->writes[i].expanded, NULL};
                 write_real[i] = p->writes[i].real;
         }
         r = shields_add_workspace(p->shields, write_real, p->n_writes, err);
@@ -146,7 +148,7 @@ static int check_carve(struct policy *p, const struct shield_rule *rule, struct 
                 return 0;
         for (size_t i = 0; i < p->n_writes; i++)
                 if (path_within(p->writes[i].real, rule->path))
-                        grant = p->writes[i].written;
+                        grant = p->writes[i].expanded;
         if (asprintf(&msg,
                      "write grant \"%s\" cannot be honored: bento shields \"%s\" inside it, and "
                      "creating that mount point needs write permission on \"%s\"; make that "

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <signal.h>
@@ -1456,7 +1457,417 @@ static int cmd_hook(char **argv, char **a, int na)
         return na > 2 ? (int) parse_long(a[2], "status") : 0;
 }
 
+/* ---- process creation, threads, foreign system call ABIs ---------------------- */
+
+static void *thread_body(void *arg)
+{
+        return arg;
+}
+
+/* threads N: start N threads with pthread_create and join them; OK, or the
+ * error of the first that could not start. */
+static int cmd_threads(const char *s)
+{
+        long n = parse_long(s, "N"), started = 0;
+        pthread_t t[64];
+        int e = 0;
+
+        if (n < 1 || n > 64)
+                die_usage("threads: between 1 and 64");
+        for (; started < n; started++) {
+                e = pthread_create(&t[started], NULL, thread_body, NULL);
+                if (e != 0)
+                        break;
+        }
+        for (long i = 0; i < started; i++)
+                pthread_join(t[i], NULL);
+        return report(e ? -1 : 0, e);
+}
+
+struct thread_job {
+        int argc;
+        char **argv;
+        int rc;
+        bool returned;
+};
+
+static void *thread_main(void *arg)
+{
+        struct thread_job *job = arg;
+
+        job->rc = main(job->argc, job->argv);
+        fflush(stdout);
+        job->returned = true;
+        return NULL;
+}
+
+/* thread SUBCOMMAND...: run it in a second thread and exit with its status;
+ * "THREAD-KILLED" (exit 3) when the thread died and the process lived on. */
+static int cmd_thread(int argc, char **argv)
+{
+        struct thread_job job = {.argc = argc, .argv = argv};
+        pthread_t t;
+        int e;
+
+        fflush(stdout);
+        e = pthread_create(&t, NULL, thread_main, &job);
+        if (e != 0)
+                return report(-1, e);
+        pthread_join(t, NULL);
+        if (!job.returned) {
+                puts("THREAD-KILLED");
+                return 3;
+        }
+        return job.rc;
+}
+
+/* The first fields of the kernel's struct clone_args (CLONE_ARGS_SIZE_VER0). */
+struct probe_clone_args {
+        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+
+/* spawn fork|vfork|clone|clone3: make a child process with that very
+ * system call (glibc's fork() would use clone); the child exits at once.
+ * OK once it is reaped, or the errno of the call. */
+static int cmd_spawn(const char *kind)
+{
+        struct probe_clone_args ca = {.exit_signal = SIGCHLD};
+        long pid;
+        int status;
+
+        fflush(stdout);
+        if (strcmp(kind, "fork") == 0)
+                pid = syscall(SYS_fork);
+        else if (strcmp(kind, "vfork") == 0)
+                pid = vfork(); /* glibc's vfork is the system call itself */
+        else if (strcmp(kind, "clone") == 0)
+                pid = syscall(SYS_clone, (long) SIGCHLD, 0L, 0L, 0L, 0L);
+        else if (strcmp(kind, "clone3") == 0)
+                pid = syscall(SYS_clone3, &ca, sizeof(ca));
+        else
+                die_usage("spawn: fork, vfork, clone or clone3, not %s", kind);
+        if (pid == 0)
+                _exit(0);
+        if (pid < 0)
+                return report(-1, errno);
+        while (waitpid((pid_t) pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return report(-1, errno);
+        return report(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1, ECHILD);
+}
+
+/* int80 NR [A B C]: a system call through the 32-bit entry (int $0x80)
+ * from this 64-bit program: OK or the errno name. */
+static int cmd_int80(int n, char **a)
+{
+        long v[4] = {0}, ret = -ENOSYS;
+
+        if (n < 1 || n > 4)
+                die_usage("int80 NR [ARG...] (at most 3 arguments)");
+        for (int i = 0; i < n; i++)
+                v[i] = syscall_arg(a[i]);
+        fflush(stdout);
+#if defined(__x86_64__)
+        __asm__ volatile("int $0x80"
+                         : "=a"(ret)
+                         : "a"(v[0]), "b"(v[1]), "c"(v[2]), "d"(v[3])
+                         : "memory");
+#endif
+        return report(ret < 0 && ret > -4096 ? -1 : 0, (int) -ret);
+}
+
 /* ---- dispatch ------------------------------------------------------------- */
+
+/* ---- network: raw sockets and the egress proxy (tests/integration/test_egress.py) ---- */
+
+static int parse_inet(const char *host, const char *port, struct sockaddr_storage *ss,
+                      socklen_t *len)
+{
+        struct sockaddr_in *in = (struct sockaddr_in *) ss;
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ss;
+        uint16_t p = (uint16_t) parse_long(port, "port");
+
+        memset(ss, 0, sizeof(*ss));
+        if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+                in->sin_family = AF_INET;
+                in->sin_port = htons(p);
+                *len = sizeof(*in);
+                return 0;
+        }
+        if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+                in6->sin6_family = AF_INET6;
+                in6->sin6_port = htons(p);
+                *len = sizeof(*in6);
+                return 0;
+        }
+        die_usage("not an IP address: %s", host);
+}
+
+static void set_timeouts(int fd, int secs)
+{
+        struct timeval tv = {.tv_sec = secs};
+
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* tcp-connect ADDR PORT: a direct connect, bypassing any proxy. */
+static int cmd_tcp_connect(char **a)
+{
+        struct sockaddr_storage ss;
+        socklen_t len;
+        int fd, r, e;
+
+        parse_inet(a[0], a[1], &ss, &len);
+        fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return report(-1, errno);
+        set_timeouts(fd, 5);
+        r = connect(fd, (struct sockaddr *) &ss, len);
+        e = errno;
+        close(fd);
+        return report(r, e);
+}
+
+/* udp-send ADDR PORT: one datagram. */
+static int cmd_udp_send(char **a)
+{
+        struct sockaddr_storage ss;
+        socklen_t len;
+        int fd, e;
+        ssize_t n;
+
+        parse_inet(a[0], a[1], &ss, &len);
+        fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return report(-1, errno);
+        n = sendto(fd, "bento", 5, 0, (struct sockaddr *) &ss, len);
+        e = errno;
+        close(fd);
+        return report(n == 5 ? 0 : -1, n < 0 ? e : EIO);
+}
+
+/* A connection to the in-container proxy at 127.0.0.1:3128. */
+static int proxy_socket(void)
+{
+        struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons(3128)};
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        if (fd < 0)
+                return -errno;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        set_timeouts(fd, 20);
+        if (connect(fd, (struct sockaddr *) &addr, sizeof(addr)) < 0) {
+                int e = errno;
+                close(fd);
+                return -e;
+        }
+        return fd;
+}
+
+static int write_full(int fd, const char *p, size_t n)
+{
+        while (n > 0) {
+                ssize_t w = write(fd, p, n);
+
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        return -1;
+                p += w;
+                n -= (size_t) w;
+        }
+        return 0;
+}
+
+/* Read a response head (to the blank line) into buf; returns its length or
+ * -1.  Byte by byte, so nothing after the head is consumed. */
+static ssize_t read_response_head(int fd, char *buf, size_t size)
+{
+        size_t n = 0;
+
+        while (n + 1 < size) {
+                ssize_t r = read(fd, buf + n, 1);
+
+                if (r <= 0)
+                        break;
+                n++;
+                if (n >= 4 && memcmp(buf + n - 4, "\r\n\r\n", 4) == 0)
+                        break;
+        }
+        buf[n] = '\0';
+        return n > 0 ? (ssize_t) n : -1;
+}
+
+/* The rest of the stream (a refusal's body), up to size - 1 bytes. */
+static size_t read_rest(int fd, char *buf, size_t size)
+{
+        size_t n = 0;
+
+        while (n + 1 < size) {
+                ssize_t r = read(fd, buf + n, size - 1 - n);
+
+                if (r <= 0)
+                        break;
+                n += (size_t) r;
+        }
+        buf[n] = '\0';
+        return n;
+}
+
+static int status_of(const char *head)
+{
+        return strncmp(head, "HTTP/1.1 ", 9) == 0 ? atoi(head + 9) : 0;
+}
+
+/* proxy-connect TARGET [DATA]: CONNECT through the proxy; on 200 send DATA
+ * and read as many bytes back (an echo server).  JSON {status, body|echo}. */
+static int cmd_proxy_connect(int n, char **a)
+{
+        const char *data = n > 1 ? a[1] : "bento-echo";
+        char head[4096], body[4096], req[1024];
+        int fd = proxy_socket(), status;
+        size_t got = 0, want = strlen(data);
+
+        if (fd < 0)
+                return report(-1, -fd);
+        snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", a[0], a[0]);
+        if (write_full(fd, req, strlen(req)) < 0 || read_response_head(fd, head, sizeof(head)) < 0) {
+                close(fd);
+                return report(-1, errno ? errno : EPROTO);
+        }
+        status = status_of(head);
+        printf("{\"status\":%d", status);
+        if (status != 200) {
+                read_rest(fd, body, sizeof(body));
+                printf(",\"head\":");
+                json_str(head);
+                printf(",\"body\":");
+                json_str(body);
+        } else if (write_full(fd, data, want) == 0) {
+                while (got < want && got + 1 < sizeof(body)) {
+                        ssize_t r = read(fd, body + got, want - got);
+
+                        if (r <= 0)
+                                break;
+                        got += (size_t) r;
+                }
+                body[got] = '\0';
+                printf(",\"echo\":");
+                json_str(body);
+        }
+        printf("}\n");
+        close(fd);
+        return 0;
+}
+
+/* Turn the two-character escapes \r and \n of s into bytes, in place. */
+static void unescape_crlf(char *s)
+{
+        char *o = s;
+
+        for (char *p = s; *p; p++) {
+                if (p[0] == '\\' && (p[1] == 'r' || p[1] == 'n')) {
+                        *o++ = p[1] == 'r' ? '\r' : '\n';
+                        p++;
+                } else {
+                        *o++ = *p;
+                }
+        }
+        *o = '\0';
+}
+
+/* proxy-raw TEXT: send TEXT (\r \n escapes) to the proxy and print all it
+ * answers as JSON {"response": ...}. */
+static int cmd_proxy_raw(char *text)
+{
+        char buf[8192];
+        int fd = proxy_socket();
+
+        if (fd < 0)
+                return report(-1, -fd);
+        unescape_crlf(text);
+        if (write_full(fd, text, strlen(text)) < 0) {
+                close(fd);
+                return report(-1, errno);
+        }
+        read_rest(fd, buf, sizeof(buf));
+        printf("{\"response\":");
+        json_str(buf);
+        printf("}\n");
+        close(fd);
+        return 0;
+}
+
+/* proxy-load N TARGET BYTES [HOLD]: open N tunnels at once, then push BYTES
+ * distinct bytes through each and check the echo.  HOLD seconds: keep them
+ * open that long before closing (so the test can look at the daemon).
+ * JSON {opened, intact, bad}. */
+static int cmd_proxy_load(int na, char **a)
+{
+        long n = parse_long(a[0], "N"), bytes = parse_long(a[2], "BYTES");
+        long hold = na > 3 ? parse_long(a[3], "HOLD") : 0;
+        int *fds = calloc((size_t) n, sizeof(int));
+        char *out = malloc((size_t) bytes + 1), *in = malloc((size_t) bytes + 1), req[1024],
+             head[1024];
+        long opened = 0, intact = 0, bad = 0;
+
+        if (!fds || !out || !in || n < 1 || bytes < 1)
+                die_usage("proxy-load: bad N or BYTES");
+        snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\n\r\n", a[1]);
+        for (long i = 0; i < n; i++) {
+                fds[i] = proxy_socket();
+                if (fds[i] >= 0 && write_full(fds[i], req, strlen(req)) < 0) {
+                        close(fds[i]);
+                        fds[i] = -1;
+                }
+        }
+        for (long i = 0; i < n; i++) {
+                if (fds[i] < 0)
+                        continue;
+                if (read_response_head(fds[i], head, sizeof(head)) < 0 ||
+                    status_of(head) != 200) {
+                        close(fds[i]);
+                        fds[i] = -1;
+                        continue;
+                }
+                opened++;
+        }
+        for (long i = 0; i < n; i++) {
+                size_t got = 0;
+
+                if (fds[i] < 0)
+                        continue;
+                for (long k = 0; k < bytes; k++)
+                        out[k] = (char) ('a' + (i * 7 + k) % 26);
+                if (write_full(fds[i], out, (size_t) bytes) < 0) {
+                        bad++;
+                        continue;
+                }
+                while (got < (size_t) bytes) {
+                        ssize_t r = read(fds[i], in + got, (size_t) bytes - got);
+
+                        if (r <= 0)
+                                break;
+                        got += (size_t) r;
+                }
+                if (got == (size_t) bytes && memcmp(in, out, (size_t) bytes) == 0)
+                        intact++;
+                else
+                        bad++;
+        }
+        printf("{\"opened\":%ld,\"intact\":%ld,\"bad\":%ld}\n", opened, intact, bad);
+        fflush(stdout);
+        if (hold > 0)
+                sleep_seconds((double) hold);
+        for (long i = 0; i < n; i++)
+                if (fds[i] >= 0)
+                        close(fds[i]);
+        free(fds);
+        free(out);
+        free(in);
+        return 0;
+}
 
 struct subcommand {
         const char *name;
@@ -1510,6 +1921,15 @@ static const struct subcommand subcommands[] = {
     {"fork", 1, "SUBCOMMAND [ARGS...]: run it in a child, exit with its status"},
     {"wait-file", 2, "PATH SECONDS: OK once PATH exists"},
     {"steps", 1, "\"CMD ARGS\"...: run each in this process, each followed by a step marker"},
+    {"tcp-connect", 2, "ADDR PORT: a direct TCP connect; OK or errno"},
+    {"udp-send", 2, "ADDR PORT: send one UDP datagram; OK or errno"},
+    {"proxy-connect", 1, "HOST:PORT [DATA]: CONNECT via 127.0.0.1:3128, echo DATA; JSON"},
+    {"proxy-raw", 1, "TEXT: send TEXT (\\r \\n escapes) to 127.0.0.1:3128; JSON response"},
+    {"proxy-load", 3, "N HOST:PORT BYTES [HOLD]: N tunnels at once, echo check; JSON"},
+    {"threads", 1, "N: start and join N threads (pthread_create); OK or errno"},
+    {"spawn", 1, "fork|vfork|clone|clone3: a child by that raw system call; OK or errno"},
+    {"thread", 1, "SUBCOMMAND [ARGS...]: run it in a second thread, exit with its status"},
+    {"int80", 1, "NR [ARG...]: a system call through int $0x80 (i386 numbers); OK or errno"},
 };
 
 static void usage(FILE *f)
@@ -1645,8 +2065,26 @@ int main(int argc, char **argv)
                 return finish(cmd_wait_file(a[0], a[1]));
         else if (strcmp(cmd, "steps") == 0)
                 return finish(cmd_steps(na, a));
+        else if (strcmp(cmd, "threads") == 0)
+                return finish(cmd_threads(a[0]));
+        else if (strcmp(cmd, "spawn") == 0)
+                return finish(cmd_spawn(a[0]));
+        else if (strcmp(cmd, "thread") == 0)
+                return finish(cmd_thread(argc - 1, argv + 1));
+        else if (strcmp(cmd, "int80") == 0)
+                return finish(cmd_int80(na, a));
         else if (strcmp(cmd, "hook") == 0)
                 return cmd_hook(argv, a, na);
+        else if (strcmp(cmd, "tcp-connect") == 0)
+                return finish(cmd_tcp_connect(a));
+        else if (strcmp(cmd, "udp-send") == 0)
+                return finish(cmd_udp_send(a));
+        else if (strcmp(cmd, "proxy-connect") == 0)
+                return finish(cmd_proxy_connect(na, a));
+        else if (strcmp(cmd, "proxy-raw") == 0)
+                return finish(cmd_proxy_raw(a[0]));
+        else if (strcmp(cmd, "proxy-load") == 0)
+                return finish(cmd_proxy_load(na, a));
         else if (strcmp(cmd, "hog") == 0)
                 return finish(cmd_hog(a[0]));
         else if (strcmp(cmd, "forks") == 0)

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The CONNECT proxy (spec §6.3): accepts connections on the listening
+ * socket inside the container's network namespace and serves each in a
+ * handler thread that dials from the host's.
+ *
+ * Why threads and not one epoll loop: resolving a name (getaddrinfo) blocks
+ * and has no asynchronous form that can be cancelled cleanly, so an event
+ * loop would need a thread pool anyway; a thread per connection keeps each
+ * handler straight-line code whose every wait is a poll() against a
+ * deadline.  The threads are capped (max_conns; the next client gets a 503
+ * at once), run on small stacks, and hold bounded buffers (the 64 KiB head
+ * and 32 KiB of relay buffers), so the host side costs at most about
+ * max_conns * 200 KiB however hostile the clients are.
+ */
+#ifndef BENTO_EGRESS_PROXY_H
+#define BENTO_EGRESS_PROXY_H
+
+#include "config.h"
+
+/* Serve until the process behind pidfd exits (the container init), then
+ * return 0.  Returns -errno if the accept loop cannot go on at all. */
+int egress_proxy_serve(int listen_fd, int pidfd, const struct egress_config *cfg);
+
+/* Number of connections accepted so far. */
+unsigned long egress_proxy_accepted(void);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento-exec-gate: the seccomp agent of a bento bundle's exec block
+ * (docs/exec-gate.md).  main.c reads the command line into a struct
+ * gate_opts; serve.c runs the gate.
+ */
+#ifndef BENTO_GATE_H
+#define BENTO_GATE_H
+
+#include <stdbool.h>
+
+#define GATE_TIMEOUT_DEFAULT 60    /* seconds */
+#define GATE_TIMEOUT_MAX     86400 /* seconds */
+
+/* Exit statuses of the gate itself (a wrapped command's own status passes
+ * through unchanged). */
+#define GATE_EXIT_FAILED         1   /* daemon mode: could not serve a container */
+#define GATE_EXIT_USAGE          2   /* daemon mode: bad command line */
+#define GATE_EXIT_WRAPPER_FAILED 125 /* wrapper mode: the gate failed */
+#define GATE_EXIT_CANNOT_EXEC    126 /* wrapper mode: the command cannot run */
+#define GATE_EXIT_NOT_FOUND      127 /* wrapper mode: the command does not exist */
+
+struct gate_opts {
+        const char *socket_path; /* where to listen (listenerPath) */
+        int ready_fd;            /* -1, or where to write one byte once listening */
+        unsigned int timeout_s;  /* for the runtime to connect, then to send its message */
+        bool verbose;            /* log every decision to stderr */
+        char **command;          /* wrapper mode: the command to run; NULL otherwise */
+};
+
+/* Run the gate: listen, (start the command,) take one runtime connection,
+ * serve its container until no task uses the filter any more (and the
+ * command has exited).  Prints its own diagnostics.  Returns the exit
+ * status for main(). */
+int gate_run(const struct gate_opts *o);
+
+#endif

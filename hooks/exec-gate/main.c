@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento-exec-gate: command line.  The gate is the seccomp agent a bento
+ * bundle names in linux.seccomp.listenerPath for `exec: none`; see
+ * docs/exec-gate.md and gate.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+
+#define PROG "bento-exec-gate"
+
+static void print_help(void)
+{
+        printf(
+            "usage: " PROG " --socket PATH [--ready-fd N] [--timeout SECONDS] [--verbose]\n"
+            "       " PROG " --socket PATH [--timeout SECONDS] [--verbose] -- COMMAND "
+            "[ARG...]\n"
+            "\n"
+            "The seccomp agent of a bento bundle's exec block (exec: none or none-strict).\n"
+            "The bundle's filter sends every execve and execveat to linux.seccomp.listenerPath;\n"
+            "the gate listens there, takes the one connection the runtime makes while it\n"
+            "creates the container, and then lets exactly one exec through: the first one\n"
+            "made by the container's init, which is the runtime starting the target.  Every\n"
+            "later execve and execveat, by any process of the container, fails with EPERM.\n"
+            "The gate exits once no process of the container is left.  If the gate is not\n"
+            "listening the runtime refuses to create the container; if it dies, every exec\n"
+            "in the container fails with ENOSYS.\n"
+            "\n"
+            "Daemon mode (no COMMAND): serve one container, then exit 0 (1 if no runtime\n"
+            "connected in time or its message was refused; 128+N when stopped by signal N).\n"
+            "Start it before the runtime's create or run.\n"
+            "\n"
+            "Wrapper mode (-- COMMAND): listen, run COMMAND (a runtime's `run`, for any OCI\n"
+            "runtime), serve, and exit with COMMAND's status once both COMMAND and the\n"
+            "container are gone (125 when the gate itself failed, 126/127 when COMMAND\n"
+            "cannot be run).  Signals sent to the gate are passed on to COMMAND.\n"
+            "\n"
+            "  -s, --socket PATH      where to listen: the bundle's linux.seccomp.listenerPath\n"
+            "                         (must not exist yet; removed once the runtime connected)\n"
+            "      --ready-fd N       write one byte to fd N and close it once listening\n"
+            "  -t, --timeout SECONDS  how long to wait for the runtime to connect, and then\n"
+            "                         for its message (default %d); bento-runtime sends the\n"
+            "                         message at `start`, so create and start must fall in it\n"
+            "  -v, --verbose          log every decision to stderr\n"
+            "  -h, --help             this text\n"
+            "  -V, --version          the version\n"
+            "\n"
+            "Example, for any runtime:\n"
+            "  bento translate app.manifest.yaml -o DIR\n"
+            "  " PROG " --socket DIR/exec-gate.sock -- crun run -b DIR ID\n",
+            GATE_TIMEOUT_DEFAULT);
+}
+
+__attribute__((format(printf, 2, 3))) static int usage_error(const struct gate_opts *o,
+                                                             const char *fmt, ...)
+{
+        va_list ap;
+
+        fputs(PROG ": ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputs("\nTry '" PROG " --help'.\n", stderr);
+        return o->command ? GATE_EXIT_WRAPPER_FAILED : GATE_EXIT_USAGE;
+}
+
+static bool parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *ret)
+{
+        char *end = NULL;
+        unsigned long v;
+
+        if (*s < '0' || *s > '9')
+                return false;
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || *end || v < min || v > max)
+                return false;
+        *ret = v;
+        return true;
+}
+
+enum { OPT_READY_FD = 0x100 };
+
+static const struct option options[] = {
+    {"socket", required_argument, NULL, 's'},
+    {"ready-fd", required_argument, NULL, OPT_READY_FD},
+    {"timeout", required_argument, NULL, 't'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_option(int c, struct gate_opts *o)
+{
+        unsigned long v = 0;
+
+        switch (c) {
+        case 's':
+                o->socket_path = optarg;
+                return -1;
+        case OPT_READY_FD:
+                if (!parse_uint(optarg, 3, 65535, &v) || fcntl((int) v, F_GETFD) < 0)
+                        return usage_error(o, "--ready-fd: '%s' is not an open fd above 2", optarg);
+                o->ready_fd = (int) v;
+                return -1;
+        case 't':
+                if (!parse_uint(optarg, 1, GATE_TIMEOUT_MAX, &v))
+                        return usage_error(o,
+                                           "--timeout: '%s' is not a number of seconds "
+                                           "between 1 and 86400",
+                                           optarg);
+                o->timeout_s = (unsigned int) v;
+                return -1;
+        case 'v':
+                o->verbose = true;
+                return -1;
+        case 'h':
+                print_help();
+                return 0;
+        case 'V':
+                printf(PROG " %s (commit %s)\n", BENTO_VERSION, BENTO_COMMIT);
+                return 0;
+        default:
+                return usage_error(o, "bad option");
+        }
+}
+
+int main(int argc, char **argv)
+{
+        struct gate_opts o = {.ready_fd = -1, .timeout_s = GATE_TIMEOUT_DEFAULT};
+        int c;
+
+        /* the wrapped command decides the exit status of usage errors */
+        for (int i = 1; i < argc; i++)
+                if (strcmp(argv[i], "--") == 0 && i + 1 < argc)
+                        o.command = argv + i + 1;
+        /* "+": options stop at the command */
+        while ((c = getopt_long(argc, argv, "+s:t:vhV", options, NULL)) != -1) {
+                int r = parse_option(c, &o);
+
+                if (r >= 0)
+                        return r;
+        }
+        o.command = optind < argc ? argv + optind : NULL;
+        if (!o.socket_path)
+                return usage_error(&o, "--socket PATH is required");
+        if (o.socket_path[0] == '\0')
+                return usage_error(&o, "--socket: empty path");
+        /* the readiness fd is not for the command */
+        if (o.ready_fd >= 0 && fcntl(o.ready_fd, F_SETFD, FD_CLOEXEC) < 0)
+                return usage_error(&o, "--ready-fd: %s", strerror(errno));
+        return gate_run(&o);
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Answering exec notifications: one let through, the rest EPERM (see notify.h). */
+#include "notify.h"
+
+#include <errno.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+
+#define STATUS_MAX 65536
+
+int gate_notify_init(struct gate_notify *n, int fd, pid_t init_pid, struct bento_err *err)
+{
+        struct seccomp_notif_sizes sizes = {0};
+
+        *n = (struct gate_notify){.fd = fd, .init_pid = init_pid};
+        if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+                return bento_err_set(err, errno, "seccomp(SECCOMP_GET_NOTIF_SIZES)");
+        /* the kernel's structures may be larger than the ones compiled in */
+        n->req_size = sizes.seccomp_notif > sizeof(*n->req) ? sizes.seccomp_notif : sizeof(*n->req);
+        n->resp_size = sizes.seccomp_notif_resp > sizeof(*n->resp) ? sizes.seccomp_notif_resp
+                                                                   : sizeof(*n->resp);
+        n->req = calloc(1, n->req_size);
+        n->resp = calloc(1, n->resp_size);
+        if (!n->req || !n->resp)
+                return bento_err_set(err, ENOMEM, "seccomp notification buffers");
+        return 0;
+}
+
+void gate_notify_close(struct gate_notify *n)
+{
+        if (n->fd >= 0)
+                close(n->fd);
+        n->fd = -1;
+        free(n->req);
+        free(n->resp);
+        n->req = NULL;
+        n->resp = NULL;
+}
+
+/* The thread group (process) a thread belongs to, from /proc; -1 if gone. */
+static pid_t tgid_of(pid_t tid)
+{
+        cleanup_free char *text = NULL;
+        struct bento_err ignored = {0};
+        char path[64];
+        const char *p;
+        size_t len = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) tid);
+        if (bento_read_file(path, STATUS_MAX, &text, &len, &ignored) < 0)
+                return -1;
+        p = strstr(text, "\nTgid:");
+        return p ? (pid_t) strtol(p + 6, NULL, 10) : -1;
+}
+
+/* Made by the container's init?  The pid is the calling thread's; a
+ * thread of the init counts.  0 means the caller is not visible from the
+ * gate's pid namespace. */
+static bool from_init(const struct gate_notify *n, pid_t pid)
+{
+        if (pid <= 0)
+                return false;
+        return pid == n->init_pid || tgid_of(pid) == n->init_pid;
+}
+
+/* The notification still stands: the caller still waits, so the pid read
+ * above (and /proc) still meant that caller. */
+static bool id_valid(const struct gate_notify *n, uint64_t id)
+{
+        return ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* Name the call for the log; true when it is an exec. */
+static bool name_call(uint32_t arch, int nr, char *out, size_t size)
+{
+        cleanup_free char *name = seccomp_syscall_resolve_num_arch(arch, nr);
+        bool exec = name && (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0);
+
+        if (name)
+                snprintf(out, size, "%s", name);
+        else
+                snprintf(out, size, "syscall %d", nr);
+        return exec;
+}
+
+int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct bento_err *err)
+{
+        struct seccomp_notif *req = n->req;
+        struct seccomp_notif_resp *resp = n->resp;
+        struct gate_decision d = {0};
+        bool exec, allow;
+
+        memset(req, 0, n->req_size); /* the kernel refuses a dirty buffer */
+        if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
+                if (errno == ENOENT || errno == EINTR)
+                        return 0;
+                return bento_err_set(err, errno, "receiving a seccomp notification");
+        }
+        d.pid = (pid_t) req->pid;
+        exec = name_call(req->data.arch, req->data.nr, d.call, sizeof(d.call));
+        allow = !n->allowed && exec && from_init(n, d.pid) && id_valid(n, req->id);
+        memset(resp, 0, n->resp_size);
+        resp->id = req->id;
+        if (allow)
+                resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+        else
+                resp->error = -EPERM;
+        if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0) {
+                /* ENOENT: the caller was killed or interrupted; nothing ran,
+                 * so an unused allowance stays unused */
+                if (errno != ENOENT)
+                        return bento_err_set(err, errno, "answering a seccomp notification");
+                d.gone = true;
+        } else if (allow) {
+                n->allowed = true;
+        } else {
+                n->denied++;
+        }
+        d.let_through = allow && !d.gone;
+        *ret = d;
+        return 1;
+}

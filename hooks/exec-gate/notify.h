@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Answering seccomp user notifications for exec calls (design.md, "Exec
+ * block"): exactly one exec is let through -- the first execve or execveat
+ * made by the container's init (the runtime, still before any target code
+ * has run, replacing itself with the target) -- and every other notified
+ * call, from any process, fails with EPERM.  Letting a call through uses
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE; that is safe here because the decision
+ * rests on who calls and when, never on the call's (changeable) arguments.
+ *
+ * "The init" is the pid the runtime named in the container process state,
+ * or a thread of it (runc's init is a Go program).  The notification's pid
+ * is in the gate's pid namespace, so the gate must run in the runtime's
+ * (or one where both agree); otherwise nothing is let through, which fails
+ * closed.
+ */
+#ifndef BENTO_GATE_NOTIFY_H
+#define BENTO_GATE_NOTIFY_H
+
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+struct gate_notify {
+        int fd; /* the listener, -1 when closed */
+        pid_t init_pid;
+        struct seccomp_notif *req;
+        struct seccomp_notif_resp *resp;
+        size_t req_size, resp_size;
+        bool allowed;         /* the one exec has gone through */
+        unsigned long denied; /* calls answered with EPERM */
+};
+
+/* One answered notification, for the caller's log. */
+struct gate_decision {
+        pid_t pid;
+        char call[32]; /* system call name, or "syscall N" */
+        bool let_through;
+        bool gone; /* the caller went away before the answer arrived */
+};
+
+/* Take over the listener fd (closed by gate_notify_close() in every case)
+ * for the container whose init is init_pid.  Returns 0 or -errno. */
+int gate_notify_init(struct gate_notify *n, int fd, pid_t init_pid, struct bento_err *err);
+
+/* Receive and answer one notification.  Returns 1 with *ret filled, 0 when
+ * there was nothing to answer (the caller left before it was read), or
+ * -errno on failure of the listener itself. */
+int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct bento_err *err);
+
+/* Close the listener (every call still waiting, and every later one, then
+ * fails with ENOSYS) and free the buffers.  Safe to call more than once. */
+void gate_notify_close(struct gate_notify *n);
+
+#endif

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento run MANIFEST (spec/bento.md §3.2), in the spec's order: flags,
+ * the manifest read once (what is checked is what runs), trust warnings,
+ * approval, path resolution and every refusal, the pre-run notes, the
+ * host probe and admission, then the sandbox in a private run directory,
+ * the words about what happened, and cleanup on every path.
+ *
+ * Exit: the target's own status (128+n for a signal), 125 when bento
+ * refused or failed (also when interrupted), 124 when a guarantee the run
+ * was admitted on lapsed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admission.h"
+#include "approval.h"
+#include "cleanup.h"
+#include "cli.h"
+#include "commands.h"
+#include "compile.h"
+#include "fingerprint.h"
+#include "run.h"
+#include "trust.h"
+
+/* What a refusal needs to be told in both output modes. */
+static int refuse(const struct run_opts *o, const char *reason, const struct host_report *report)
+{
+        static const struct host_report none;
+        char *text;
+
+        if (o->json) {
+                if (run_event_refusal(reason, report ? report : &none) < 0)
+                        fputs("[bento] the JSON event stream could not be written, so what is on "
+                              "stdout is truncated - the outcome is not reported there.\n",
+                              stderr);
+                return BENTO_EXIT_REFUSED;
+        }
+        text = admission_wrap(reason, 78 - 7, "bento: refusing to run: ", "       ");
+        fputs(text ? text : reason, stderr);
+        if (!text)
+                fputc('\n', stderr);
+        free(text);
+        return BENTO_EXIT_REFUSED;
+}
+
+static bool json_wanted(int argc, char **argv)
+{
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+                if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--json=true") == 0 ||
+                    strcmp(argv[i], "--json=1") == 0)
+                        return true;
+                if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--run-id") == 0)
+                        i++;
+        }
+        return false;
+}
+
+static int usage(const struct run_opts *o, const char *msg)
+{
+        if (o->json)
+                return refuse(o, msg, NULL);
+        return bento_usage_error("run", "%s", msg);
+}
+
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+        int npos = 0;
+        bool dashdash = false;
+
+        o->json = json_wanted(argc, argv);
+        for (int i = 1; i < argc; i++) {
+                const char *a = argv[i];
+
+                if (dashdash || a[0] != '-' || a[1] == '\0') {
+                        if (npos++ == 0)
+                                o->manifest = a;
+                } else if (strcmp(a, "--") == 0)
+                        dashdash = true;
+                else if (strcmp(a, "--strict") == 0)
+                        o->strict = true;
+                else if (strcmp(a, "--allow-degraded") == 0)
+                        o->allow_degraded = true;
+                else if (strcmp(a, "--allow-unapproved") == 0)
+                        o->allow_unapproved = true;
+                else if (strncmp(a, "--json", 6) == 0 && (a[6] == '\0' || a[6] == '='))
+                        continue; /* json_wanted() read it */
+                else if (strcmp(a, "--env") == 0 && i + 1 < argc) {
+                        if (o->n_env == RUN_ENV_MAX)
+                                return usage(o, "too many --env values");
+                        o->env[o->n_env++] = argv[++i];
+                } else if (strcmp(a, "--run-id") == 0 && i + 1 < argc)
+                        o->run_id = argv[++i];
+                else
+                        return usage(o, "unknown flag, or a flag without its value");
+        }
+        if (npos == 0)
+                return usage(o, "run needs a manifest path");
+        if (npos > 1)
+                return usage(o, "run takes a manifest path and nothing else");
+        return 0;
+}
+
+/* §1.7 and §3.2.3: names the target will not see, and grants that look
+ * like mistakes. */
+static void pre_run_notes(const struct policy *p, const struct run_opts *o)
+{
+        const struct manifest *m = p->m;
+
+        for (size_t i = 0; i < m->n_env; i++) {
+                bool given = getenv(m->env[i]) != NULL;
+
+                for (size_t k = 0; !given && k < o->n_env; k++)
+                        given = strncmp(o->env[k], m->env[i], strlen(m->env[i])) == 0 &&
+                                o->env[k][strlen(m->env[i])] == '=';
+                if (!given)
+                        fprintf(stderr,
+                                "[bento] note: env %s is allowed by the manifest but not set on "
+                                "this host; the script will not see it. Pass it with --env "
+                                "%s=VALUE.\n",
+                                m->env[i], m->env[i]);
+        }
+        for (size_t i = 0; i < p->n_reads; i++)
+                if (!p->reads[i].exists && p->reads[i].stat_errno == ENOENT)
+                        fprintf(stderr,
+                                "[bento] note: the read grant \"%s\" names nothing on this host; "
+                                "harmless if the script creates it, otherwise a typo or a moved "
+                                "directory that will look like a permission problem.\n",
+                                p->reads[i].written);
+        for (size_t i = 0; i < p->n_writes; i++) {
+                const char *base = strrchr(p->writes[i].expanded, '/');
+                const char *dot = base ? strrchr(base + 1, '.') : NULL;
+
+                if (!p->writes[i].exists && dot && dot != base + 1 && dot[1])
+                        fprintf(stderr,
+                                "[bento] note: the write grant \"%s\" is spelled like a file; "
+                                "bento creates a directory of that name, so the script's own "
+                                "write to it fails with \"is a directory\". Grant its parent "
+                                "directory instead.\n",
+                                p->writes[i].written);
+        }
+}
+
+struct json_sink {
+        bool failed;
+};
+
+static void forward_output(int stream, const char *data, size_t len, void *userdata)
+{
+        struct json_sink *s = userdata;
+
+        if (!s->failed && run_event_output(stream, data, len) < 0)
+                s->failed = true;
+}
+
+/* The backend's account merged into the report, worse wins (§4.3). */
+static void merge_backend(struct admission *a, const struct run_outcome *out,
+                          const struct manifest *m)
+{
+        if (!out->started)
+                return;
+        if (!out->landlock_applied)
+                host_report_set(&a->report, BENTO_LAYER_FILESYSTEM, BENTO_STATE_DEGRADED,
+                                "the Landlock backstop was not applied to this run", NULL);
+        if (m->exec != MANIFEST_EXEC_ALL && !out->seccomp_applied)
+                host_report_set(&a->report, BENTO_LAYER_EXEC_BLOCK, BENTO_STATE_UNAVAILABLE,
+                                "the runtime did not install the exec filter", NULL);
+}
+
+struct run_ctx {
+        struct run_opts o;
+        enum admission_posture posture;
+        struct admission_needs needs;
+        struct admission a;
+        struct trust_loaded l;
+        struct policy *p;
+        struct run_dir d;
+        struct run_outcome out;
+        struct run_egress egress;
+        char **env;
+};
+
+static void ctx_done(struct run_ctx *c)
+{
+        run_egress_done(&c->egress);
+        run_outcome_done(&c->out);
+        run_dir_cleanup(&c->d);
+        policy_free(c->p);
+        trust_loaded_done(&c->l);
+        strv_free(c->env);
+}
+
+/* Load, check approval, resolve: every refusal that needs no probe. */
+static int prepare(struct run_ctx *c)
+{
+        struct manifest_problems problems = {0};
+        struct bento_err err = {0};
+        struct approval_status st;
+        cleanup_free char *msg = NULL, *notes = NULL, *refusal = NULL;
+
+        if (trust_load_manifest(c->o.manifest, NULL, &c->l, &problems, &err) < 0) {
+                msg = cli_load_error(c->o.manifest, &problems, &err);
+                manifest_problems_done(&problems);
+                return refuse(&c->o, msg ? msg : err.msg, NULL);
+        }
+        approval_check(c->l.m, c->l.trust.real_path, &st);
+        notes = approval_notes(&st, &c->l.trust);
+        if (notes)
+                fputs(notes, stderr);
+        if (st.state != MANIFEST_APPROVAL_CURRENT && !c->o.allow_unapproved) {
+                refusal = approval_refusal(st.state, c->o.manifest);
+                /* approval_refusal() already says "refusing to run: ". */
+                if (refusal && strncmp(refusal, "refusing to run: ", 17) == 0)
+                        return refuse(&c->o, refusal + 17, NULL);
+                return refuse(&c->o, refusal ? refusal : "the manifest is not approved", NULL);
+        }
+        for (size_t i = 0; i < c->o.n_env; i++)
+                if (cli_check_env_override(c->l.m, c->o.env[i]) != 0)
+                        return BENTO_EXIT_REFUSED;
+        if (policy_resolve(c->l.m, NULL, &c->p, &err) < 0)
+                return refuse(&c->o, err.msg, NULL);
+        refusal = policy_refusal(c->p);
+        if (refusal)
+                return refuse(&c->o, refusal, NULL);
+        return 0;
+}
+
+static int admit(struct run_ctx *c)
+{
+        struct host_report probe;
+        cleanup_free char *text = NULL;
+
+        admission_needs_of(c->l.m, c->o.run_id != NULL, &c->needs);
+        host_probe(NULL, NULL, &probe);
+        admission_decide(&probe, &c->needs, c->posture, &c->a);
+        if (c->a.outcome == ADMISSION_REFUSED) {
+                if (c->o.json)
+                        return refuse(&c->o, c->a.reason, &c->a.report);
+                text = admission_refusal_text(&c->a);
+                fputs(text ? text : c->a.reason, stderr);
+                return BENTO_EXIT_REFUSED;
+        }
+        if (c->a.outcome == ADMISSION_DEGRADED)
+                return refuse(&c->o,
+                              "this host can only run the Landlock-only tier, which this build "
+                              "of bento does not have; run `bento doctor` for what is missing",
+                              &c->a.report);
+        return 0;
+}
+
+static int sandbox(struct run_ctx *c, struct bento_err *err)
+{
+        struct json_sink sink = {0};
+        int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+        struct run_stdio io = {
+            .in_fd = 0, .out_fd = 1, .err_fd = 2, .out_pipe = -1, .err_pipe = -1};
+        char fp[65];
+        int r;
+
+        r = run_dir_make(&c->d, err);
+        if (r >= 0)
+                r = run_dir_note_mount_points(&c->d, c->p, err);
+        if (r >= 0)
+                r = policy_prepare_writes(c->p, err);
+        if (r >= 0)
+                r = manifest_fingerprint(c->l.m, fp, err);
+        if (r < 0)
+                return r;
+        struct compile_opts co = {
+            .bundle_dir = c->d.bundle,
+            .listener_path = c->d.gate_socket,
+            .egress_report = c->d.egress_log,
+            .env_overrides = c->o.env,
+            .n_env_overrides = c->o.n_env,
+            .fingerprint = fp,
+            .approval = manifest_approval_to_string(manifest_approval_state(c->l.m)),
+        };
+        r = compile_env(c->p, &co, &c->env, err);
+        if (r >= 0)
+                r = compile_bundle(c->p, &co, err);
+        if (r < 0)
+                return r;
+        if (c->o.json) {
+                if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0)
+                        return bento_err_set(err, errno, "pipes");
+                io = (struct run_stdio){.in_fd = -1,
+                                        .out_fd = out_pipe[1],
+                                        .err_fd = err_pipe[1],
+                                        .out_pipe = out_pipe[0],
+                                        .err_pipe = err_pipe[0],
+                                        .on_output = forward_output,
+                                        .userdata = &sink};
+        }
+        r = run_sandbox(c->p, &c->o, &c->d, &io, &c->out, err);
+        for (int i = 0; i < 2; i++) {
+                if (out_pipe[i] >= 0)
+                        close(out_pipe[i]);
+                if (err_pipe[i] >= 0)
+                        close(err_pipe[i]);
+        }
+        if (sink.failed)
+                return bento_err_setx(err, EIO, "the JSON event stream could not be written");
+        return r;
+}
+
+static int finish(struct run_ctx *c, int r, const struct bento_err *err)
+{
+        struct bento_err ignored = {0};
+        struct run_view v = {
+            .p = c->p, .o = &c->o, .out = &c->out, .a = &c->a, .egress = &c->egress, .env = c->env};
+
+        if (c->d.egress_log)
+                (void) run_egress_read(c->d.egress_log, &c->egress, &ignored);
+        merge_backend(&c->a, &c->out, c->l.m);
+        if (r < 0 || c->out.cancelled) {
+                const char *why = c->out.cancelled ? "the run was cancelled before the target "
+                                                     "finished: interrupted"
+                                                   : err->msg;
+
+                if (c->o.json)
+                        (void) run_event_failed(why, &v);
+                fprintf(stderr, "bento: %s\n", why);
+                return BENTO_EXIT_REFUSED;
+        }
+        v.shortfall = admission_shortfall(&c->a.report, &c->needs, c->posture);
+        if (c->o.json) {
+                if (run_event_verdict(&v) < 0) {
+                        fputs("[bento] the JSON event stream could not be written, so what is on "
+                              "stdout is truncated - the outcome is not reported there.\n",
+                              stderr);
+                        return BENTO_EXIT_REFUSED;
+                }
+        } else {
+                run_report_human(&v);
+        }
+        return v.shortfall ? ADMISSION_EXIT_SHORTFALL : c->out.exit_code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+        struct run_ctx c = {0};
+        struct bento_err err = {0};
+        int r;
+
+        r = parse_args(argc, argv, &c.o);
+        if (r != 0)
+                return r;
+        if (admission_posture_from_flags(c.o.strict, c.o.allow_degraded, &c.posture, &err) < 0 ||
+            (c.o.run_id && admission_check_run_id(c.o.run_id, &err) < 0))
+                return refuse(&c.o, err.msg, NULL);
+        r = prepare(&c);
+        if (r == 0) {
+                pre_run_notes(c.p, &c.o);
+                r = admit(&c);
+        }
+        if (r == 0) {
+                r = sandbox(&c, &err);
+                r = finish(&c, r, &err);
+        }
+        ctx_done(&c);
+        return r;
+}

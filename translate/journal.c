@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The approval journal (journal.h, spec/bento.md §2.3).  Entries are read
+ * through a directory descriptor with O_NOFOLLOW, and judged on the
+ * descriptors actually read, so a link planted in the journal directory
+ * is never followed and what was judged private is what is believed.
+ */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "json.h"
+#include "jsonr.h"
+#include "jsonw.h"
+#include "trust.h"
+
+#define JOURNAL_ENTRY_MAX (8u << 20) /* a 1 MiB manifest quoted and escaped fits */
+#define DIFF_CELLS_MAX    (4u << 20) /* LCS table cells before the diff gives up on detail */
+
+static const char *abs_env(const char *name)
+{
+        const char *v = getenv(name);
+
+        return v && v[0] == '/' ? v : NULL;
+}
+
+int journal_dir(char **ret, struct bento_err *err)
+{
+        const char *state = abs_env("XDG_STATE_HOME"), *home = abs_env("HOME");
+        char *s = NULL;
+        int r;
+
+        if (state)
+                r = asprintf(&s, "%s/bento/approvals", state);
+        else if (home)
+                r = asprintf(&s, "%s/.local/state/bento/approvals", home);
+        else
+                return bento_err_setx(err, ENOENT,
+                                      "the approval journal has no home: neither XDG_STATE_HOME "
+                                      "nor HOME is an absolute path");
+        if (r < 0)
+                return bento_err_set(err, ENOMEM, "approval journal");
+        *ret = s;
+        return 0;
+}
+
+static int sha256_hex(const char *s, char hex[static 65])
+{
+        static const char digits[] = "0123456789abcdef";
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned n = 0;
+
+        if (EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL) != 1 || n != 32)
+                return -EIO;
+        for (unsigned i = 0; i < n; i++) {
+                hex[2 * i] = digits[md[i] >> 4];
+                hex[2 * i + 1] = digits[md[i] & 0xf];
+        }
+        hex[64] = '\0';
+        return 0;
+}
+
+/* The entry's file name inside the journal directory. */
+static int entry_name(const char *real, char name[static 70], struct bento_err *err)
+{
+        char hex[65];
+
+        if (sha256_hex(real, hex) < 0)
+                return bento_err_setx(err, EIO, "approval journal: SHA-256 failed in libcrypto");
+        snprintf(name, 70, "%s.json", hex);
+        return 0;
+}
+
+int journal_entry_path(const char *real, char **ret, struct bento_err *err)
+{
+        cleanup_free char *dir = NULL;
+        char name[70];
+        int r;
+
+        r = journal_dir(&dir, err);
+        if (r == 0)
+                r = entry_name(real, name, err);
+        if (r < 0)
+                return r;
+        if (asprintf(ret, "%s/%s", dir, name) < 0)
+                return bento_err_set(err, ENOMEM, "approval journal");
+        return 0;
+}
+
+/* Private: owned by euid or root, no group/world write, no ACL write. */
+static bool private_node(int fd, const struct stat *st)
+{
+        uid_t euid = geteuid();
+        char who[64];
+
+        if (st->st_uid != euid && st->st_uid != 0)
+                return false;
+        if (st->st_mode & (S_IWGRP | S_IWOTH))
+                return false;
+        return trust_acl_grants_write(fd, NULL, euid, who, sizeof(who)) == 0;
+}
+
+struct journal_entry *journal_entry_free(struct journal_entry *e)
+{
+        if (!e)
+                return NULL;
+        free(e->fingerprint);
+        free(e->policy);
+        free(e->manifest_path);
+        free(e->stamped_at);
+        free(e);
+        return NULL;
+}
+
+static int decode_entry(const char *data, size_t len, struct journal_entry **ret)
+{
+        cleanup_bento_json struct bento_json *doc = NULL;
+        cleanup_journal_entry struct journal_entry *e = calloc(1, sizeof(*e));
+        struct bento_err err = {0};
+        struct bento_jsonr rd;
+
+        if (!e)
+                return -ENOMEM;
+        if (bento_json_parse(data, len, JOURNAL_ENTRY_MAX, &doc, &err) < 0 ||
+            doc->type != BENTO_JSON_OBJECT)
+                return -EINVAL;
+        bento_jsonr_init(&rd, &err);
+        if (bento_jsonr_string(&rd, doc, "fingerprint", true, &e->fingerprint) < 0 ||
+            bento_jsonr_string(&rd, doc, "policy", true, &e->policy) < 0 ||
+            bento_jsonr_string(&rd, doc, "manifest_path", true, &e->manifest_path) < 0 ||
+            bento_jsonr_string(&rd, doc, "stamped_at", true, &e->stamped_at) < 0 ||
+            bento_jsonr_bool(&rd, doc, "reviewed", &e->reviewed) < 0 || !*e->fingerprint)
+                return -EINVAL;
+        *ret = TAKE_PTR(e);
+        return 0;
+}
+
+enum journal_verdict journal_lookup(const char *real, const char *stamp,
+                                    struct journal_entry **ret_entry)
+{
+        cleanup_free char *dir = NULL, *data = NULL;
+        cleanup_close int dfd = -1, fd = -1;
+        cleanup_journal_entry struct journal_entry *e = NULL;
+        struct bento_err err = {0};
+        struct stat dst, fst;
+        char name[70];
+        size_t len = 0;
+
+        if (ret_entry)
+                *ret_entry = NULL;
+        if (!real || journal_dir(&dir, &err) < 0 || entry_name(real, name, &err) < 0)
+                return JOURNAL_ABSENT;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = dfd < 0 ? -1 : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0 || fstat(dfd, &dst) < 0 || fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode))
+                return JOURNAL_ABSENT;
+        if (!private_node(dfd, &dst) || !private_node(fd, &fst))
+                return JOURNAL_UNTRUSTED;
+        if (bento_read_fd(fd, name, JOURNAL_ENTRY_MAX, &data, &len, &err) < 0 || len == 0 ||
+            decode_entry(data, len, &e) < 0 || strcmp(e->manifest_path, real) != 0)
+                return JOURNAL_ABSENT;
+        if (!stamp || strcmp(e->fingerprint, stamp) != 0) {
+                if (ret_entry)
+                        *ret_entry = TAKE_PTR(e);
+                return JOURNAL_FOREIGN;
+        }
+        if (ret_entry)
+                *ret_entry = TAKE_PTR(e);
+        return JOURNAL_MATCHES;
+}
+
+const char *journal_verdict_to_string(enum journal_verdict v)
+{
+        switch (v) {
+        case JOURNAL_UNTRUSTED:
+                return "untrusted";
+        case JOURNAL_FOREIGN:
+                return "foreign";
+        case JOURNAL_MATCHES:
+                return "matches";
+        case JOURNAL_ABSENT:
+        default:
+                return "absent";
+        }
+}
+
+/* mkdir -p with 0700 for what is created; existing directories are left
+ * as they are (their privacy is judged when an entry is read). */
+static int make_dirs(const char *dir, struct bento_err *err)
+{
+        cleanup_free char *p = strdup(dir);
+
+        if (!p)
+                return bento_err_set(err, ENOMEM, "approval journal");
+        for (char *s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
+                if (s)
+                        *s = '\0';
+                if (mkdir(p, 0700) < 0 && errno != EEXIST)
+                        return bento_err_set(err, errno, "cannot create the approval journal '%s'",
+                                             p);
+                if (!s)
+                        return 0;
+                *s = '/';
+        }
+}
+
+static int render_entry(const struct journal_entry *e, char **ret, size_t *ret_len,
+                        struct bento_err *err)
+{
+        cleanup_jsonw struct bento_jsonw w = {0};
+
+        if (bento_jsonw_init(&w, true, err) < 0)
+                return -err->code;
+        bento_jsonw_open_object(&w);
+        bento_jsonw_kstring(&w, "fingerprint", e->fingerprint);
+        bento_jsonw_kstring(&w, "policy", e->policy);
+        bento_jsonw_kstring(&w, "manifest_path", e->manifest_path);
+        bento_jsonw_kstring(&w, "stamped_at", e->stamped_at);
+        bento_jsonw_kbool(&w, "reviewed", e->reviewed);
+        bento_jsonw_close_object(&w);
+        return bento_jsonw_finish(&w, ret, ret_len);
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, data, len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                data += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+/* Temporary file in dir, written, 0600, flushed, renamed onto dir/name. */
+static int replace_entry(const char *dir, const char *name, const char *data, size_t len,
+                         struct bento_err *err)
+{
+        cleanup_free char *tmp = NULL, *dst = NULL;
+        cleanup_close int fd = -1, dfd = -1;
+        int r;
+
+        if (asprintf(&tmp, "%s/.bento-approval-XXXXXX", dir) < 0 ||
+            asprintf(&dst, "%s/%s", dir, name) < 0)
+                return bento_err_set(err, ENOMEM, "approval journal");
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return bento_err_set(err, errno, "cannot create a temporary file in '%s'", dir);
+        r = write_all(fd, data, len);
+        if (r == 0 && fchmod(fd, 0600) < 0)
+                r = -errno;
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r == 0 && close(TAKE_FD(fd)) < 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, dst) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void) unlink(tmp);
+                return bento_err_set(err, -r, "cannot write the approval record '%s'", dst);
+        }
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0)
+                (void) fsync(dfd);
+        return 0;
+}
+
+int journal_record(const struct journal_entry *e, struct bento_err *err)
+{
+        cleanup_free char *dir = NULL, *json = NULL;
+        char name[70];
+        size_t len = 0;
+        int r;
+
+        r = journal_dir(&dir, err);
+        if (r == 0)
+                r = entry_name(e->manifest_path, name, err);
+        if (r == 0)
+                r = make_dirs(dir, err);
+        if (r == 0)
+                r = render_entry(e, &json, &len, err);
+        if (r == 0)
+                r = replace_entry(dir, name, json, len, err);
+        return r;
+}
+
+/* ---- the line diff ----------------------------------------------------- */
+
+struct lines {
+        const char **at; /* start of each line */
+        size_t *len;     /* its length without the newline */
+        size_t n;
+};
+
+static int split_lines(const char *s, struct lines *ret)
+{
+        size_t n = 0, cap = 16;
+
+        ret->at = malloc(cap * sizeof(*ret->at));
+        ret->len = malloc(cap * sizeof(*ret->len));
+        while (ret->at && ret->len && *s) {
+                const char *nl = strchrnul(s, '\n');
+
+                if (n == cap) {
+                        const char **a = realloc(ret->at, 2 * cap * sizeof(*a));
+                        size_t *l = a ? realloc(ret->len, 2 * cap * sizeof(*l)) : NULL;
+
+                        if (a)
+                                ret->at = a;
+                        if (!l)
+                                break;
+                        ret->len = l;
+                        cap *= 2;
+                }
+                ret->at[n] = s;
+                ret->len[n++] = (size_t) (nl - s);
+                s = *nl ? nl + 1 : nl;
+        }
+        ret->n = n;
+        return ret->at && ret->len && !*s ? 0 : -ENOMEM;
+}
+
+static bool same(const struct lines *a, size_t i, const struct lines *b, size_t j)
+{
+        return a->len[i] == b->len[j] && memcmp(a->at[i], b->at[j], a->len[i]) == 0;
+}
+
+static void emit(FILE *f, char mark, const struct lines *l, size_t i)
+{
+        fprintf(f, "%c %.*s\n", mark, (int) l->len[i], l->at[i]);
+}
+
+/* The middle part (after a common prefix, before a common suffix) of two
+ * texts through an LCS table; beyond DIFF_CELLS_MAX it is shown as all
+ * removed then all added, which is still a correct diff. */
+static void diff_middle(FILE *f, const struct lines *a, size_t a0, size_t a1, const struct lines *b,
+                        size_t b0, size_t b1)
+{
+        size_t na = a1 - a0, nb = b1 - b0, i = 0, j = 0;
+        cleanup_free unsigned *t = NULL;
+
+        if (na && nb && na <= DIFF_CELLS_MAX / nb)
+                t = calloc((na + 1) * (nb + 1), sizeof(*t));
+        if (!t) {
+                for (size_t k = a0; k < a1; k++)
+                        emit(f, '-', a, k);
+                for (size_t k = b0; k < b1; k++)
+                        emit(f, '+', b, k);
+                return;
+        }
+        /* t[i][j] = LCS length of a[a0+i..] and b[b0+j..] */
+        for (size_t x = na; x-- > 0;)
+                for (size_t y = nb; y-- > 0;)
+                        t[x * (nb + 1) + y] =
+                            same(a, a0 + x, b, b0 + y)
+                                ? t[(x + 1) * (nb + 1) + y + 1] + 1
+                                : (t[(x + 1) * (nb + 1) + y] > t[x * (nb + 1) + y + 1]
+                                       ? t[(x + 1) * (nb + 1) + y]
+                                       : t[x * (nb + 1) + y + 1]);
+        while (i < na || j < nb) {
+                if (i < na && j < nb && same(a, a0 + i, b, b0 + j)) {
+                        emit(f, ' ', a, a0 + i++);
+                        j++;
+                } else if (j < nb && (i == na || t[i * (nb + 1) + j + 1] >= t[(i + 1) * (nb + 1) + j]))
+                        emit(f, '+', b, b0 + j++);
+                else
+                        emit(f, '-', a, a0 + i++);
+        }
+}
+
+char *journal_diff(const char *old_text, const char *new_text)
+{
+        struct lines a = {0}, b = {0};
+        char *out = NULL;
+        size_t size = 0, pre = 0, suf = 0;
+        FILE *f = NULL;
+
+        if (split_lines(old_text ? old_text : "", &a) == 0 &&
+            split_lines(new_text ? new_text : "", &b) == 0)
+                f = open_memstream(&out, &size);
+        if (f) {
+                while (pre < a.n && pre < b.n && same(&a, pre, &b, pre))
+                        emit(f, ' ', &a, pre++);
+                while (suf < a.n - pre && suf < b.n - pre &&
+                       same(&a, a.n - 1 - suf, &b, b.n - 1 - suf))
+                        suf++;
+                diff_middle(f, &a, pre, a.n - suf, &b, pre, b.n - suf);
+                for (size_t k = a.n - suf; k < a.n; k++)
+                        emit(f, ' ', &a, k);
+                if (fclose(f) != 0) {
+                        free(out);
+                        out = NULL;
+                }
+        }
+        free(a.at);
+        free(a.len);
+        free(b.at);
+        free(b.len);
+        return out;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The approval journal (spec/bento.md §2.3): this host's own record of
+ * what `bento approve` stamped, one JSON file per manifest at
+ * $XDG_STATE_HOME/bento/approvals/<sha256 of the real manifest path>.json
+ * ($XDG_STATE_HOME only when absolute, else ~/.local/state).  It holds the
+ * canonical policy text that was approved, so a later re-approval can show
+ * what changed, and it tells run and validate whether a current stamp was
+ * put there by a review on this host.  Losing it costs only that diff and
+ * that note: the stamp in the manifest stays the authority.
+ *
+ * A record is believed only when its directory and file are private: not
+ * group/world-writable, no ACL granting write to a named user or group,
+ * owned by the effective uid or root.
+ */
+#ifndef BENTO_JOURNAL_H
+#define BENTO_JOURNAL_H
+
+#include <stdbool.h>
+
+#include "err.h"
+
+enum journal_verdict {
+        JOURNAL_ABSENT,    /* no entry, or an empty or corrupt one */
+        JOURNAL_UNTRUSTED, /* an entry others could have written */
+        JOURNAL_FOREIGN,   /* an entry for another fingerprint than the stamp */
+        JOURNAL_MATCHES,   /* this host recorded approving exactly the stamp */
+        JOURNAL_VERDICT_MAX,
+};
+
+struct journal_entry {
+        char *fingerprint;   /* the stamp that was written */
+        char *policy;        /* canonical manifest YAML without provenance */
+        char *manifest_path; /* the real path of the manifest */
+        char *stamped_at;    /* RFC 3339, UTC */
+        bool reviewed;       /* false when stamped with --yes */
+};
+
+/* The journal directory as a heap string.  Fails with ENOENT when neither
+ * an absolute $XDG_STATE_HOME nor an absolute $HOME is set. */
+int journal_dir(char **ret, struct bento_err *err);
+
+/* The entry file for the manifest whose symlink-resolved path is real. */
+int journal_entry_path(const char *real, char **ret, struct bento_err *err);
+
+/* What the journal says about the manifest at real carrying stamp (its
+ * provenance.approves).  When ret_entry is not NULL and the verdict is
+ * JOURNAL_FOREIGN or JOURNAL_MATCHES, *ret_entry gets the entry (free it
+ * with journal_entry_free()); otherwise it is set to NULL.  Never fails:
+ * whatever cannot be read is JOURNAL_ABSENT. */
+enum journal_verdict journal_lookup(const char *real, const char *stamp,
+                                    struct journal_entry **ret_entry);
+
+/* Write e as the entry for e->manifest_path: directories created 0700,
+ * the file 0600, through a ".bento-approval-*" temporary file, fsync and
+ * rename.  Returns 0 or -errno with err filled. */
+int journal_record(const struct journal_entry *e, struct bento_err *err);
+
+struct journal_entry *journal_entry_free(struct journal_entry *e);
+
+/* "absent", "untrusted", "foreign", "matches". */
+const char *journal_verdict_to_string(enum journal_verdict v);
+
+/* A line diff of two texts, LCS-based: each line of the result is
+ * "  <line>" (kept), "- <line>" (only in old) or "+ <line>" (only in new),
+ * with a newline after each.  Heap string, NULL when out of memory. */
+char *journal_diff(const char *old_text, const char *new_text);
+
+static inline void cleanup_journal_entry_fn(struct journal_entry **e)
+{
+        journal_entry_free(*e);
+}
+#define cleanup_journal_entry __attribute__((cleanup(cleanup_journal_entry_fn)))
+
+#endif

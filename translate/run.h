@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento run (spec/bento.md §3.2): the approval check, the host probe and
+ * admission, a private bundle compiled into a 0700 run directory, the
+ * sandbox started through bento-runtime (and the exec gate when exec is
+ * blocked), the outcome explained, and everything it made removed on
+ * every path out.
+ *
+ * The pieces, one file each: run-dir.c (the run directory and the host
+ * paths a run creates), run-spawn.c (child programs and the wait),
+ * run-sandbox.c (the sandbox's life from create to delete), run-report.c
+ * (the words after the run), run-events.c (the --json stream), cmd-run.c
+ * (the verb: flags and order of operations).
+ */
+#ifndef BENTO_RUN_H
+#define BENTO_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "admission.h"
+#include "err.h"
+#include "policy.h"
+
+#define RUN_ENV_MAX 256
+
+struct run_opts {
+        const char *manifest;
+        bool strict, allow_degraded, allow_unapproved, json;
+        const char *run_id;
+        char *env[RUN_ENV_MAX];
+        size_t n_env;
+};
+
+/* The run directory: <TMPDIR or /tmp>/bento-run-XXXXXX, mode 0700. */
+struct run_dir {
+        char *path;
+        char *bundle;      /* <path>/bundle */
+        char *state;       /* <path>/state, bento-runtime --root */
+        char *gate_socket; /* <bundle>/exec-gate.sock */
+        char *egress_log;  /* <path>/egress.jsonl, the egress hook's report */
+        char *runtime_log; /* <path>/runtime.log */
+        /* Host paths that did not exist before the run and that the shield
+         * mounts may create (deepest first): removed afterwards when they
+         * are still an empty directory or an empty file. */
+        char **created;
+        size_t n_created;
+};
+
+int run_dir_make(struct run_dir *d, struct bento_err *err);
+/* Note what the shield mounts of p may create on the host; call before the
+ * sandbox starts. */
+int run_dir_note_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err);
+/* Remove the mount points created by the run and the run directory.
+ * Safe on a partly made or zeroed run_dir; never follows a symlink. */
+void run_dir_cleanup(struct run_dir *d);
+
+/* How the target ended. */
+struct run_outcome {
+        bool started;   /* the target was started (runtime start succeeded) */
+        bool cancelled; /* SIGINT/SIGTERM to bento stopped it */
+        int exit_code;  /* 0-255, or 128+signal */
+        int signal;     /* the signal that killed the target, 0 if it exited */
+        long oom_kills; /* OOM kills in its cgroup, -1 when unknown */
+        char *failure;  /* why the sandbox could not be run, or NULL */
+        /* What the runtime said it applied (state after create). */
+        bool landlock_applied, seccomp_applied;
+};
+
+void run_outcome_done(struct run_outcome *o);
+
+/* The sandbox's whole life: gate, create, checks, start, wait, delete.
+ * Target output goes to out_fd/err_fd (the terminal, or pipes for --json
+ * that on_output drains while the target runs). */
+struct run_stdio {
+        int in_fd, out_fd, err_fd;
+        /* --json: read ends of the stdout/stderr pipes, -1 otherwise. */
+        int out_pipe, err_pipe;
+        void (*on_output)(int stream, const char *data, size_t len, void *userdata);
+        void *userdata;
+};
+
+/* A destination the egress hook refused (host and port as the target
+ * asked, never a resolved address). */
+struct run_dest {
+        char *host, *port;
+};
+
+/* The egress hook's decisions (its --report file, docs/egress.md),
+ * deduplicated and sorted per kind. */
+struct run_egress {
+        struct run_dest *denied, *blocked, *untunneled;
+        size_t n_denied, n_blocked, n_untunneled;
+        long connections; /* every decision but internal faults */
+        long faults;
+        bool truncated;
+};
+
+/* Read the report; a missing file is an empty report. */
+int run_egress_read(const char *path, struct run_egress *ret, struct bento_err *err);
+void run_egress_done(struct run_egress *e);
+
+int run_sandbox(const struct policy *p, const struct run_opts *o, struct run_dir *d,
+                const struct run_stdio *io, struct run_outcome *out, struct bento_err *err);
+
+/* Everything the words after a run are made from. */
+struct run_view {
+        const struct policy *p;
+        const struct run_opts *o;
+        const struct run_outcome *out;
+        const struct admission *a; /* a->report: the run's report after the merge */
+        const struct run_egress *egress;
+        bool shortfall;        /* §4.4: a guarantee lapsed; exit 124 */
+        char *const *env;      /* the target's environment (NAME=VALUE) */
+};
+
+/* §8.2: the HOME note, on stderr. */
+void run_home_note(const struct policy *p);
+
+/* §3.2.2: the human notes after the run, on stderr. */
+void run_report_human(const struct run_view *v);
+
+/* §3.2.1 --json: one compact object per line on stdout.  Each returns 0 or
+ * -EIO when stdout could not be written (then the caller says so on stderr
+ * and exits 125). */
+int run_event_output(int stream, const char *data, size_t len);
+int run_event_verdict(const struct run_view *v);
+int run_event_refusal(const char *reason, const struct host_report *report);
+int run_event_failed(const char *reason, const struct run_view *v);
+
+#endif
