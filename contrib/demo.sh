@@ -1,58 +1,37 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# The README's demo: build a busybox bundle and run it under bento-runtime,
-# showing what the container sees and what it is denied.
+# The README's demo: a manifest reviewed and stamped with `bento approve`, then
+# run with `bento run`, in a scratch home directory that holds a fake SSH key.
+# The script inside tries allowed and forbidden things and prints what happened;
+# bento explains the outcome afterwards.
 #   contrib/demo.sh BUILD_DIR
 set -eu
 
 build=${1:?usage: contrib/demo.sh BUILD_DIR}
-rt="$build/bin/bento-runtime"
+bento="$build/bin/bento"
+src=$(cd "$(dirname "$0")/examples/demo" && pwd)
 demo="$build/demo"
-bundle="$demo/bundle"
-
-busybox=/bin/busybox
-[ -x "$busybox" ] || { echo "demo: $busybox missing (apt-get install busybox-static)" >&2; exit 1; }
 
 rm -rf "$demo"
-mkdir -p "$bundle/rootfs/bin" "$bundle/rootfs/proc" "$bundle/rootfs/dev" "$bundle/rootfs/tmp" \
-         "$bundle/rootfs/etc" "$bundle/rootfs/sys"
-cp "$busybox" "$bundle/rootfs/bin/busybox"
-for a in sh echo id hostname ls cat touch grep mount head; do
-        ln -s busybox "$bundle/rootfs/bin/$a"
-done
+mkdir -p "$demo/home/.ssh" "$demo/project"
+echo "not a real key" > "$demo/home/.ssh/id_demo"
+echo "a note the script may read" > "$demo/home/notes.txt"
+echo "# the script must not change this" > "$demo/home/.bashrc"
+cp "$src/demo.yaml" "$src/demo.sh" "$demo/project/"
+export HOME="$demo/home" XDG_STATE_HOME="$demo/state"
 
-cat > "$bundle/config.json" <<'JSON'
-{
-  "ociVersion": "1.2.0",
-  "process": {
-    "user": {"uid": 1000, "gid": 1000, "additionalGids": [1000]},
-    "args": ["sh", "-c", "echo \"hello from $(hostname): $(id)\"; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; echo '--- mounts:'; mount | head -n 8; echo '--- denied:'; touch /etc/evil || true; cat /proc/kcore | head -c 1 || true; ls /root 2>&1 || true"],
-    "env": ["PATH=/bin"],
-    "cwd": "/",
-    "noNewPrivileges": true,
-    "rlimits": [{"type": "RLIMIT_NOFILE", "soft": 256, "hard": 256}]
-  },
-  "root": {"path": "rootfs", "readonly": true},
-  "hostname": "bento-demo",
-  "mounts": [
-    {"destination": "/proc", "type": "proc", "source": "proc"},
-    {"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "mode=755"]},
-    {"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "nodev"]}
-  ],
-  "linux": {
-    "namespaces": [{"type": "pid"}, {"type": "network"}, {"type": "ipc"}, {"type": "uts"},
-                   {"type": "mount"}],
-    "maskedPaths": ["/proc/kcore", "/proc/keys"],
-    "readonlyPaths": ["/proc/sys"]
-  }
-}
-JSON
-
-echo "== bento-runtime run (bundle: $bundle)"
+echo "== the manifest ($demo/project/demo.yaml)"
+grep -v '^#' "$demo/project/demo.yaml"
+echo
+echo "== bento approve --yes (the review step; a person would answer the prompt)"
+"$bento" approve --yes "$demo/project/demo.yaml"
+echo
+echo "== bento run"
 set +e
-"$rt" --root "$demo/state" run --bundle "$bundle" bento-demo
+"$bento" run "$demo/project/demo.yaml"
 code=$?
 set -e
-echo "== the container exited with status $code; state left behind:"
-ls -A "$demo/state"
-echo "(empty: run deletes the container when it ends)"
+echo
+echo "== bento run exited with $code (the script's own status)"
+echo "== files the run left on the host: $(ls "$demo/project/out")"
+echo "== ~/.bashrc is unchanged: $(cat "$demo/home/.bashrc")"

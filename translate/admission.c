@@ -16,24 +16,24 @@
 
 #define REFUSE_STRICT "strict mode requires every layer to be fully enforced"
 #define REFUSE_CORE_ALL                                                                            \
-        "a core guarantee cannot be enforced at all on this host, so not even the "               \
+        "a core guarantee cannot be enforced at all on this host, so not even the "                \
         "Landlock-only tier that --allow-degraded accepts can run"
 #define REFUSE_CORE "a core guarantee cannot be fully enforced on this host"
 #define REFUSE_LIMITS                                                                              \
-        "the manifest requests resource limits this host cannot enforce; running unbounded "      \
+        "the manifest requests resource limits this host cannot enforce; running unbounded "       \
         "could exhaust host resources"
 #define REFUSE_RUN_ID_NO_LIMITS                                                                    \
-        "a run id asks for a reapable scope, but this manifest sets no resource limits, so "     \
+        "a run id asks for a reapable scope, but this manifest sets no resource limits, so "       \
         "bento-runtime would make no cgroup to name after it: drop --run-id or add limits:"
 #define REFUSE_RUN_ID_LIMITS                                                                       \
-        "a run id asks for a reapable scope, but this host cannot enforce every limit the "      \
-        "manifest sets, so there would be no capped cgroup to name after it (--allow-degraded "  \
+        "a run id asks for a reapable scope, but this host cannot enforce every limit the "        \
+        "manifest sets, so there would be no capped cgroup to name after it (--allow-degraded "    \
         "does not change that)"
 #define REFUSE_NO_NETNS                                                                            \
-        "this host has no network namespace to fence egress into, and every sandbox gets one, " \
+        "this host has no network namespace to fence egress into, and every sandbox gets one, "    \
         "even for a manifest without network: rules"
 #define REFUSE_DEGRADED_NET                                                                        \
-        "network rules cannot be honored by the degraded tier: it has no network namespace to "  \
+        "network rules cannot be honored by the degraded tier: it has no network namespace to "    \
         "run the egress proxy in"
 
 int admission_posture_from_flags(bool strict, bool allow_degraded, enum admission_posture *ret,
@@ -45,7 +45,7 @@ int admission_posture_from_flags(bool strict, bool allow_degraded, enum admissio
                                       "refuses any layer this host does not fully enforce, "
                                       "--allow-degraded runs with some of them weaker. Pass one "
                                       "or the other, not both");
-        *ret = strict ? ADMISSION_STRICT
+        *ret = strict           ? ADMISSION_STRICT
                : allow_degraded ? ADMISSION_ALLOW_DEGRADED
                                 : ADMISSION_DEFAULT;
         return 0;
@@ -133,9 +133,9 @@ static void refuse(struct admission *a, const char *reason)
 /* The posture table of §4.3; true when it refused. */
 static bool posture_refuses(struct admission *a, enum admission_posture p)
 {
-        bool only_limits = true;
-
         if (p == ADMISSION_STRICT) {
+                bool only_limits = true;
+
                 if (!mark(a, KIND_ANY, BENTO_STATE_DEGRADED))
                         return false;
                 for (int l = 0; l < BENTO_LAYER_MAX; l++)

@@ -77,8 +77,8 @@ enum admission_advice {
 
 struct admission {
         enum admission_outcome outcome;
-        int exit_code;                /* 0 when admitted, ADMISSION_EXIT_REFUSED when not */
-        char reason[HOST_TEXT_MAX];   /* the refusal reason (§4.3 words); "" when admitted */
+        int exit_code;                  /* 0 when admitted, ADMISSION_EXIT_REFUSED when not */
+        char reason[HOST_TEXT_MAX];     /* the refusal reason (§4.3 words); "" when admitted */
         bool required[BENTO_LAYER_MAX]; /* the layers this run needs */
         /* The required layers that are not enforced: under a refusal the
          * ones behind it, otherwise the gaps to report after the run. */
@@ -132,10 +132,10 @@ enum admission_effect {
 };
 
 struct admission_host {
-        int exit_code;      /* 0, or ADMISSION_EXIT_BASELINE */
-        bool baseline_short; /* a run with the smallest needs would be refused */
+        int exit_code;          /* 0, or ADMISSION_EXIT_BASELINE */
+        bool baseline_short;    /* a run with the smallest needs would be refused */
         bool baseline_hopeless; /* ... even under --allow-degraded */
-        bool fully_enforced; /* every layer, report-only ones included */
+        bool fully_enforced;    /* every layer, report-only ones included */
         enum admission_effect effect[BENTO_LAYER_MAX];
         size_t n_short; /* layers not enforced */
 };

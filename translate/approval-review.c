@@ -80,9 +80,8 @@ struct grant {
 static void breadth_and_tmp(struct list *l, const struct approval_review *rv, const struct grant *g)
 {
         cleanup_free char *c = path_clean(g->pp->expanded ? g->pp->expanded : g->pp->written);
-        cleanup_free char *ep = rv->p->entrypoint.expanded
-                                    ? path_clean(rv->p->entrypoint.expanded)
-                                    : NULL;
+        cleanup_free char *ep =
+            rv->p->entrypoint.expanded ? path_clean(rv->p->entrypoint.expanded) : NULL;
         cleanup_free char *ep_dir = ep ? strdup(ep) : NULL;
         char *slash = ep_dir ? strrchr(ep_dir, '/') : NULL;
 
@@ -97,8 +96,8 @@ static void breadth_and_tmp(struct list *l, const struct approval_review *rv, co
                     "%s grant \"%s\" is a whole home or top-level directory, far more than a "
                     "script needs",
                     g->kind, g->pp->written);
-        if (path_beneath("/tmp", c) && !(ep_dir && path_beneath("/tmp", ep_dir) &&
-                                         path_within(ep_dir, c)))
+        if (path_beneath("/tmp", c) &&
+            !(ep_dir && path_beneath("/tmp", ep_dir) && path_within(ep_dir, c)))
                 add(l,
                     "%s grant \"%s\" lies under /tmp, where anything on this host (the target "
                     "included) can plant files and links that steer it",

@@ -20,7 +20,7 @@
 struct approval_review {
         const struct manifest *m;
         const struct policy *p;
-        const char *unresolved;  /* why resolution failed, or NULL */
+        const char *unresolved;     /* why resolution failed, or NULL */
         const char *manifest_real;  /* symlink-resolved, or NULL */
         const char *manifest_named; /* absolute, as named (links not followed), or NULL */
 };

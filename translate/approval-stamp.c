@@ -45,19 +45,19 @@ struct pentry {
         bool present;
         bool scalar;
         yaml_scalar_style_t style;
-        size_t key_at;             /* character index of the key */
-        size_t val_at, val_end;    /* character span of a scalar value */
-        size_t end;                /* character index where the entry's content ends */
+        size_t key_at;          /* character index of the key */
+        size_t val_at, val_end; /* character span of a scalar value */
+        size_t end;             /* character index where the entry's content ends */
 };
 
 struct layout {
-        bool ok;              /* the walk understood the document */
-        size_t top_col;       /* column of the top-level keys */
-        size_t top_end;       /* where the last top-level value's content ends */
-        bool has_prov;        /* a provenance block mapping exists */
-        size_t prov_key_end;  /* end of the "provenance" key (for a null value) */
-        bool prov_null;       /* "provenance:" with an empty value */
-        size_t prov_col;      /* column of the provenance keys */
+        bool ok;             /* the walk understood the document */
+        size_t top_col;      /* column of the top-level keys */
+        size_t top_end;      /* where the last top-level value's content ends */
+        bool has_prov;       /* a provenance block mapping exists */
+        size_t prov_key_end; /* end of the "provenance" key (for a null value) */
+        bool prov_null;      /* "provenance:" with an empty value */
+        size_t prov_col;     /* column of the provenance keys */
         struct pentry keys[PK_MAX];
 };
 
@@ -436,11 +436,11 @@ static bool confirms(const char *text, size_t len, const char *name, const char 
 static char *textual_edit(const char *data, size_t len, const struct approval_stamp *stamp,
                           size_t *ret_len)
 {
-        struct stamp_ctx c = {.data = data,
-                              .len = len,
-                              .eol = memmem(data, len, "\r\n", 2) ? "\r\n" : "\n",
-                              .values = {APPROVAL_GENERATED_BY, stamp->generated_at,
-                                         stamp->fingerprint}};
+        struct stamp_ctx c = {
+            .data = data,
+            .len = len,
+            .eol = memmem(data, len, "\r\n", 2) ? "\r\n" : "\n",
+            .values = {APPROVAL_GENERATED_BY, stamp->generated_at, stamp->fingerprint}};
         char *out = NULL;
 
         find_layout(data, len, &c.lo);

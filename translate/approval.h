@@ -31,10 +31,10 @@
 #include "trust.h"
 
 struct approval_status {
-        enum manifest_approval state; /* unapproved, current or stale */
+        enum manifest_approval state;                       /* unapproved, current or stale */
         char fingerprint[MANIFEST_FINGERPRINT_HEX_LEN + 1]; /* "" when it cannot be computed */
-        enum journal_verdict journal; /* this host's record of the stamp */
-        bool stamped;                 /* provenance.approves is set */
+        enum journal_verdict journal;                       /* this host's record of the stamp */
+        bool stamped;                                       /* provenance.approves is set */
 };
 
 /* The approval state of m (§2.2), which is also returned.  real_path is

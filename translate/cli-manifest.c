@@ -49,9 +49,10 @@ char *cli_load_error(const char *path, const struct manifest_problems *p,
                                      path, alt) < 0)
                                 msg = NULL;
                 } else if (asprintf(&msg,
-                                    "%s looks like a script, not a manifest. Run `bento profile "
-                                    "%s` to draft one, then pass that.",
-                                    path, path) < 0) {
+                                    "%s looks like a script, not a manifest. Write a manifest "
+                                    "for it (docs/manifest.md describes the format) and pass "
+                                    "that.",
+                                    path) < 0) {
                         msg = NULL;
                 }
                 return msg;

@@ -329,9 +329,10 @@ static int stamp(struct approve_ctx *c)
                 return BENTO_EXIT_REFUSED;
         }
         if (!out.textual)
-                fprintf(stderr, "[bento] the stamp could not be added as a small edit, so %s was "
-                                "rewritten in canonical form; its comments and layout were "
-                                "not kept\n",
+                fprintf(stderr,
+                        "[bento] the stamp could not be added as a small edit, so %s was "
+                        "rewritten in canonical form; its comments and layout were "
+                        "not kept\n",
                         c->path);
         if (info.clamped)
                 fprintf(stderr,

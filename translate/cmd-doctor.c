@@ -147,8 +147,8 @@ static void print_cgroup_facts(const struct host_facts *f)
 {
         char buf[HOST_TEXT_MAX];
 
-        host_fmt(buf, sizeof(buf), "%s%s%s", host_cg_mode_name(f->cg_mode), f->cg_why[0] ? ": " : "",
-                 f->cg_why);
+        host_fmt(buf, sizeof(buf), "%s%s%s", host_cg_mode_name(f->cg_mode),
+                 f->cg_why[0] ? ": " : "", f->cg_why);
         fact("cgroups", buf);
         for (int c = 0; c < HOST_CTL_MAX; c++) {
                 const struct host_controller_facts *x = &f->ctl[c];
@@ -157,7 +157,8 @@ static void print_cgroup_facts(const struct host_facts *f)
                 host_fmt(key, sizeof(key), "  %s", host_controller_name(c));
                 if (x->usable)
                         host_fmt(buf, sizeof(buf),
-                                 "a probe cgroup was made below %s and its limits written", x->where);
+                                 "a probe cgroup was made below %s and its limits written",
+                                 x->where);
                 else
                         host_fmt(buf, sizeof(buf), "%s", x->why);
                 fact(key, buf);
@@ -238,34 +239,43 @@ static void list_effect(const struct doctor *d, enum admission_effect e, char *b
                         continue;
                 k++;
                 o += (size_t) snprintf(buf + o, size - o, "%s%s",
-                                       k == 1 ? "" : k == n ? " or " : ", ", bento_layer_name(l));
+                                       k == 1   ? ""
+                                       : k == n ? " or "
+                                                : ", ",
+                                       bento_layer_name(l));
         }
 }
 
 static void print_summary(const struct doctor *d)
 {
         char refused[256], reported[256], host[256], all[512], text[2048];
-        size_t k = 0, o = 0;
+        size_t k = 0, o = 0, judged = 0;
 
         list_effect(d, ADMISSION_EFFECT_REFUSED, refused, sizeof(refused));
         list_effect(d, ADMISSION_EFFECT_REPORTED, reported, sizeof(reported));
         list_effect(d, ADMISSION_EFFECT_HOST, host, sizeof(host));
         all[0] = '\0';
-        for (int l = 0; l < BENTO_LAYER_MAX && o < sizeof(all); l++)
-                if (host_report_get(&d->report, l)->state != BENTO_STATE_ENFORCED)
-                        o += (size_t) snprintf(all + o, sizeof(all) - o, "%s%s", k++ ? ", " : "",
-                                               bento_layer_name(l));
+        for (int l = 0; l < BENTO_LAYER_MAX && o < sizeof(all); l++) {
+                if (host_report_get(&d->report, l)->state == BENTO_STATE_ENFORCED)
+                        continue;
+                o += (size_t) snprintf(all + o, sizeof(all) - o, "%s%s", k++ ? ", " : "",
+                                       bento_layer_name(l));
+                judged += d->verdict.effect[l] == ADMISSION_EFFECT_REFUSED ||
+                          d->verdict.effect[l] == ADMISSION_EFFECT_REPORTED;
+        }
         host_fmt(text, sizeof(text),
                  "Baseline confinement holds on this host, so manifests run by default. %zu "
-                 "layer%s fall%s short: %s.%s%s%s%s%s%s%s%s%s --strict refuses a manifest that "
-                 "needs any of them.",
+                 "layer%s fall%s short: %s.%s%s%s%s%s%s%s%s%s%s",
                  d->verdict.n_short, d->verdict.n_short == 1 ? "" : "s",
-                 d->verdict.n_short == 1 ? "s" : "", all, refused[0] ? " A manifest that needs " : "",
-                 refused, refused[0] ? " is refused by default." : "",
+                 d->verdict.n_short == 1 ? "s" : "", all,
+                 refused[0] ? " A manifest that needs " : "", refused,
+                 refused[0] ? " is refused by default." : "",
                  reported[0] ? " A manifest that needs " : "", reported,
                  reported[0] ? " runs, and the gap is reported after the run." : "",
-                 host[0] ? " " : "", host,
-                 host[0] ? " is report-only and changes no run." : "");
+                 host[0] ? " " : "", host, host[0] ? " is report-only and changes no run." : "",
+                 judged == 0   ? ""
+                 : judged == 1 ? " --strict refuses a manifest that needs it."
+                               : " --strict refuses a manifest that needs any of them.");
         print_wrapped(text, 78, "", "");
 }
 
@@ -312,7 +322,6 @@ static void print_human(const struct doctor *d)
         print_shields(d);
         print_verdict(d);
 }
-
 
 static void json_layers(struct bento_jsonw *w, const struct host_report *r)
 {

@@ -190,6 +190,7 @@ int cmd_translate(int argc, char **argv)
             .n_env_overrides = o.n_env,
             .fingerprint = fp,
             .approval = manifest_approval_to_string(manifest_approval_state(m)),
+            .mount_point_hook = true,
         };
         if (policy_prepare_writes(p, &err) < 0 || compile_bundle(p, &c, &err) < 0 ||
             print_summary(p, &c, o.json, &err) < 0) {

@@ -32,8 +32,7 @@
 static void print_build(void)
 {
 #if defined(BENTO_COMMIT) && defined(BENTO_BUILD_DATE)
-        printf("bento %s (commit: %s, built: %s)\n", BENTO_VERSION, BENTO_COMMIT,
-               BENTO_BUILD_DATE);
+        printf("bento %s (commit: %s, built: %s)\n", BENTO_VERSION, BENTO_COMMIT, BENTO_BUILD_DATE);
 #elif defined(BENTO_COMMIT)
         printf("bento %s (commit: %s)\n", BENTO_VERSION, BENTO_COMMIT);
 #else

@@ -26,6 +26,8 @@ extern const size_t bento_n_verbs;
 const struct bento_verb *bento_find_verb(const char *name);
 
 int cmd_run(int argc, char **argv);
+/* The poststop hook of a translated bundle (compile.c), not a user verb. */
+int cmd_remove_mount_points(int argc, char **argv);
 int cmd_translate(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_approve(int argc, char **argv);

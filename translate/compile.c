@@ -40,15 +40,9 @@ char *compile_helper_path(const char *env_name, const char *program)
         return path_join(self, program);
 }
 
-void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
-                         const struct compile_opts *o, const char *egress_hook)
+static void write_egress_hook(struct bento_jsonw *w, const struct manifest *m,
+                              const struct compile_opts *o, const char *egress_hook)
 {
-        const struct manifest *m = p->m;
-
-        if (m->n_network == 0)
-                return;
-        bento_jsonw_key(w, "hooks");
-        bento_jsonw_open_object(w);
         bento_jsonw_key(w, "createRuntime");
         bento_jsonw_open_array(w);
         bento_jsonw_open_object(w);
@@ -73,6 +67,48 @@ void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
         bento_jsonw_close_array(w);
         bento_jsonw_close_object(w);
         bento_jsonw_close_array(w);
+}
+
+/* §5.8: after the container is gone, remove the mount points its shields
+ * created on the host, for runtimes other than `bento run`. */
+static void write_cleanup_hook(struct bento_jsonw *w, char *const *paths, size_t n)
+{
+        cleanup_free char *self = compile_helper_path("BENTO_SELF", "bento");
+
+        bento_jsonw_key(w, "poststop");
+        bento_jsonw_open_array(w);
+        bento_jsonw_open_object(w);
+        bento_jsonw_kstring(w, "path", self);
+        bento_jsonw_key(w, "args");
+        bento_jsonw_open_array(w);
+        bento_jsonw_string(w, "bento");
+        bento_jsonw_string(w, COMPILE_CLEANUP_VERB);
+        for (size_t i = 0; i < n; i++)
+                bento_jsonw_string(w, paths[i]);
+        bento_jsonw_close_array(w);
+        bento_jsonw_close_object(w);
+        bento_jsonw_close_array(w);
+}
+
+void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
+                         const struct compile_opts *o, const char *egress_hook)
+{
+        cleanup_strv char **points = NULL;
+        struct bento_err err = {0};
+        size_t n_points = 0;
+
+        if (o->mount_point_hook && policy_missing_mount_points(p, &points, &n_points, &err) < 0) {
+                bento_jsonw_fail(w, -err.code, "%s", err.msg);
+                return;
+        }
+        if (p->m->n_network == 0 && n_points == 0)
+                return;
+        bento_jsonw_key(w, "hooks");
+        bento_jsonw_open_object(w);
+        if (p->m->n_network > 0)
+                write_egress_hook(w, p->m, o, egress_hook);
+        if (n_points > 0)
+                write_cleanup_hook(w, points, n_points);
         bento_jsonw_close_object(w);
 }
 

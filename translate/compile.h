@@ -26,6 +26,8 @@
 #define COMPILE_ROOTFS        "rootfs"
 #define COMPILE_CONFIG        "config.json"
 #define COMPILE_PROXY_ADDRESS "http://127.0.0.1:3128"
+/* The internal verb the poststop hook runs (not listed in --help). */
+#define COMPILE_CLEANUP_VERB "__remove-mount-points"
 
 struct compile_opts {
         const char *bundle_dir;     /* absolute; where config.json goes */
@@ -38,6 +40,9 @@ struct compile_opts {
         const char *fingerprint;  /* of the manifest as written */
         const char *approval;     /* "current", "stale" or "unapproved" */
         bool terminal;            /* process.terminal */
+        /* Name a poststop hook that removes the shield mount points the
+         * run creates on the host (bento run removes them itself). */
+        bool mount_point_hook;
 };
 
 /* The environment the target gets (§8.1): *ret is a NULL-terminated,

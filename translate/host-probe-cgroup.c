@@ -175,8 +175,8 @@ static void make_probes(struct layout *l)
 
                 host_fmt(path, sizeof(path), "%s/bento-probe-%d", h->dir, (int) getpid());
                 /* a probe left by a killed bento of the same pid is taken over */
-                if (mkdir(path, 0755) < 0 && (errno != EEXIST || rmdir(path) < 0 ||
-                                              mkdir(path, 0755) < 0)) {
+                if (mkdir(path, 0755) < 0 &&
+                    (errno != EEXIST || rmdir(path) < 0 || mkdir(path, 0755) < 0)) {
                         h->mkdir_err = errno;
                         continue;
                 }
@@ -279,8 +279,9 @@ static bool v2_ready(const struct hier *h, const char *ctrl, char *why, size_t s
 static void mkdir_failed(const struct hier *h, bool own, char *why, size_t size)
 {
         const char *what = h->v2 ? "the unified hierarchy" : h->ctrls;
-        const char *every = own ? "" : ", and bento-runtime makes the run's cgroup in every "
-                                       "hierarchy";
+        const char *every = own ? ""
+                                : ", and bento-runtime makes the run's cgroup in every "
+                                  "hierarchy";
 
         if (h->mkdir_err == EACCES || h->mkdir_err == EPERM)
                 host_fmt(why, size,
@@ -322,8 +323,8 @@ static void probe_controller(struct layout *l, enum host_controller c, struct ho
                                  "into swap; boot with swapaccount=1",
                                  files[i]);
                 else if (r < 0)
-                        host_fmt(x->why, sizeof(x->why), "%s cannot be written in %s: %s",
-                                 files[i], h->probe, strerror(-r));
+                        host_fmt(x->why, sizeof(x->why), "%s cannot be written in %s: %s", files[i],
+                                 h->probe, strerror(-r));
                 if (r < 0)
                         return;
         }

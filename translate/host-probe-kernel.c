@@ -126,7 +126,7 @@ static const char *find_bus(char *buf, size_t size)
                 if (is_socket("/run/systemd/private"))
                         return "/run/systemd/private";
                 return is_socket("/run/dbus/system_bus_socket") ? "/run/dbus/system_bus_socket"
-                                                                 : NULL;
+                                                                : NULL;
         }
         if (addr && strncmp(addr, "unix:path=", 10) == 0) {
                 host_fmt(buf, size, "%.*s", (int) strcspn(addr + 10, ","), addr + 10);

@@ -51,29 +51,41 @@ static int check_exec(const char *path)
         return faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0 ? -errno : 0;
 }
 
+/* bento-runtime in the directory of the running bento; false when bento
+ * cannot tell where it is. */
+static bool next_to_self(const struct host_probe_opts *opts, struct host_facts *ret)
+{
+        char self[PATH_MAX];
+        ssize_t n =
+            readlink(opts && opts->self ? opts->self : "/proc/self/exe", self, sizeof(self) - 1);
+        char *slash;
+
+        if (n <= 0) {
+                host_fmt(ret->runtime_why, sizeof(ret->runtime_why),
+                         "bento cannot tell where it is installed (%s), so it cannot find "
+                         "bento-runtime next to itself; point $BENTO_RUNTIME at it.",
+                         strerror(n < 0 ? errno : ENOENT));
+                return false;
+        }
+        self[n] = '\0';
+        slash = strrchr(self, '/');
+        if (slash)
+                *slash = '\0';
+        host_fmt(ret->runtime_path, sizeof(ret->runtime_path), "%s/bento-runtime",
+                 slash ? self : ".");
+        return true;
+}
+
 void host_probe_runtime(const struct host_probe_opts *opts, struct host_facts *ret)
 {
         const char *env = opts && opts->runtime ? opts->runtime : getenv("BENTO_RUNTIME");
-        char self[PATH_MAX];
-        ssize_t n;
         int r;
 
         if (env && env[0]) {
                 ret->runtime_from_env = true;
                 host_fmt(ret->runtime_path, sizeof(ret->runtime_path), "%s", env);
-        } else {
-                n = readlink(opts && opts->self ? opts->self : "/proc/self/exe", self,
-                             sizeof(self) - 1);
-                if (n <= 0) {
-                        host_fmt(ret->runtime_why, sizeof(ret->runtime_why),
-                                 "bento cannot tell where it is installed (%s), so it cannot find "
-                                 "bento-runtime next to itself; point $BENTO_RUNTIME at it.",
-                                 strerror(n < 0 ? errno : ENOENT));
-                        return;
-                }
-                self[n] = '\0';
-                *strrchr(self, '/') = '\0'; /* readlink of /proc/self/exe is absolute */
-                host_fmt(ret->runtime_path, sizeof(ret->runtime_path), "%s/bento-runtime", self);
+        } else if (!next_to_self(opts, ret)) {
+                return;
         }
         r = check_exec(ret->runtime_path);
         if (r == 0) {
@@ -203,9 +215,11 @@ static void why_eperm(struct host_facts *f)
 {
         const char *cause = "";
 
-        if (geteuid() != 0 && read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-                cause = " AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns=1): "
-                        "install an AppArmor profile that permits bento-runtime, or set it to 0.";
+        if (geteuid() != 0 &&
+            read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+                cause =
+                    " AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns=1): "
+                    "install an AppArmor profile that permits bento-runtime, or set it to 0.";
         else if (geteuid() != 0 && read_long("/proc/sys/kernel/unprivileged_userns_clone") == 0)
                 cause = " The kernel switch kernel.unprivileged_userns_clone is 0; set it to 1.";
         else
@@ -281,8 +295,8 @@ static void child_failed(struct host_facts *f, const struct ns_report *rep)
                 host_fmt(f->ns_why, sizeof(f->ns_why),
                          "the sandbox's mount namespace cannot be set up (%s of %s failed: %s).%s",
                          rep->step == NS_STEP_TMPFS ? "a tmpfs mount" : "making / private",
-                         rep->step == NS_STEP_TMPFS ? "/tmp" : "the mount tree",
-                         strerror(rep->err), CONTAINER_REMEDY);
+                         rep->step == NS_STEP_TMPFS ? "/tmp" : "the mount tree", strerror(rep->err),
+                         CONTAINER_REMEDY);
                 break;
         default:
                 f->ns = HOST_NS_UNKNOWN;
@@ -372,8 +386,8 @@ void host_probe_namespaces(struct host_facts *ret)
 
         if (pipe2(p.go, O_CLOEXEC) < 0 || pipe2(p.report, O_CLOEXEC) < 0) {
                 ret->ns = HOST_NS_UNKNOWN;
-                host_fmt(ret->ns_why, sizeof(ret->ns_why), "the namespace probe could not start: %s",
-                         strerror(errno));
+                host_fmt(ret->ns_why, sizeof(ret->ns_why),
+                         "the namespace probe could not start: %s", strerror(errno));
                 close_pipes(&p);
                 return;
         }

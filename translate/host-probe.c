@@ -14,10 +14,14 @@
 #include <unistd.h>
 
 static const char *const layer_names[BENTO_LAYER_MAX] = {
-    [BENTO_LAYER_FILESYSTEM] = "filesystem",       [BENTO_LAYER_NETWORK] = "network",
-    [BENTO_LAYER_EXEC_BLOCK] = "exec-block",       [BENTO_LAYER_EXEC_STRICT] = "exec-strict",
-    [BENTO_LAYER_LIMITS_MEMORY] = "limits-memory", [BENTO_LAYER_LIMITS_PIDS] = "limits-pids",
-    [BENTO_LAYER_LIMITS_CPU] = "limits-cpu",       [BENTO_LAYER_AUTO_EXEC_REPORT] = "auto-exec-report",
+    [BENTO_LAYER_FILESYSTEM] = "filesystem",
+    [BENTO_LAYER_NETWORK] = "network",
+    [BENTO_LAYER_EXEC_BLOCK] = "exec-block",
+    [BENTO_LAYER_EXEC_STRICT] = "exec-strict",
+    [BENTO_LAYER_LIMITS_MEMORY] = "limits-memory",
+    [BENTO_LAYER_LIMITS_PIDS] = "limits-pids",
+    [BENTO_LAYER_LIMITS_CPU] = "limits-cpu",
+    [BENTO_LAYER_AUTO_EXEC_REPORT] = "auto-exec-report",
 };
 
 const char *bento_layer_name(enum bento_layer l)
@@ -46,7 +50,7 @@ bool bento_layer_report_only(enum bento_layer l)
 
 const char *bento_state_name(enum bento_layer_state s)
 {
-        return s == BENTO_STATE_ENFORCED ? "enforced"
+        return s == BENTO_STATE_ENFORCED   ? "enforced"
                : s == BENTO_STATE_DEGRADED ? "degraded"
                                            : "unavailable";
 }
@@ -77,8 +81,8 @@ const char *host_controller_name(enum host_controller c)
 
 const struct layer_status *host_report_get(const struct host_report *r, enum bento_layer l)
 {
-        static const struct layer_status absent = {
-            .state = BENTO_STATE_UNAVAILABLE, .detail = "not reported by the host probe"};
+        static const struct layer_status absent = {.state = BENTO_STATE_UNAVAILABLE,
+                                                   .detail = "not reported by the host probe"};
 
         return l < BENTO_LAYER_MAX && r->present[l] ? &r->layer[l] : &absent;
 }
@@ -154,61 +158,67 @@ static bool degraded_fences(const struct host_facts *f)
 /* What the Landlock-only tier does not confine, by ABI (§4.2 step 2). */
 static void degraded_consequences(int abi, char *buf, size_t size)
 {
-        host_fmt(buf, size,
+        host_fmt(
+            buf, size,
             "By default every run is refused. With --allow-degraded a run goes to the "
             "Landlock-only tier, which confines much less: there is no mount namespace, so no "
             "credential shield is mounted and the target sees the host's /proc; there is no PID "
             "namespace, so the target sees the caller's other processes%s; there is no network "
             "namespace, so a manifest with network: rules is refused and IP sockets are "
             "refused by seccomp while netlink and unix sockets stay open%s.%s%s",
-            abi >= 6 ? " (Landlock scoping keeps it from signalling them)"
-                     : " and can signal them",
-            abi >= 9 ? "" : "; pathname unix sockets outside the grants can be connected to "
-                            "(Landlock ABI < 9)",
+            abi >= 6 ? " (Landlock scoping keeps it from signalling them)" : " and can signal them",
+            abi >= 9 ? ""
+                     : "; pathname unix sockets outside the grants can be connected to "
+                       "(Landlock ABI < 9)",
             abi >= 3 ? "" : " Files outside the write grants can still be truncated (ABI < 3).",
             abi >= 5 ? "" : " Device ioctls are not restricted (ABI < 5).");
 }
 
 static void judge_filesystem(const struct host_facts *f, struct host_report *r)
 {
-        char why[HOST_TEXT_MAX], cons[HOST_TEXT_MAX];
+        char why[HOST_TEXT_MAX];
 
         if (ns_usable(f)) {
                 if (f->landlock_abi > 0)
-                        host_fmt(why, sizeof(why), "Landlock backstop active (ABI %d)", f->landlock_abi);
+                        host_fmt(why, sizeof(why), "Landlock backstop active (ABI %d)",
+                                 f->landlock_abi);
                 else
-                        host_fmt(why, sizeof(why),
+                        host_fmt(
+                            why, sizeof(why),
                             "no Landlock backstop on this kernel; bento-runtime's mount namespace "
                             "alone confines");
                 host_report_set(r, BENTO_LAYER_FILESYSTEM, BENTO_STATE_ENFORCED, why, NULL);
                 return;
         }
         if (f->runtime_found && f->ns == HOST_NS_UNKNOWN) {
-                host_fmt(why, sizeof(why), "%s (reported unavailable rather than guessed)", ns_reason(f));
+                host_fmt(why, sizeof(why), "%s (reported unavailable rather than guessed)",
+                         ns_reason(f));
                 host_report_set(r, BENTO_LAYER_FILESYSTEM, BENTO_STATE_UNAVAILABLE, why,
                                 "Every run is refused, with or without --allow-degraded.");
                 return;
         }
         if (f->landlock_abi > 0 && degraded_fences(f)) {
+                char cons[HOST_TEXT_MAX];
+
                 host_fmt(why, sizeof(why),
-                    "%s Confinement falls back to the Landlock-only tier (Landlock path rules "
-                    "plus a seccomp egress block). This is materially weaker than the full "
-                    "sandbox.",
-                    ns_reason(f));
+                         "%s Confinement falls back to the Landlock-only tier (Landlock path rules "
+                         "plus a seccomp egress block). This is materially weaker than the full "
+                         "sandbox.",
+                         ns_reason(f));
                 degraded_consequences(f->landlock_abi, cons, sizeof(cons));
                 host_report_set(r, BENTO_LAYER_FILESYSTEM, BENTO_STATE_DEGRADED, why, cons);
                 return;
         }
         if (f->landlock_abi > 0)
                 host_fmt(why, sizeof(why),
-                    "%s The Landlock-only fallback needs seccomp filters and the amd64 egress "
-                    "filter, which this host lacks.",
-                    ns_reason(f));
+                         "%s The Landlock-only fallback needs seccomp filters and the amd64 egress "
+                         "filter, which this host lacks.",
+                         ns_reason(f));
         else
                 host_fmt(why, sizeof(why),
-                    "%s This kernel has no Landlock either, so no filesystem confinement is "
-                    "available at all.",
-                    ns_reason(f));
+                         "%s This kernel has no Landlock either, so no filesystem confinement is "
+                         "available at all.",
+                         ns_reason(f));
         host_report_set(r, BENTO_LAYER_FILESYSTEM, BENTO_STATE_UNAVAILABLE, why,
                         "Every run is refused, with or without --allow-degraded.");
 }
@@ -240,7 +250,8 @@ static void judge_exec(const struct host_facts *f, struct host_report *r)
                     "Unlike the original there is no execveat seam. fork() itself still works "
                     "under exec: none; none-strict also refuses it.");
         else {
-                host_fmt(why, sizeof(why),
+                host_fmt(
+                    why, sizeof(why),
                     "%s bento-runtime blocks exec with a seccomp filter whose exec calls go to a "
                     "user-notification gate.",
                     f->seccomp_why[0] ? f->seccomp_why : "seccomp user notification is missing.");
@@ -255,12 +266,12 @@ static void judge_exec(const struct host_facts *f, struct host_report *r)
         }
         if (!f->seccomp_filter)
                 host_fmt(why, sizeof(why), "%s",
-                    f->seccomp_why[0] ? f->seccomp_why : "seccomp filters are not available.");
+                         f->seccomp_why[0] ? f->seccomp_why : "seccomp filters are not available.");
         else
                 host_fmt(why, sizeof(why),
-                    "fork/vfork/process-clone blocking is not implemented for %s; none-strict "
-                    "blocks only exec here.",
-                    f->arch);
+                         "fork/vfork/process-clone blocking is not implemented for %s; none-strict "
+                         "blocks only exec here.",
+                         f->arch);
         host_report_set(r, BENTO_LAYER_EXEC_STRICT, BENTO_STATE_UNAVAILABLE, why,
                         "A none-strict manifest runs with only the exec block and the gap is "
                         "reported after the run; --strict refuses it.");
@@ -280,19 +291,21 @@ static void judge_limits(const struct host_facts *f, struct host_report *r)
 
                 if (x->usable) {
                         host_fmt(why, sizeof(why), "cgroup %s%s%s", host_cg_mode_name(f->cg_mode),
-                            x->note[0] ? "; " : "", x->note);
+                                 x->note[0] ? "; " : "", x->note);
                         host_report_set(r, layer[c], BENTO_STATE_ENFORCED, why, NULL);
                         continue;
                 }
                 host_fmt(why, sizeof(why), "%s",
-                    x->why[0]   ? x->why
-                    : f->cg_why[0] ? f->cg_why
-                                   : "the probe could not reach this controller");
+                         x->why[0]      ? x->why
+                         : f->cg_why[0] ? f->cg_why
+                                        : "the probe could not reach this controller");
                 host_fmt(cons, sizeof(cons),
-                    "A manifest that sets limits.%s is refused by default; --allow-degraded "
-                    "waives that and the script runs without that cap; --strict refuses it; "
-                    "--run-id is refused.",
-                    c == HOST_CTL_MEMORY ? "memory" : c == HOST_CTL_PIDS ? "pids" : "cpu");
+                         "A manifest that sets limits.%s is refused by default; --allow-degraded "
+                         "waives that and the script runs without that cap; --strict refuses it; "
+                         "--run-id is refused.",
+                         c == HOST_CTL_MEMORY ? "memory"
+                         : c == HOST_CTL_PIDS ? "pids"
+                                              : "cpu");
                 host_report_set(r, layer[c], BENTO_STATE_UNAVAILABLE, why, cons);
         }
 }

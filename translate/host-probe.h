@@ -148,9 +148,9 @@ struct host_facts {
         enum host_ns_verdict ns;
         char ns_why[HOST_TEXT_MAX]; /* for BLOCKED/UNKNOWN */
 
-        bool seccomp_filter;   /* SECCOMP_SET_MODE_FILTER usable by this caller */
-        bool seccomp_notify;   /* SECCOMP_FILTER_FLAG_NEW_LISTENER + GET_NOTIF_SIZES */
-        bool seccomp_kill_pr;  /* SECCOMP_RET_KILL_PROCESS available */
+        bool seccomp_filter;  /* SECCOMP_SET_MODE_FILTER usable by this caller */
+        bool seccomp_notify;  /* SECCOMP_FILTER_FLAG_NEW_LISTENER + GET_NOTIF_SIZES */
+        bool seccomp_kill_pr; /* SECCOMP_RET_KILL_PROCESS available */
         char seccomp_why[HOST_TEXT_MAX];
 
         int landlock_abi_kernel; /* what the kernel says; 0: no Landlock */

@@ -375,10 +375,11 @@ static void diff_middle(FILE *f, const struct lines *a, size_t a0, size_t a1, co
                 if (i < na && j < nb && same(a, a0 + i, b, b0 + j)) {
                         emit(f, ' ', a, a0 + i++);
                         j++;
-                } else if (j < nb && (i == na || t[i * (nb + 1) + j + 1] >= t[(i + 1) * (nb + 1) + j]))
-                        emit(f, '+', b, b0 + j++);
-                else
+                } else if (i < na &&
+                           (j == nb || t[(i + 1) * (nb + 1) + j] >= t[i * (nb + 1) + j + 1]))
                         emit(f, '-', a, a0 + i++);
+                else
+                        emit(f, '+', b, b0 + j++);
         }
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "compile.h"
 
 static int help(FILE *f)
 {
@@ -47,6 +48,8 @@ int main(int argc, char **argv)
                         argv[1]);
                 return BENTO_EXIT_REFUSED;
         }
+        if (strcmp(argv[1], COMPILE_CLEANUP_VERB) == 0)
+                return cmd_remove_mount_points(argc - 1, argv + 1);
         v = bento_find_verb(argv[1]);
         if (!v) {
                 fprintf(stderr,

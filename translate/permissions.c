@@ -25,8 +25,7 @@ static void print_rule(FILE *f, const struct manifest_net_rule *r, bool first)
 {
         bool v6 = strchr(r->host, ':') != NULL;
 
-        fprintf(f, "%s%s%s%s:%s", first ? "" : " ", v6 ? "[" : "", r->host, v6 ? "]" : "",
-                r->port);
+        fprintf(f, "%s%s%s%s:%s", first ? "" : " ", v6 ? "[" : "", r->host, v6 ? "]" : "", r->port);
 }
 
 const char *permissions_exec_words(enum manifest_exec e)
@@ -64,8 +63,8 @@ void permissions_print(FILE *f, const struct manifest *m)
         if (*m->interpreter)
                 fprintf(f, "%-14s%s\n", "interpreter:", m->interpreter);
         else
-                fprintf(f, "%-14s%s\n", "interpreter:",
-                        "(none - the entrypoint is a compiled binary)");
+                fprintf(f, "%-14s%s\n",
+                        "interpreter:", "(none - the entrypoint is a compiled binary)");
         if (m->n_interpreter_args > 0)
                 print_list(f, "  args passed to the interpreter, before the entrypoint:",
                            m->interpreter_args, m->n_interpreter_args, true);

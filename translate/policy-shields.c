@@ -206,3 +206,59 @@ int policy_shield_mounts(struct policy *p, struct bento_err *err)
                 r = check_carve(p, p->shield_mounts[i].rule, err);
         return r;
 }
+
+static int add_unique(char ***v, size_t *n, const char *path)
+{
+        char **nv;
+
+        for (size_t i = 0; i < *n; i++)
+                if (strcmp((*v)[i], path) == 0)
+                        return 0;
+        nv = reallocarray(*v, *n + 2, sizeof(char *));
+        if (!nv)
+                return -ENOMEM;
+        *v = nv;
+        nv[*n] = strdup(path);
+        if (!nv[*n])
+                return -ENOMEM;
+        nv[++*n] = NULL;
+        return 0;
+}
+
+/* Deepest first, then by name: children go before their parents. */
+static int cmp_deepest(const void *a, const void *b)
+{
+        const char *x = *(const char *const *) a, *y = *(const char *const *) b;
+        size_t lx = strlen(x), ly = strlen(y);
+
+        return lx < ly ? 1 : lx > ly ? -1 : strcmp(x, y);
+}
+
+int policy_missing_mount_points(const struct policy *p, char ***ret, size_t *ret_n,
+                                struct bento_err *err)
+{
+        cleanup_strv char **v = calloc(1, sizeof(char *));
+        size_t n = 0;
+
+        if (!v)
+                return bento_err_set(err, ENOMEM, "mount points");
+        for (size_t i = 0; i < p->n_shield_mounts; i++) {
+                cleanup_free char *cur = strdup(p->shield_mounts[i].rule->path);
+                struct stat st;
+
+                if (!cur)
+                        return bento_err_set(err, ENOMEM, "mount points");
+                while (strcmp(cur, "/") != 0 && lstat(cur, &st) < 0 && errno == ENOENT) {
+                        char *slash = strrchr(cur, '/');
+
+                        if (add_unique(&v, &n, cur) < 0)
+                                return bento_err_set(err, ENOMEM, "mount points");
+                        *(slash == cur ? slash + 1 : slash) = '\0';
+                }
+        }
+        if (n)
+                qsort(v, n, sizeof(char *), cmp_deepest);
+        *ret = TAKE_PTR(v);
+        *ret_n = n;
+        return 0;
+}

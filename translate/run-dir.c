@@ -45,76 +45,24 @@ int run_dir_make(struct run_dir *d, struct bento_err *err)
         return 0;
 }
 
-static int note(struct run_dir *d, const char *path, struct bento_err *err)
-{
-        char **v;
-
-        for (size_t i = 0; i < d->n_created; i++)
-                if (strcmp(d->created[i], path) == 0)
-                        return 0;
-        v = reallocarray(d->created, d->n_created + 1, sizeof(char *));
-        if (!v)
-                return bento_err_set(err, ENOMEM, "run directory");
-        d->created = v;
-        v[d->n_created] = strdup(path);
-        if (!v[d->n_created])
-                return bento_err_set(err, ENOMEM, "run directory");
-        d->n_created++;
-        return 0;
-}
-
-/* The missing path and each missing ancestor, deepest first. */
-static int note_missing(struct run_dir *d, const char *path, struct bento_err *err)
-{
-        cleanup_free char *cur = strdup(path);
-        struct stat st;
-
-        if (!cur)
-                return bento_err_set(err, ENOMEM, "run directory");
-        while (strcmp(cur, "/") != 0 && lstat(cur, &st) < 0 && errno == ENOENT) {
-                char *slash = strrchr(cur, '/');
-                int r = note(d, cur, err);
-
-                if (r < 0)
-                        return r;
-                *(slash == cur ? slash + 1 : slash) = '\0';
-        }
-        return 0;
-}
-
 int run_dir_note_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err)
 {
-        for (size_t i = 0; i < p->n_shield_mounts; i++) {
-                int r = note_missing(d, p->shield_mounts[i].rule->path, err);
-
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return policy_missing_mount_points(p, &d->created, &d->n_created, err);
 }
 
-static int cmp_depth(const void *a, const void *b)
+void run_remove_mount_points(char *const *paths, size_t n)
 {
-        const char *x = *(const char *const *) a, *y = *(const char *const *) b;
-        size_t lx = strlen(x), ly = strlen(y);
-
-        return lx < ly ? 1 : lx > ly ? -1 : strcmp(x, y);
-}
-
-/* Deepest first, so a created parent is empty by the time it is tried. */
-static void remove_created(struct run_dir *d)
-{
-        if (d->n_created)
-                qsort(d->created, d->n_created, sizeof(char *), cmp_depth);
-        for (size_t i = 0; i < d->n_created; i++) {
+        /* paths come deepest first, so a created parent is empty by the
+         * time it is tried. */
+        for (size_t i = 0; i < n; i++) {
                 struct stat st;
 
-                if (lstat(d->created[i], &st) < 0)
+                if (paths[i][0] != '/' || lstat(paths[i], &st) < 0)
                         continue;
                 if (S_ISDIR(st.st_mode))
-                        (void) rmdir(d->created[i]); /* fails, rightly, when not empty */
+                        (void) rmdir(paths[i]); /* fails, rightly, when not empty */
                 else if (S_ISREG(st.st_mode) && st.st_size == 0)
-                        (void) unlink(d->created[i]);
+                        (void) unlink(paths[i]);
         }
 }
 
@@ -159,7 +107,7 @@ static void remove_tree_at(int dirfd, dev_t dev, unsigned depth)
 
 void run_dir_cleanup(struct run_dir *d)
 {
-        remove_created(d);
+        run_remove_mount_points(d->created, d->n_created);
         if (d->path) {
                 cleanup_close int fd =
                     open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -169,9 +117,7 @@ void run_dir_cleanup(struct run_dir *d)
                         remove_tree_at(fd, st.st_dev, 0);
                 (void) rmdir(d->path);
         }
-        for (size_t i = 0; i < d->n_created; i++)
-                free(d->created[i]);
-        free(d->created);
+        strv_free(d->created);
         free(d->path);
         free(d->bundle);
         free(d->state);

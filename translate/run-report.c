@@ -278,11 +278,12 @@ static bool explain_failure(const struct run_view *v, bool exec_enforced)
         }
         say("the script exited %d. bento's denials are silent (the script sees an error such as "
             "\"No such file or directory\"), so its own error output is the only evidence. "
-            "%zu read and %zu write path(s) granted%s%s%s. To see what it needs, run:",
+            "%zu read and %zu write path(s) granted%s%s%s. To see where each grant lands on "
+            "this host and what it would refuse, run:",
             out->exit_code, m->n_read, m->n_write, m->n_network ? "" : ", no network: rules",
             m->exec == MANIFEST_EXEC_ALL ? "" : ", and exec: ",
             m->exec == MANIFEST_EXEC_ALL ? "" : manifest_exec_to_string(m->exec));
-        fprintf(stderr, "[bento]   bento profile \"%s\"\n", m->entrypoint);
+        fprintf(stderr, "[bento]   bento validate \"%s\"\n", m->path);
         return true;
 }
 

@@ -52,6 +52,10 @@ int run_dir_make(struct run_dir *d, struct bento_err *err);
 /* Note what the shield mounts of p may create on the host; call before the
  * sandbox starts. */
 int run_dir_note_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err);
+/* Remove each path (deepest first) that is still what a mount point is:
+ * an empty directory or an empty regular file.  Never follows a symlink. */
+void run_remove_mount_points(char *const *paths, size_t n);
+
 /* Remove the mount points created by the run and the run directory.
  * Safe on a partly made or zeroed run_dir; never follows a symlink. */
 void run_dir_cleanup(struct run_dir *d);

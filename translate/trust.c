@@ -276,8 +276,7 @@ static int judge_file(struct inspect *in, int fd, const struct stat *st)
         if (mode & S_IWOTH)
                 return add_flaw(in, TRUST_FILE_SHARED_WRITE, false, hint,
                                 "%s is world-writable (mode %04o)", in->path, (unsigned) mode);
-        if ((mode & S_IWGRP) &&
-            ((mode & S_ISGID) || !trust_group_private(in->host, st->st_gid)))
+        if ((mode & S_IWGRP) && ((mode & S_ISGID) || !trust_group_private(in->host, st->st_gid)))
                 return add_flaw(in, TRUST_FILE_SHARED_WRITE, false, hint,
                                 "%s is writable by its group %u, which has other members (mode "
                                 "%04o)",
@@ -343,8 +342,8 @@ static int judge_dirs(struct inspect *in, const char *real)
                 if (is_foreign(in->host, st.st_uid))
                         r = add_flaw(in, TRUST_DIR_FOREIGN_OWNER, true,
                                      "keep the manifest somewhere you own",
-                                     "the directory %s is owned by uid %u, who can replace %s",
-                                     dir, (unsigned) st.st_uid, in->path);
+                                     "the directory %s is owned by uid %u, who can replace %s", dir,
+                                     (unsigned) st.st_uid, in->path);
                 else
                         r = judge_dir_bits(in, dir, &st);
         }
@@ -463,9 +462,8 @@ static int locate(int fd, const char *path, const struct stat *st, char **ret,
                 return 0;
         buf[n] = '\0';
         if (stat(buf, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)
-                return bento_err_setx(err, ESTALE,
-                                      "%s moved while it was being read; run the command again",
-                                      path);
+                return bento_err_setx(
+                    err, ESTALE, "%s moved while it was being read; run the command again", path);
         *ret = strdup(buf);
         return *ret ? 0 : bento_err_set(err, ENOMEM, "inspecting %s", path);
 }

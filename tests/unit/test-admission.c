@@ -63,8 +63,7 @@ static void build(int which, struct host_report *r)
                         continue;
                 snprintf(detail, sizeof(detail), "%s is %s here", bento_layer_name(l),
                          bento_state_name(s));
-                host_report_set(r, l, s, s == E ? "" : detail,
-                                s == E ? "" : "what it costs a run");
+                host_report_set(r, l, s, s == E ? "" : detail, s == E ? "" : "what it costs a run");
         }
 }
 
@@ -108,25 +107,26 @@ static const struct admission_needs needs[] = {
 #define W_ALL    "a core guarantee cannot be enforced at all on this host"
 #define W_CORE   "a core guarantee cannot be fully enforced on this host"
 #define W_LIMITS                                                                                   \
-        "the manifest requests resource limits this host cannot enforce; running unbounded "      \
+        "the manifest requests resource limits this host cannot enforce; running unbounded "       \
         "could exhaust host resources"
-#define W_RUNID_NOLIM  "a run id asks for a reapable scope, but this manifest sets no resource limits"
+#define W_RUNID_NOLIM                                                                              \
+        "a run id asks for a reapable scope, but this manifest sets no resource limits"
 #define W_RUNID_LIMITS "a run id asks for a reapable scope"
 #define W_NONETNS      "this host has no network namespace to fence egress into"
 #define W_DEGR_NET                                                                                 \
-        "network rules cannot be honored by the degraded tier: it has no network namespace to "  \
+        "network rules cannot be honored by the degraded tier: it has no network namespace to "    \
         "run the egress proxy in"
 
 /* The short layers a row expects, as a bit mask over enum bento_layer. */
-#define B(l)  (1u << (l))
-#define FS    B(BENTO_LAYER_FILESYSTEM)
-#define NET   B(BENTO_LAYER_NETWORK)
-#define EB    B(BENTO_LAYER_EXEC_BLOCK)
-#define ES    B(BENTO_LAYER_EXEC_STRICT)
-#define MEM   B(BENTO_LAYER_LIMITS_MEMORY)
-#define PIDS  B(BENTO_LAYER_LIMITS_PIDS)
-#define CPU   B(BENTO_LAYER_LIMITS_CPU)
-#define LIMS  (MEM | PIDS | CPU)
+#define B(l) (1u << (l))
+#define FS   B(BENTO_LAYER_FILESYSTEM)
+#define NET  B(BENTO_LAYER_NETWORK)
+#define EB   B(BENTO_LAYER_EXEC_BLOCK)
+#define ES   B(BENTO_LAYER_EXEC_STRICT)
+#define MEM  B(BENTO_LAYER_LIMITS_MEMORY)
+#define PIDS B(BENTO_LAYER_LIMITS_PIDS)
+#define CPU  B(BENTO_LAYER_LIMITS_CPU)
+#define LIMS (MEM | PIDS | CPU)
 
 struct row {
         int probe, needs;
