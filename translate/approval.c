@@ -29,8 +29,10 @@ enum manifest_approval approval_check(const struct manifest *m, const char *real
                 s.state = MANIFEST_APPROVAL_CURRENT;
         else
                 s.state = MANIFEST_APPROVAL_STALE;
-        if (!real_path && m && m->path && *m->path)
-                real_path = real = realpath(m->path, NULL);
+        if (!real_path && m && m->path && *m->path) {
+                real = realpath(m->path, NULL);
+                real_path = real;
+        }
         if (s.stamped && real_path)
                 s.journal = journal_lookup(real_path, m->provenance.approves, NULL);
         if (ret)

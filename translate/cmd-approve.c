@@ -27,6 +27,7 @@
 #include "approval.h"
 #include "cleanup.h"
 #include "commands.h"
+#include "fileio.h"
 #include "journal.h"
 #include "manifest-write.h"
 #include "path.h"
@@ -235,7 +236,7 @@ static void on_signal(int sig)
 static int ask(void)
 {
         struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-        cleanup_fclose FILE *tty = fopen("/dev/tty", "r+e");
+        FILE *tty = fopen("/dev/tty", "r+e");
         FILE *in = tty ? tty : stdin, *out = tty ? tty : stderr;
         cleanup_free char *line = NULL;
         size_t cap = 0;
@@ -251,6 +252,8 @@ static int ask(void)
         n = getline(&line, &cap, in);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
+        if (tty)
+                fclose(tty);
         if (n < 0 || interrupted)
                 return -1;
         for (s = line; *s == ' ' || *s == '\t'; s++)
@@ -302,6 +305,25 @@ static int record(const struct approve_ctx *c, const char *policy_text, const ch
                 "[bento] the approval is stamped in %s, but this host could not record it "
                 "(%s); a later re-approval cannot show what changed\n",
                 c->path, e.manifest_path ? err.msg : "its real path is unknown");
+        return BENTO_EXIT_REFUSED;
+}
+
+/* The file must still hold what was reviewed: an edit made while the
+ * prompt waited would otherwise be stamped unseen, or overwritten. */
+static int unchanged(const struct approve_ctx *c)
+{
+        cleanup_close int fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        cleanup_free char *now = NULL;
+        struct bento_err err = {0};
+        size_t len = 0;
+
+        if (fd >= 0 && bento_read_fd(fd, c->path, MANIFEST_MAX_BYTES, &now, &len, &err) == 0 &&
+            len == c->l.len && memcmp(now, c->l.data, len) == 0)
+                return 0;
+        fprintf(stderr,
+                "bento: not approved: %s changed while it was being reviewed; run `bento "
+                "approve` again to review what it holds now\n",
+                c->path);
         return BENTO_EXIT_REFUSED;
 }
 
@@ -365,10 +387,12 @@ static int approve(struct approve_ctx *c)
                 return BENTO_EXIT_REFUSED;
         }
         r = print_review(c);
+        if (r != 0)
+                return r;
+        print_reapproval(c);
+        r = confirm(c);
         if (r == 0)
-                print_reapproval(c);
-        if (r == 0)
-                r = confirm(c);
+                r = unchanged(c);
         return r != 0 ? r : stamp(c);
 }
 

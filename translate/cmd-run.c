@@ -105,6 +105,38 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
         return 0;
 }
 
+/* §3.2.3, §6.6: a rule that covers a destination the egress guard refused
+ * before will be refused again (it resolves into space the sandbox must
+ * not reach).  Entries are "host:port", IPv6 hosts bracketed. */
+static void blocked_host_notes(const struct manifest *m)
+{
+        for (size_t i = 0; i < m->provenance.n_blocked_hosts; i++) {
+                cleanup_free char *entry = strdup(m->provenance.blocked_hosts[i]);
+                char *colon = entry ? strrchr(entry, ':') : NULL;
+                char *host = entry;
+
+                if (!colon || colon == entry || !colon[1]) {
+                        fprintf(stderr,
+                                "[bento] note: provenance.blocked-hosts entry \"%s\" is not "
+                                "host:port; it was probably edited by hand and is ignored.\n",
+                                m->provenance.blocked_hosts[i]);
+                        continue;
+                }
+                *colon = '\0';
+                if (host[0] == '[' && colon[-1] == ']') {
+                        host++;
+                        colon[-1] = '\0';
+                }
+                if (manifest_network_allows(m, host, colon + 1))
+                        fprintf(stderr,
+                                "[bento] note: network \"%s\" port \"%s\" covers a destination "
+                                "the egress guard refused before (it resolved to loopback, "
+                                "private, link-local or metadata space); this run will refuse it "
+                                "too.\n",
+                                host, colon + 1);
+        }
+}
+
 /* §1.7 and §3.2.3: names the target will not see, and grants that look
  * like mistakes. */
 static void pre_run_notes(const struct policy *p, const struct run_opts *o)
@@ -143,6 +175,7 @@ static void pre_run_notes(const struct policy *p, const struct run_opts *o)
                                 "directory instead.\n",
                                 p->writes[i].written);
         }
+        blocked_host_notes(m);
 }
 
 struct json_sink {
@@ -181,12 +214,15 @@ struct run_ctx {
         struct run_dir d;
         struct run_outcome out;
         struct run_egress egress;
+        struct run_autoexec autoexec;
         char **env;
+        int std[3]; /* the screened standard descriptors (-1: closed) */
 };
 
 static void ctx_done(struct run_ctx *c)
 {
         run_egress_done(&c->egress);
+        run_autoexec_done(&c->autoexec);
         run_outcome_done(&c->out);
         run_dir_cleanup(&c->d);
         policy_free(c->p);
@@ -256,11 +292,13 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
 {
         struct json_sink sink = {0};
         int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-        struct run_stdio io = {
-            .in_fd = 0, .out_fd = 1, .err_fd = 2, .out_pipe = -1, .err_pipe = -1};
+        struct run_stdio io = {.out_pipe = -1, .err_pipe = -1};
         char fp[65];
         int r;
 
+        io.in_fd = c->std[0];
+        io.out_fd = c->std[1];
+        io.err_fd = c->std[2];
         r = run_dir_make(&c->d, err);
         if (r >= 0)
                 r = run_dir_note_mount_points(&c->d, c->p, err);
@@ -282,6 +320,8 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         r = compile_env(c->p, &co, &c->env, err);
         if (r >= 0)
                 r = compile_bundle(c->p, &co, err);
+        if (r >= 0)
+                r = run_autoexec_snapshot(c->p, &c->autoexec, err);
         if (r < 0)
                 return r;
         if (c->o.json) {
@@ -310,11 +350,18 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
 static int finish(struct run_ctx *c, int r, const struct bento_err *err)
 {
         struct bento_err ignored = {0};
-        struct run_view v = {
-            .p = c->p, .o = &c->o, .out = &c->out, .a = &c->a, .egress = &c->egress, .env = c->env};
+        struct run_view v = {.p = c->p,
+                             .o = &c->o,
+                             .out = &c->out,
+                             .a = &c->a,
+                             .egress = &c->egress,
+                             .autoexec = &c->autoexec,
+                             .env = c->env};
 
         if (c->d.egress_log)
                 (void) run_egress_read(c->d.egress_log, &c->egress, &ignored);
+        if (c->autoexec.hooks)
+                (void) run_autoexec_compare(c->p, &c->autoexec, &ignored);
         merge_backend(&c->a, &c->out, c->l.m);
         if (r < 0 || c->out.cancelled) {
                 const char *why = c->out.cancelled ? "the run was cancelled before the target "
@@ -353,6 +400,8 @@ int cmd_run(int argc, char **argv)
             (c.o.run_id && admission_check_run_id(c.o.run_id, &err) < 0))
                 return refuse(&c.o, err.msg, NULL);
         r = prepare(&c);
+        if (r == 0 && run_screen_stdio(c.std, &err) < 0)
+                r = refuse(&c.o, err.msg, NULL);
         if (r == 0) {
                 pre_run_notes(c.p, &c.o);
                 r = admit(&c);

@@ -32,6 +32,7 @@ int cmd_translate(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 /* Report a usage mistake of a verb the way §3.1 asks: "bento: <message>",

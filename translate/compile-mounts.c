@@ -259,6 +259,58 @@ static int add_grants(const struct policy_path *grants, size_t n, bool write,
         return 0;
 }
 
+/* §4.5 argv step 5: a grant named through a symlink is bound where the
+ * link leads, and the link itself is recreated in the rootfs so that the
+ * granted name works too.  Only for a link that is the grant's last
+ * component, and only where no mount covers the name (a fresh /tmp, a
+ * granted parent that already shows the host's link). */
+static int add_grant_link(const struct policy_path *g, struct compile_plan *plan,
+                          struct bento_err *err)
+{
+        cleanup_free char *name = NULL, *dir = NULL, *dir_real = NULL;
+        char text[4096];
+        struct stat st;
+        ssize_t len;
+        char *slash;
+
+        if (!g->exists || !g->expanded || !g->real)
+                return 0;
+        name = path_clean(g->expanded);
+        dir = name ? strdup(name) : NULL;
+        if (!dir)
+                return bento_err_set(err, ENOMEM, "mounts");
+        if (strcmp(name, g->real) == 0 || lstat(name, &st) < 0 || !S_ISLNK(st.st_mode))
+                return 0;
+        slash = strrchr(dir, '/');
+        *(slash == dir ? slash + 1 : slash) = '\0';
+        if (path_resolve(dir, &dir_real) < 0)
+                return bento_err_set(err, ENOMEM, "mounts");
+        if (strcmp(dir, dir_real) != 0)
+                return 0;
+        for (size_t i = 0; i < plan->n_mounts; i++)
+                if (path_within(plan->mounts[i].destination, name))
+                        return 0;
+        for (size_t i = 0; i < plan->n_symlinks; i++)
+                if (strcmp(plan->symlinks[i].name, name) == 0)
+                        return 0;
+        len = readlink(name, text, sizeof(text) - 1);
+        if (len <= 0)
+                return 0;
+        text[len] = '\0';
+        return add_symlink(plan, name, text, err);
+}
+
+static int add_grant_links(const struct policy *p, struct compile_plan *plan, struct bento_err *err)
+{
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < p->n_reads; i++)
+                r = add_grant_link(&p->reads[i], plan, err);
+        for (size_t i = 0; r >= 0 && i < p->n_writes; i++)
+                r = add_grant_link(&p->writes[i], plan, err);
+        return r;
+}
+
 static int add_shields(const struct policy *p, const char *shield_file, struct compile_plan *plan,
                        struct bento_err *err)
 {
@@ -304,6 +356,8 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                 r = add_grants(p->reads, p->n_reads, false, plan, err);
         if (r >= 0)
                 r = add_grants(p->writes, p->n_writes, true, plan, err);
+        if (r >= 0)
+                r = add_grant_links(p, plan, err);
         if (r >= 0)
                 r = add_shields(p, shield_file, plan, err);
         if (r >= 0 && p->entrypoint.exists)

@@ -62,7 +62,7 @@ static int sha256_hex(const char *s, char hex[static 65])
 
         if (EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL) != 1 || n != 32)
                 return -EIO;
-        for (unsigned i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
                 hex[2 * i] = digits[md[i] >> 4];
                 hex[2 * i + 1] = digits[md[i] & 0xf];
         }
@@ -122,18 +122,11 @@ struct journal_entry *journal_entry_free(struct journal_entry *e)
         return NULL;
 }
 
-static int decode_entry(const char *data, size_t len, struct journal_entry **ret)
+static int decode_fields(const struct bento_json *doc, struct journal_entry *e)
 {
-        cleanup_bento_json struct bento_json *doc = NULL;
-        cleanup_journal_entry struct journal_entry *e = calloc(1, sizeof(*e));
         struct bento_err err = {0};
         struct bento_jsonr rd;
 
-        if (!e)
-                return -ENOMEM;
-        if (bento_json_parse(data, len, JOURNAL_ENTRY_MAX, &doc, &err) < 0 ||
-            doc->type != BENTO_JSON_OBJECT)
-                return -EINVAL;
         bento_jsonr_init(&rd, &err);
         if (bento_jsonr_string(&rd, doc, "fingerprint", true, &e->fingerprint) < 0 ||
             bento_jsonr_string(&rd, doc, "policy", true, &e->policy) < 0 ||
@@ -141,7 +134,26 @@ static int decode_entry(const char *data, size_t len, struct journal_entry **ret
             bento_jsonr_string(&rd, doc, "stamped_at", true, &e->stamped_at) < 0 ||
             bento_jsonr_bool(&rd, doc, "reviewed", &e->reviewed) < 0 || !*e->fingerprint)
                 return -EINVAL;
-        *ret = TAKE_PTR(e);
+        return 0;
+}
+
+static int decode_entry(const char *data, size_t len, struct journal_entry **ret)
+{
+        cleanup_bento_json struct bento_json *doc = NULL;
+        struct journal_entry *e = NULL;
+        struct bento_err err = {0};
+
+        if (bento_json_parse(data, len, JOURNAL_ENTRY_MAX, &doc, &err) < 0 ||
+            doc->type != BENTO_JSON_OBJECT)
+                return -EINVAL;
+        e = calloc(1, sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        if (decode_fields(doc, e) < 0) {
+                journal_entry_free(e);
+                return -EINVAL;
+        }
+        *ret = e;
         return 0;
 }
 
@@ -158,7 +170,7 @@ enum journal_verdict journal_lookup(const char *real, const char *stamp,
 
         if (ret_entry)
                 *ret_entry = NULL;
-        if (!real || journal_dir(&dir, &err) < 0 || entry_name(real, name, &err) < 0)
+        if (!real || journal_dir(&dir, &err) < 0 || !dir || entry_name(real, name, &err) < 0)
                 return JOURNAL_ABSENT;
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         fd = dfd < 0 ? -1 : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -287,8 +299,11 @@ int journal_record(const struct journal_entry *e, struct bento_err *err)
         int r;
 
         r = journal_dir(&dir, err);
-        if (r == 0)
-                r = entry_name(e->manifest_path, name, err);
+        if (r < 0)
+                return r;
+        if (!dir)
+                return bento_err_set(err, ENOMEM, "approval journal");
+        r = entry_name(e->manifest_path, name, err);
         if (r == 0)
                 r = make_dirs(dir, err);
         if (r == 0)
@@ -306,32 +321,37 @@ struct lines {
         size_t n;
 };
 
+/* Grow both arrays of l to hold cap lines. */
+static int lines_grow(struct lines *l, size_t cap)
+{
+        const char **at = realloc(l->at, cap * sizeof(*at));
+        size_t *len;
+
+        if (!at)
+                return -ENOMEM;
+        l->at = at;
+        len = realloc(l->len, cap * sizeof(*len));
+        if (!len)
+                return -ENOMEM;
+        l->len = len;
+        return 0;
+}
+
 static int split_lines(const char *s, struct lines *ret)
 {
-        size_t n = 0, cap = 16;
+        size_t cap = 0;
 
-        ret->at = malloc(cap * sizeof(*ret->at));
-        ret->len = malloc(cap * sizeof(*ret->len));
-        while (ret->at && ret->len && *s) {
+        ret->n = 0;
+        while (*s) {
                 const char *nl = strchrnul(s, '\n');
 
-                if (n == cap) {
-                        const char **a = realloc(ret->at, 2 * cap * sizeof(*a));
-                        size_t *l = a ? realloc(ret->len, 2 * cap * sizeof(*l)) : NULL;
-
-                        if (a)
-                                ret->at = a;
-                        if (!l)
-                                break;
-                        ret->len = l;
-                        cap *= 2;
-                }
-                ret->at[n] = s;
-                ret->len[n++] = (size_t) (nl - s);
+                if (ret->n == cap && lines_grow(ret, cap = cap ? 2 * cap : 16) < 0)
+                        return -ENOMEM;
+                ret->at[ret->n] = s;
+                ret->len[ret->n++] = (size_t) (nl - s);
                 s = *nl ? nl + 1 : nl;
         }
-        ret->n = n;
-        return ret->at && ret->len && !*s ? 0 : -ENOMEM;
+        return 0;
 }
 
 static bool same(const struct lines *a, size_t i, const struct lines *b, size_t j)
@@ -387,13 +407,15 @@ char *journal_diff(const char *old_text, const char *new_text)
 {
         struct lines a = {0}, b = {0};
         char *out = NULL;
-        size_t size = 0, pre = 0, suf = 0;
+        size_t size = 0;
         FILE *f = NULL;
 
         if (split_lines(old_text ? old_text : "", &a) == 0 &&
             split_lines(new_text ? new_text : "", &b) == 0)
                 f = open_memstream(&out, &size);
         if (f) {
+                size_t pre = 0, suf = 0;
+
                 while (pre < a.n && pre < b.n && same(&a, pre, &b, pre))
                         emit(f, ' ', &a, pre++);
                 while (suf < a.n - pre && suf < b.n - pre &&

@@ -22,12 +22,19 @@
 #include "path.h"
 #include "run.h"
 
+/* The longest path below the run directory that must fit a unix socket
+ * address (struct sockaddr_un.sun_path, 108 bytes with its NUL). */
+#define RUN_DIR_SOCKET_TAIL "/bento-run-XXXXXX/bundle/exec-gate.sock"
+#define RUN_DIR_SUN_PATH    108
+
 int run_dir_make(struct run_dir *d, struct bento_err *err)
 {
         const char *tmp = getenv("TMPDIR");
         cleanup_free char *tmpl = NULL;
 
-        if (!tmp || tmp[0] != '/')
+        /* A TMPDIR too deep for the exec gate's socket address would make
+         * every exec-blocked run fail: use /tmp then. */
+        if (!tmp || tmp[0] != '/' || strlen(tmp) + strlen(RUN_DIR_SOCKET_TAIL) >= RUN_DIR_SUN_PATH)
                 tmp = "/tmp";
         tmpl = path_join(tmp, "bento-run-XXXXXX");
         if (!tmpl)

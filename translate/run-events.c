@@ -186,6 +186,21 @@ static void write_missing_reads(struct bento_jsonw *w, const struct policy *p)
                 bento_jsonw_close_array(w);
 }
 
+static void write_strv(struct bento_jsonw *w, const char *key, char *const *v, size_t n)
+{
+        if (n)
+                bento_jsonw_kstrv(w, key, v, n);
+}
+
+static void write_autoexec(struct bento_jsonw *w, const struct run_autoexec *a)
+{
+        if (!a)
+                return;
+        write_strv(w, "changed_auto_exec", a->changed, a->n_changed);
+        write_strv(w, "redirected_hooks", a->redirected, a->n_redirected);
+        write_strv(w, "unresolved_hooks", a->unresolved, a->n_unresolved);
+}
+
 int run_event_verdict(const struct run_view *v)
 {
         cleanup_jsonw struct bento_jsonw w = {0};
@@ -204,6 +219,7 @@ int run_event_verdict(const struct run_view *v)
         if (v->shortfall)
                 bento_jsonw_kbool(&w, "posture_shortfall", true);
         write_missing_reads(&w, v->p);
+        write_autoexec(&w, v->autoexec);
         bento_jsonw_close_object(&w);
         return emit(&w);
 }
@@ -229,6 +245,7 @@ int run_event_failed(const char *reason, const struct run_view *v)
         bento_jsonw_kstring(&w, "reason", reason);
         write_report(&w, &v->a->report, v->a->required);
         write_shields(&w, v->p);
+        write_autoexec(&w, v->autoexec);
         bento_jsonw_close_object(&w);
         return emit(&w);
 }

@@ -113,6 +113,34 @@ static void degradations(const struct run_view *v)
                     "such runs instead.");
 }
 
+static void quoted_lines(char *const *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                fprintf(stderr, "[bento]   \"%s\"\n", v[i]);
+}
+
+/* §5.12, items 7 and 8 of §3.2.2. */
+static void autoexec_notes(const struct run_autoexec *a)
+{
+        if (!a)
+                return;
+        if (a->n_changed) {
+                say("note: the run changed files that this host executes later without "
+                    "reading them (build scripts, package hooks, CI workflows, git hooks). "
+                    "Review them before the next build, commit or push:");
+                quoted_lines(a->changed, a->n_changed);
+        }
+        if (a->n_redirected) {
+                say("note: the run moved git's hooks directory (core.hooksPath) to:");
+                quoted_lines(a->redirected, a->n_redirected);
+        }
+        if (a->n_unresolved) {
+                say("note: git did not say where the hooks of these write grants live, so a "
+                    "changed hook there would not be listed above:");
+                quoted_lines(a->unresolved, a->n_unresolved);
+        }
+}
+
 static void dest_lines(const struct run_dest *d, size_t n)
 {
         for (size_t i = 0; i < n; i++)
@@ -347,6 +375,7 @@ void run_report_human(const struct run_view *v)
         shields_summary(v->p);
         opted_in(v->p);
         degradations(v);
+        autoexec_notes(v->autoexec);
         egress_notes(v);
         if (out->exit_code != 0 || out->signal)
                 hint = explain_failure(v, exec_enforced);

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "admission.h"
 #include "err.h"
@@ -74,6 +75,11 @@ struct run_outcome {
 
 void run_outcome_done(struct run_outcome *o);
 
+/* §4.6 step 4: check that fds 0-2 are safe to hand to the target.
+ * ret_fds gets each descriptor to pass, -1 for a closed one (the target
+ * then gets /dev/null).  Fails with EPERM and the reason. */
+int run_screen_stdio(int ret_fds[3], struct bento_err *err);
+
 /* The sandbox's whole life: gate, create, checks, start, wait, delete.
  * Target output goes to out_fd/err_fd (the terminal, or pipes for --json
  * that on_output drains while the target runs). */
@@ -108,6 +114,27 @@ void run_egress_done(struct run_egress *e);
 int run_sandbox(const struct policy *p, const struct run_opts *o, struct run_dir *d,
                 const struct run_stdio *io, struct run_outcome *out, struct bento_err *err);
 
+/* §5.12: files in write grants the host runs later unread. */
+struct run_autoexec_entry {
+        char *path;
+        bool existed;
+        off_t size;
+        struct timespec mtime;
+};
+
+struct run_autoexec {
+        struct run_autoexec_entry *entries;
+        size_t n;
+        char **hooks; /* per write grant: git's hooks directory before the run, or NULL */
+        size_t n_hooks;
+        char **changed, **redirected, **unresolved; /* NULL-terminated, after compare */
+        size_t n_changed, n_redirected, n_unresolved;
+};
+
+int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
+int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
+void run_autoexec_done(struct run_autoexec *a);
+
 /* Everything the words after a run are made from. */
 struct run_view {
         const struct policy *p;
@@ -115,8 +142,9 @@ struct run_view {
         const struct run_outcome *out;
         const struct admission *a; /* a->report: the run's report after the merge */
         const struct run_egress *egress;
-        bool shortfall;        /* §4.4: a guarantee lapsed; exit 124 */
-        char *const *env;      /* the target's environment (NAME=VALUE) */
+        const struct run_autoexec *autoexec;
+        bool shortfall;   /* §4.4: a guarantee lapsed; exit 124 */
+        char *const *env; /* the target's environment (NAME=VALUE) */
 };
 
 /* §8.2: the HOME note, on stderr. */

@@ -20,8 +20,7 @@ static void list(struct bento_jsonw *w, const char *key, char *const *v, size_t 
                 bento_jsonw_kstrv(w, key, v, n);
 }
 
-static void resolved(struct bento_jsonw *w, const char *key, const struct policy_path *v,
-                     size_t n)
+static void resolved(struct bento_jsonw *w, const char *key, const struct policy_path *v, size_t n)
 {
         bool any = false;
 

@@ -98,8 +98,7 @@ static bool names(const struct policy_path *pp, const char *name)
 /* The grant index named name (as written or §1.9-resolved: refusals use
  * either) and not yet given a refusal, else the first one so named; n
  * when none. */
-static size_t find_grant(const struct policy_path *v, size_t n, const bool *taken,
-                         const char *name)
+static size_t find_grant(const struct policy_path *v, size_t n, const bool *taken, const char *name)
 {
         size_t first = n;
 
@@ -130,9 +129,8 @@ static int place_refusals(struct validate_report *r, struct bento_err *err)
                 size_t i;
 
                 if (ref->check == SHIELD_CHECK_EXPOSES_TARGET) {
-                        pl->field = names(&p->entrypoint, ref->grant)
-                                        ? VALIDATE_FIELD_ENTRYPOINT
-                                        : VALIDATE_FIELD_INTERPRETER;
+                        pl->field = names(&p->entrypoint, ref->grant) ? VALIDATE_FIELD_ENTRYPOINT
+                                                                      : VALIDATE_FIELD_INTERPRETER;
                         continue;
                 }
                 i = is_write_check(ref->check)

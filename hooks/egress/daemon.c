@@ -82,6 +82,8 @@ __attribute__((noreturn)) static void daemon_main(const struct egress_daemon_arg
         (void) setsid();
         (void) !chdir("/"); /* never pin the bundle's mount */
         (void) prctl(PR_SET_NAME, "bento-egress");
+        /* nothing may attach to the process that holds the policy */
+        (void) prctl(PR_SET_DUMPABLE, 0);
         signal(SIGHUP, SIG_IGN);
         signal(SIGPIPE, SIG_IGN);
         signal(SIGINT, SIG_IGN);

@@ -162,7 +162,6 @@ enum egress_class egress_classify_v6(const uint8_t a[16], const struct egress_na
 {
         static const uint8_t local_use[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
         enum egress_class c;
-        uint8_t v4[4];
 
         if (a[0] == 0xff) /* multicast */
                 return EGRESS_RESERVED;
@@ -177,8 +176,7 @@ enum egress_class egress_classify_v6(const uint8_t a[16], const struct egress_na
                 return local_use_nat64(a);
         /* ISATAP interface id, consulted only for an otherwise-public address */
         if ((a[8] == 0 || a[8] == 2) && a[9] == 0 && a[10] == 0x5e && a[11] == 0xfe) {
-                memcpy(v4, a + 12, 4);
-                c = egress_classify_v4(v4);
+                c = egress_classify_v4(a + 12);
                 if (c != EGRESS_PUBLIC)
                         return c;
         }

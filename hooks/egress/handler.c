@@ -26,10 +26,12 @@ static ssize_t read_head(int fd, char *buf, size_t *ret_len, int64_t deadline_ms
         size_t len = 0;
 
         for (;;) {
-                ssize_t n = recv(fd, buf + len, EGRESS_HEAD_MAX - len, 0), end;
+                ssize_t n = recv(fd, buf + len, EGRESS_HEAD_MAX - len, 0);
                 int w;
 
                 if (n > 0) {
+                        ssize_t end;
+
                         len += (size_t) n;
                         end = egress_head_end(buf, len);
                         if (end > 0) {

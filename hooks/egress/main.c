@@ -111,7 +111,7 @@ static int read_state(struct egress_config *cfg, struct egress_hook_state *st,
         size_t len = 0;
         int r;
 
-        r = bento_read_fd(0, "stdin", 1024 * 1024, &data, &len, err);
+        r = bento_read_fd(0, "stdin", (size_t) 1024 * 1024, &data, &len, err);
         if (r < 0)
                 return r;
         r = egress_hook_state_parse(data, len, cfg->annotation, st, err);
@@ -138,8 +138,8 @@ static int run_hook(struct egress_config *cfg, struct bento_err *err)
         if (r == -1 && !cfg->report && !cfg->report_dir)
                 r = 0; /* no report asked for */
         if (r >= 0 && cfg->log) {
-                r = log = open(cfg->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY,
-                               0600);
+                r = log =
+                    open(cfg->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
                 if (r < 0)
                         r = bento_err_set(err, errno, "cannot open the log '%s'", cfg->log);
         }
@@ -177,7 +177,6 @@ int main(int argc, char **argv)
         default:
                 break;
         }
-        /* a runtime that closed our stdio must not get its fds reused */
         if (run_hook(&config, &err) < 0)
                 return fail(&err);
         return 0;

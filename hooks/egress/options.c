@@ -53,51 +53,52 @@ static const struct option long_options[] = {
 
 void egress_usage(FILE *f)
 {
-        fprintf(f,
-                "Usage: bento-egress [OPTIONS]\n"
-                "\n"
-                "An OCI hook (createRuntime or prestart) that gives a container with an empty\n"
-                "network namespace an HTTP CONNECT proxy on 127.0.0.1:%d, which reaches only\n"
-                "the granted host:port pairs.  It reads the container state on stdin, listens\n"
-                "inside the container's network namespace, dials from the host's, and leaves a\n"
-                "daemon that lives exactly as long as the container's init process.\n"
-                "\n"
-                "Rules:\n"
-                "  -a, --allow HOST:PORT      grant a destination (repeatable).  HOST: a name,\n"
-                "                             \".example.com\" (any name below it), \"*\", or an\n"
-                "                             IP literal ([2001:db8::1] for IPv6); PORT: a number,\n"
-                "                             LO-HI, or \"*\".  Private addresses are reachable\n"
-                "                             only through a rule naming that literal address;\n"
-                "                             loopback, link-local and metadata never.\n"
-                "      --rules-annotation NAME  also read rules from the container annotation\n"
-                "                             NAME (HOST:PORT items separated by commas or spaces)\n"
-                "\n"
-                "Report:\n"
-                "      --report FILE          append one JSON line per decision to FILE\n"
-                "      --report-dir DIR       the same, to DIR/<container id>.jsonl\n"
-                "      --report-max N         decision lines written at most (default 10000)\n"
-                "      --log FILE             the daemon's diagnostics (default: discarded)\n"
-                "\n"
-                "Limits (seconds unless said otherwise):\n"
-                "      --max-connections N    concurrent connections; more get 503 (default 512)\n"
-                "      --head-timeout S       to send the whole request head (default 30)\n"
-                "      --dial-timeout S       to connect upstream (default 15)\n"
-                "      --first-byte-timeout S for the upstream's first byte, 0: none (default 30)\n"
-                "      --idle-timeout S       a tunnel with no traffic is closed (default 300)\n"
-                "      --max-tunnel-time S    a tunnel's whole life (default 86400)\n"
-                "\n"
-                "Other:\n"
-                "      --check                validate the rules, print them normalised, exit\n"
-                "      --hosts-file FILE      resolve the names listed in FILE (/etc/hosts\n"
-                "                             format) to exactly those addresses; for tests\n"
-                "      --allow-interfaces     do not refuse a namespace with interfaces besides lo\n"
-                "                             up (the filter then covers only proxy users)\n"
-                "  -h, --help                 this text\n"
-                "      --version              the version\n"
-                "\n"
-                "Exit status: 0 when the proxy is listening (or --check passed), 1 on any\n"
-                "error, 2 for a usage error.  See docs/egress.md for the report format.\n",
-                EGRESS_LISTEN_PORT);
+        fprintf(
+            f,
+            "Usage: bento-egress [OPTIONS]\n"
+            "\n"
+            "An OCI hook (createRuntime or prestart) that gives a container with an empty\n"
+            "network namespace an HTTP CONNECT proxy on 127.0.0.1:%d, which reaches only\n"
+            "the granted host:port pairs.  It reads the container state on stdin, listens\n"
+            "inside the container's network namespace, dials from the host's, and leaves a\n"
+            "daemon that lives exactly as long as the container's init process.\n"
+            "\n"
+            "Rules:\n"
+            "  -a, --allow HOST:PORT      grant a destination (repeatable).  HOST: a name,\n"
+            "                             \".example.com\" (any name below it), \"*\", or an\n"
+            "                             IP literal ([2001:db8::1] for IPv6); PORT: a number,\n"
+            "                             LO-HI, or \"*\".  Private addresses are reachable\n"
+            "                             only through a rule naming that literal address;\n"
+            "                             loopback, link-local and metadata never.\n"
+            "      --rules-annotation NAME  also read rules from the container annotation\n"
+            "                             NAME (HOST:PORT items separated by commas or spaces)\n"
+            "\n"
+            "Report:\n"
+            "      --report FILE          append one JSON line per decision to FILE\n"
+            "      --report-dir DIR       the same, to DIR/<container id>.jsonl\n"
+            "      --report-max N         decision lines written at most (default 10000)\n"
+            "      --log FILE             the daemon's diagnostics (default: discarded)\n"
+            "\n"
+            "Limits (seconds unless said otherwise):\n"
+            "      --max-connections N    concurrent connections; more get 503 (default 512)\n"
+            "      --head-timeout S       to send the whole request head (default 30)\n"
+            "      --dial-timeout S       to connect upstream (default 15)\n"
+            "      --first-byte-timeout S for the upstream's first byte, 0: none (default 30)\n"
+            "      --idle-timeout S       a tunnel with no traffic is closed (default 300)\n"
+            "      --max-tunnel-time S    a tunnel's whole life (default 86400)\n"
+            "\n"
+            "Other:\n"
+            "      --check                validate the rules, print them normalised, exit\n"
+            "      --hosts-file FILE      resolve the names listed in FILE (/etc/hosts\n"
+            "                             format) to exactly those addresses; for tests\n"
+            "      --allow-interfaces     do not refuse a namespace with interfaces besides lo\n"
+            "                             up (the filter then covers only proxy users)\n"
+            "  -h, --help                 this text\n"
+            "      --version              the version\n"
+            "\n"
+            "Exit status: 0 when the proxy is listening (or --check passed), 1 on any\n"
+            "error, 2 for a usage error.  See docs/egress.md for the report format.\n",
+            EGRESS_LISTEN_PORT);
 }
 
 /* A number of seconds (or a count) in [min, max]. */
@@ -110,8 +111,9 @@ static int number(const char *opt, const char *s, long long min, long long max, 
         errno = 0;
         v = strtoll(s, &end, 10);
         if (errno || !end || end == s || *end || v < min || v > max)
-                return bento_err_setx(err, EINVAL, "--%s \"%s\": expected a number from %lld to %lld",
-                                      opt, s, min, max);
+                return bento_err_setx(err, EINVAL,
+                                      "--%s \"%s\": expected a number from %lld to %lld", opt, s,
+                                      min, max);
         *ret = v;
         return 0;
 }

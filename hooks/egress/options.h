@@ -21,8 +21,7 @@ enum egress_mode {
 
 /* Parse argv into cfg (defaults first).  Returns the mode, or -EINVAL with
  * err saying which argument is wrong. */
-int egress_options_parse(int argc, char **argv, struct egress_config *cfg,
-                         struct bento_err *err);
+int egress_options_parse(int argc, char **argv, struct egress_config *cfg, struct bento_err *err);
 
 /* Add the rules in text (HOST:PORT items separated by commas, spaces or
  * newlines), as read from an annotation.  where names the source for

@@ -15,7 +15,7 @@
 #include "report.h"
 
 /* Enough for getaddrinfo and NSS; every large buffer is on the heap. */
-#define HANDLER_STACK (512 * 1024)
+#define HANDLER_STACK  ((size_t) 512 * 1024)
 #define BACKOFF_MIN_MS 5
 #define BACKOFF_MAX_MS 1000
 
@@ -125,9 +125,9 @@ int egress_proxy_serve(int listen_fd, int pidfd, const struct egress_config *cfg
                         }
                         /* out of fds or memory: back off, doubling, and keep
                          * watching the container meanwhile */
-                        backoff = backoff ? (backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
-                                                                          : backoff * 2)
-                                          : BACKOFF_MIN_MS;
+                        backoff =
+                            backoff ? (backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2)
+                                    : BACKOFF_MIN_MS;
                         continue;
                 }
                 backoff = 0;

@@ -84,11 +84,12 @@ int egress_relay(int client, int upstream, const struct egress_limits *lim)
         int64_t start = egress_now_ms();
         int64_t idle_at = start + lim->idle_ms, end_at = start + lim->tunnel_ms;
         int64_t first_at = lim->first_byte_ms > 0 ? start + lim->first_byte_ms : 0;
-
-        struct pipe_dir *up = dirs, *down = dirs + 1;
+        struct pipe_dir *up, *down;
 
         if (!dirs)
                 return -ENOMEM;
+        up = dirs;
+        down = dirs + 1;
         up->from = down->to = client;
         up->to = down->from = upstream;
         while (!(up->shut && down->shut)) {

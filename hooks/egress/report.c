@@ -67,8 +67,8 @@ const char *egress_decision_remedy(enum egress_decision d)
 
 int egress_report_open(const char *path, struct bento_err *err)
 {
-        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-                      0600);
+        int fd =
+            open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 
         if (fd < 0)
                 return bento_err_set(err, errno,

@@ -160,7 +160,7 @@ static void split_line(const char *head, size_t len, struct fields *out)
 }
 
 __attribute__((format(printf, 2, 3))) static void bad(struct egress_request *r, const char *fmt,
-                                                       ...)
+                                                      ...)
 {
         va_list ap;
 

@@ -16,7 +16,7 @@
 #include "rules.h"
 
 /* The cap on request line + headers. */
-#define EGRESS_HEAD_MAX (64 * 1024)
+#define EGRESS_HEAD_MAX ((size_t) 64 * 1024)
 
 enum egress_req_kind {
         EGRESS_REQ_CONNECT,    /* a well-formed CONNECT host:port */

@@ -73,7 +73,7 @@ static int hosts_add_line(char *line, const char *path, unsigned lineno, struct 
                 if (strlen(name) > EGRESS_HOST_MAX)
                         return bento_err_setx(err, EINVAL, "%s:%u: name too long", path, lineno);
                 e = &hosts[n_hosts++];
-                strcpy(e->name, name);
+                memcpy(e->name, name, strlen(name) + 1);
                 egress_host_normalise(e->name);
                 e->addr = ss;
                 e->len = len;

@@ -158,7 +158,7 @@ static int port_number(const char *whole, const char *s, size_t len, unsigned lo
 int egress_port_pattern_check(const char *port, struct bento_err *err)
 {
         const char *dash;
-        unsigned long lo, hi;
+        unsigned long lo = 0, hi = 0;
         int r;
 
         if (port[0] == '\0')
@@ -192,9 +192,8 @@ int egress_rule_parse(const char *spec, struct egress_rule *ret, struct bento_er
                 const char *close = strchr(spec, ']');
 
                 if (!close || close[1] != ':')
-                        return bento_err_setx(err, EINVAL,
-                                              "rule \"%s\": write an IPv6 literal as [ADDR]:PORT",
-                                              spec);
+                        return bento_err_setx(
+                            err, EINVAL, "rule \"%s\": write an IPv6 literal as [ADDR]:PORT", spec);
                 host = spec + 1;
                 host_len = (size_t) (close - host);
                 colon = close + 1;
@@ -212,7 +211,7 @@ int egress_rule_parse(const char *spec, struct egress_rule *ret, struct bento_er
         if (host_len > EGRESS_HOST_MAX || strlen(colon + 1) >= sizeof(rule.port))
                 return bento_err_setx(err, EINVAL, "rule \"%.60s\" is too long", spec);
         memcpy(rule.host, host, host_len);
-        strcpy(rule.port, colon + 1);
+        memcpy(rule.port, colon + 1, strlen(colon + 1) + 1);
         r = egress_host_pattern_check(rule.host, err);
         if (r >= 0)
                 r = egress_port_pattern_check(rule.port, err);

@@ -18,7 +18,7 @@
 
 #include "err.h"
 
-#define EGRESS_HOST_MAX 253
+#define EGRESS_HOST_MAX  253
 #define EGRESS_MAX_RULES 1024
 
 struct egress_rule {

@@ -1732,7 +1732,8 @@ static int cmd_proxy_connect(int n, char **a)
         if (fd < 0)
                 return report(-1, -fd);
         snprintf(req, sizeof(req), "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", a[0], a[0]);
-        if (write_full(fd, req, strlen(req)) < 0 || read_response_head(fd, head, sizeof(head)) < 0) {
+        if (write_full(fd, req, strlen(req)) < 0 ||
+            read_response_head(fd, head, sizeof(head)) < 0) {
                 close(fd);
                 return report(-1, errno ? errno : EPROTO);
         }
@@ -1825,8 +1826,7 @@ static int cmd_proxy_load(int na, char **a)
         for (long i = 0; i < n; i++) {
                 if (fds[i] < 0)
                         continue;
-                if (read_response_head(fds[i], head, sizeof(head)) < 0 ||
-                    status_of(head) != 200) {
+                if (read_response_head(fds[i], head, sizeof(head)) < 0 || status_of(head) != 200) {
                         close(fds[i]);
                         fds[i] = -1;
                         continue;

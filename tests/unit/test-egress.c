@@ -150,14 +150,14 @@ static enum egress_class v6(const char *s)
 
 TEST(guard_ipv4)
 {
-        static const char *const reserved[] = {
-            "127.0.0.1",     "127.255.0.1", "169.254.169.254", "169.254.0.1", "0.0.0.0",
-            "0.1.2.3",       "224.0.0.1",   "239.1.1.1",       "240.0.0.1",   "255.255.255.255",
-            "198.18.0.1",    "198.19.255.255"};
-        static const char *const private[] = {"10.0.0.1",   "172.16.0.1",  "172.31.255.255",
+        static const char *const reserved[] = {"127.0.0.1",       "127.255.0.1", "169.254.169.254",
+                                               "169.254.0.1",     "0.0.0.0",     "0.1.2.3",
+                                               "224.0.0.1",       "239.1.1.1",   "240.0.0.1",
+                                               "255.255.255.255", "198.18.0.1",  "198.19.255.255"};
+        static const char *const private[] = {"10.0.0.1",    "172.16.0.1", "172.31.255.255",
                                               "192.168.1.1", "100.64.0.1", "100.127.255.255"};
-        static const char *const public[] = {"192.0.2.1",   "198.51.100.1", "203.0.113.1",
-                                             "172.32.0.1",  "100.128.0.1",  "198.20.0.1",
+        static const char *const public[] = {"192.0.2.1",      "198.51.100.1", "203.0.113.1",
+                                             "172.32.0.1",     "100.128.0.1",  "198.20.0.1",
                                              "223.255.255.255"};
 
         for (size_t i = 0; i < sizeof(reserved) / sizeof(*reserved); i++)
@@ -193,7 +193,7 @@ TEST(guard_ipv6)
         ASSERT_EQ(v6("64:ff9b::c000:201"), EGRESS_PUBLIC);
         ASSERT_EQ(v6("2002:7f00:1::1"), EGRESS_RESERVED);
         ASSERT_EQ(v6("2002:c0a8:101::1"), EGRESS_PRIVATE);
-        ASSERT_EQ(v6("2001:db8::5efe:a00:1"), EGRESS_PRIVATE);  /* ISATAP over 10.0.0.1 */
+        ASSERT_EQ(v6("2001:db8::5efe:a00:1"), EGRESS_PRIVATE); /* ISATAP over 10.0.0.1 */
         ASSERT_EQ(v6("2001:db8::200:5efe:7f00:1"), EGRESS_RESERVED);
         ASSERT_EQ(v6("2001:db8::5efe:c000:201"), EGRESS_PUBLIC);
         /* RFC 8215 local-use: private at least, reserved when it decodes so */

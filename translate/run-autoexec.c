@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The auto-exec change report (spec/bento.md §5.12): files inside write
+ * grants that the host runs later without anyone reading them first
+ * (package manifests, CI workflows, git hooks, build scripts).  A run may
+ * legitimately write a write grant, so this is a hint, not a fence: bento
+ * records (size, mtime) of those names before the run and lists the ones
+ * that changed or appeared afterwards, so a person looks before the next
+ * build, commit or push.  git's hooks directory is asked of git itself
+ * (core.hooksPath can move it), with GIT_* removed from its environment so
+ * the caller's settings cannot point it elsewhere.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fileio.h"
+#include "path.h"
+#include "run-spawn.h"
+#include "run.h"
+
+static const char *const root_names[] = {"package.json",
+                                         ".npmrc",
+                                         ".yarnrc",
+                                         ".yarnrc.yml",
+                                         ".pnpmfile.cjs",
+                                         ".pnpmfile.js",
+                                         ".pre-commit-config.yaml",
+                                         "eslint.config.js",
+                                         "eslint.config.mjs",
+                                         "conftest.py",
+                                         "setup.py",
+                                         "build.rs",
+                                         "mvnw",
+                                         "gradlew",
+                                         ".mvn/extensions.xml",
+                                         ".mvn/jvm.config",
+                                         "gradle/wrapper/gradle-wrapper.properties"};
+static const char *const listed_dirs[] = {".github/workflows", ".husky", ".husky/_"};
+
+#define GIT_OUTPUT_MAX 4096
+
+static int add_entry(struct run_autoexec *a, const char *path)
+{
+        struct run_autoexec_entry *v;
+        struct stat st;
+
+        for (size_t i = 0; i < a->n; i++)
+                if (strcmp(a->entries[i].path, path) == 0)
+                        return 0;
+        v = reallocarray(a->entries, a->n + 1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        a->entries = v;
+        v[a->n] = (struct run_autoexec_entry){.path = strdup(path)};
+        if (!v[a->n].path)
+                return -ENOMEM;
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+                v[a->n].existed = true;
+                v[a->n].size = st.st_size;
+                v[a->n].mtime = st.st_mtim;
+        }
+        a->n++;
+        return 0;
+}
+
+/* Every regular file one level inside dir (and dir itself, for new ones). */
+static int add_dir(struct run_autoexec *a, const char *dir)
+{
+        cleanup_dir DIR *d = opendir(dir);
+        struct dirent *de;
+        int r = 0;
+
+        while (d && r >= 0 && (de = readdir(d))) {
+                cleanup_free char *p = NULL;
+
+                if (de->d_name[0] == '.' &&
+                    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+                        continue;
+                p = path_join(dir, de->d_name);
+                r = p ? add_entry(a, p) : -ENOMEM;
+        }
+        return r;
+}
+
+/* `git rev-parse --git-path hooks` in dir, with GIT_* removed; NULL when
+ * git does not answer (not a repository, no git). */
+static char *git_hooks_dir(const char *dir)
+{
+        static const char *const unset[] = {
+            "GIT_DIR",           "GIT_WORK_TREE",     "GIT_COMMON_DIR",         "GIT_CONFIG",
+            "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CEILING_DIRECTORIES"};
+        char buf[GIT_OUTPUT_MAX];
+        int pipefd[2];
+        pid_t pid;
+        ssize_t n, len = 0;
+        int status;
+
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return NULL;
+        pid = fork();
+        if (pid < 0) {
+                close(pipefd[0]);
+                close(pipefd[1]);
+                return NULL;
+        }
+        if (pid == 0) {
+                int devnull = open("/dev/null", O_RDWR);
+
+                for (size_t i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
+                        unsetenv(unset[i]);
+                if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(pipefd[1], 1) < 0 ||
+                    dup2(devnull, 2) < 0 || chdir(dir) < 0)
+                        _exit(127);
+                execlp("git", "git", "rev-parse", "--path-format=absolute", "--git-path", "hooks",
+                       (char *) NULL);
+                _exit(127);
+        }
+        close(pipefd[1]);
+        while (len < (ssize_t) sizeof(buf) - 1 &&
+               (n = read(pipefd[0], buf + len, sizeof(buf) - 1 - (size_t) len)) > 0)
+                len += n;
+        close(pipefd[0]);
+        if (run_wait(pid, &status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+            len == 0)
+                return NULL;
+        buf[len] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        return buf[0] == '/' ? path_clean(buf) : NULL;
+}
+
+static bool inside_write(const struct policy *p, const char *path)
+{
+        for (size_t i = 0; i < p->n_writes; i++)
+                if (path_within(p->writes[i].real, path))
+                        return true;
+        return false;
+}
+
+static int push_str(char ***v, size_t *n, const char *s)
+{
+        char **nv = reallocarray(*v, *n + 2, sizeof(char *));
+
+        if (!nv)
+                return -ENOMEM;
+        *v = nv;
+        nv[*n] = strdup(s);
+        if (!nv[*n])
+                return -ENOMEM;
+        nv[++*n] = NULL;
+        return 0;
+}
+
+int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct bento_err *err)
+{
+        int r = 0;
+
+        *a = (struct run_autoexec){0};
+        a->hooks = calloc(p->n_writes + 1, sizeof(char *));
+        if (!a->hooks)
+                return bento_err_set(err, ENOMEM, "auto-exec report");
+        for (size_t g = 0; r >= 0 && g < p->n_writes; g++) {
+                const char *root = p->writes[g].real;
+
+                for (size_t i = 0; r >= 0 && i < sizeof(root_names) / sizeof(root_names[0]); i++) {
+                        cleanup_free char *f = path_join(root, root_names[i]);
+
+                        r = f ? add_entry(a, f) : -ENOMEM;
+                }
+                for (size_t i = 0; r >= 0 && i < sizeof(listed_dirs) / sizeof(listed_dirs[0]);
+                     i++) {
+                        cleanup_free char *d = path_join(root, listed_dirs[i]);
+
+                        r = d ? add_dir(a, d) : -ENOMEM;
+                }
+                a->hooks[g] = p->writes[g].exists ? git_hooks_dir(root) : NULL;
+                if (r >= 0 && a->hooks[g] && inside_write(p, a->hooks[g]))
+                        r = add_dir(a, a->hooks[g]);
+                else if (r >= 0 && !a->hooks[g] && p->writes[g].exists)
+                        r = push_str(&a->unresolved, &a->n_unresolved, p->writes[g].real);
+        }
+        a->n_hooks = p->n_writes;
+        return r < 0 ? bento_err_set(err, ENOMEM, "auto-exec report") : 0;
+}
+
+static bool changed(const struct run_autoexec_entry *e)
+{
+        struct stat st;
+
+        if (lstat(e->path, &st) < 0 || !S_ISREG(st.st_mode))
+                return false; /* gone or not a file: nothing left to run */
+        return !e->existed || st.st_size != e->size || st.st_mtim.tv_sec != e->mtime.tv_sec ||
+               st.st_mtim.tv_nsec != e->mtime.tv_nsec;
+}
+
+int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err)
+{
+        size_t before = a->n;
+        int r = 0;
+
+        /* Files that appeared in the watched directories during the run. */
+        for (size_t g = 0; r >= 0 && g < p->n_writes; g++) {
+                for (size_t i = 0; r >= 0 && i < sizeof(listed_dirs) / sizeof(listed_dirs[0]);
+                     i++) {
+                        cleanup_free char *d = path_join(p->writes[g].real, listed_dirs[i]);
+
+                        r = d ? add_dir(a, d) : -ENOMEM;
+                }
+                if (r >= 0 && a->hooks[g] && inside_write(p, a->hooks[g]))
+                        r = add_dir(a, a->hooks[g]);
+        }
+        /* add_entry() recorded the new ones as they are now: mark them new. */
+        for (size_t i = before; i < a->n; i++)
+                a->entries[i].existed = false;
+        for (size_t i = 0; r >= 0 && i < a->n; i++)
+                if (changed(&a->entries[i]))
+                        r = push_str(&a->changed, &a->n_changed, a->entries[i].path);
+        for (size_t g = 0; r >= 0 && g < p->n_writes; g++) {
+                cleanup_free char *now =
+                    p->writes[g].exists || a->hooks[g] ? git_hooks_dir(p->writes[g].real) : NULL;
+
+                if (a->hooks[g] && now && strcmp(now, a->hooks[g]) != 0)
+                        r = push_str(&a->redirected, &a->n_redirected, now);
+        }
+        return r < 0 ? bento_err_set(err, ENOMEM, "auto-exec report") : 0;
+}
+
+void run_autoexec_done(struct run_autoexec *a)
+{
+        for (size_t i = 0; i < a->n; i++)
+                free(a->entries[i].path);
+        free(a->entries);
+        for (size_t i = 0; a->hooks && i < a->n_hooks; i++)
+                free(a->hooks[i]);
+        free(a->hooks);
+        strv_free(a->changed);
+        strv_free(a->redirected);
+        strv_free(a->unresolved);
+        *a = (struct run_autoexec){0};
+}
