@@ -135,9 +135,9 @@ struct admission_host {
         int exit_code;          /* 0, or ADMISSION_EXIT_BASELINE */
         bool baseline_short;    /* a run with the smallest needs would be refused */
         bool baseline_hopeless; /* ... even under --allow-degraded */
-        bool fully_enforced;    /* every layer, report-only ones included */
+        bool fully_enforced;    /* host_report_fully_enforced(): report-only aside */
         enum admission_effect effect[BENTO_LAYER_MAX];
-        size_t n_short; /* layers not enforced */
+        size_t n_short; /* layers not enforced, report-only ones included */
 };
 
 /* doctor's verdict on a probe.  shields_ok: the credential shields can be

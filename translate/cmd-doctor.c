@@ -174,6 +174,10 @@ static void print_facts(const struct host_facts *f)
                  f->runtime_from_env ? "$BENTO_RUNTIME" : "next to bento",
                  f->runtime_found ? "" : ": not usable");
         fact("bento-runtime", buf);
+        fact("exec gate", f->gate_found ? f->gate_path : f->gate_why);
+        fact("egress proxy", f->egress_found ? f->egress_path : f->egress_why);
+        if (f->helpers_note[0])
+                fact("", f->helpers_note);
         host_fmt(buf, sizeof(buf), "uid %u%s", (unsigned) f->euid,
                  f->euid == 0 ? " (root)" : " (rootless)");
         fact("caller", buf);
@@ -377,6 +381,10 @@ static void json_host(struct bento_jsonw *w, const struct doctor *d)
         bento_jsonw_open_object(w);
         bento_jsonw_kstring(w, "bento_runtime", f->runtime_path);
         bento_jsonw_kbool(w, "bento_runtime_found", f->runtime_found);
+        bento_jsonw_kstring(w, "exec_gate", f->gate_path);
+        bento_jsonw_kbool(w, "exec_gate_found", f->gate_found);
+        bento_jsonw_kstring(w, "egress_proxy", f->egress_path);
+        bento_jsonw_kbool(w, "egress_proxy_found", f->egress_found);
         bento_jsonw_kuint(w, "uid", f->euid);
         bento_jsonw_kstring(w, "namespaces", ns[f->ns]);
         if (f->ns != HOST_NS_USABLE)

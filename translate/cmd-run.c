@@ -249,8 +249,10 @@ static int prepare(struct run_ctx *c)
                 fputs(notes, stderr);
         if (st.state != MANIFEST_APPROVAL_CURRENT && !c->o.allow_unapproved) {
                 refusal = approval_refusal(st.state, c->o.manifest);
-                /* approval_refusal() already says "refusing to run: ". */
-                if (refusal && strncmp(refusal, "refusing to run: ", 17) == 0)
+                /* approval_refusal() already says "refusing to run: ", which
+                 * the human form adds itself; the JSON reason keeps it (§9.2
+                 * C6). */
+                if (refusal && !c->o.json && strncmp(refusal, "refusing to run: ", 17) == 0)
                         return refuse(&c->o, refusal + 17, NULL);
                 return refuse(&c->o, refusal ? refusal : "the manifest is not approved", NULL);
         }
@@ -280,6 +282,11 @@ static int admit(struct run_ctx *c)
                 fputs(text ? text : c->a.reason, stderr);
                 return BENTO_EXIT_REFUSED;
         }
+        /* Admitted with the exec block unenforceable (a hardening gap, §4.3):
+         * the run goes ahead without the gate and reports the gap. */
+        c->o.no_exec_gate =
+            c->needs.exec != MANIFEST_EXEC_ALL &&
+            host_report_get(&c->a.report, BENTO_LAYER_EXEC_BLOCK)->state != BENTO_STATE_ENFORCED;
         if (c->a.outcome == ADMISSION_DEGRADED)
                 return refuse(&c->o,
                               "this host can only run the Landlock-only tier, which this build "
@@ -316,6 +323,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .n_env_overrides = c->o.n_env,
             .fingerprint = fp,
             .approval = manifest_approval_to_string(manifest_approval_state(c->l.m)),
+            .no_exec_gate = c->o.no_exec_gate,
         };
         r = compile_env(c->p, &co, &c->env, err);
         if (r >= 0)
@@ -359,10 +367,11 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                              .env = c->env};
 
         if (c->d.egress_log)
-                (void) run_egress_read(c->d.egress_log, &c->egress, &ignored);
+                (void) run_egress_settle(c->d.egress_log, &c->egress, &ignored);
         if (c->autoexec.hooks)
                 (void) run_autoexec_compare(c->p, &c->autoexec, &ignored);
         merge_backend(&c->a, &c->out, c->l.m);
+        run_egress_judge(&c->egress, &c->a.report);
         if (r < 0 || c->out.cancelled) {
                 const char *why = c->out.cancelled ? "the run was cancelled before the target "
                                                      "finished: interrupted"

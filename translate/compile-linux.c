@@ -125,7 +125,8 @@ static void write_clone_rule(struct bento_jsonw *w)
         bento_jsonw_close_object(w);
 }
 
-static void write_seccomp(struct bento_jsonw *w, const struct policy *p, const char *listener)
+static void write_seccomp(struct bento_jsonw *w, const struct policy *p, const char *listener,
+                          bool gate)
 {
         enum manifest_exec mode = p->m->exec;
 
@@ -133,13 +134,13 @@ static void write_seccomp(struct bento_jsonw *w, const struct policy *p, const c
         bento_jsonw_open_object(w);
         bento_jsonw_kstring(w, "defaultAction", "SCMP_ACT_ALLOW");
         bento_jsonw_kstrv(w, "architectures", (char *const[]){"SCMP_ARCH_X86_64"}, 1);
-        if (mode != MANIFEST_EXEC_ALL) {
+        if (mode != MANIFEST_EXEC_ALL && gate) {
                 bento_jsonw_kstring(w, "listenerPath", listener);
                 bento_jsonw_kstring(w, "listenerMetadata", "bento-exec-gate/1");
         }
         bento_jsonw_key(w, "syscalls");
         bento_jsonw_open_array(w);
-        if (mode != MANIFEST_EXEC_ALL)
+        if (mode != MANIFEST_EXEC_ALL && gate)
                 write_rule(w, (const char *const[]){"execve", "execveat", NULL}, "SCMP_ACT_NOTIFY",
                            0);
         if (mode == MANIFEST_EXEC_NONE_STRICT) {
@@ -188,7 +189,7 @@ void compile_write_linux(struct bento_jsonw *w, const struct policy *p,
         write_map(w, "gidMappings", getgid());
         write_resources(w, &p->m->limits);
         bento_jsonw_kstring_opt(w, "cgroupsPath", o->cgroups_path);
-        write_seccomp(w, p, listener);
+        write_seccomp(w, p, listener, !o->no_exec_gate);
         write_paths(w);
         bento_jsonw_close_object(w);
 }

@@ -43,6 +43,11 @@ struct compile_opts {
         /* Name a poststop hook that removes the shield mount points the
          * run creates on the host (bento run removes them itself). */
         bool mount_point_hook;
+        /* The host cannot run the exec gate (no seccomp user notification,
+         * or no bento-exec-gate): leave execve/execveat open and let the
+         * run report the exec-block layer as unavailable (§4.3).  fork and
+         * clone rules of none-strict stay. */
+        bool no_exec_gate;
 };
 
 /* The environment the target gets (§8.1): *ret is a NULL-terminated,

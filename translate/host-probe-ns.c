@@ -23,10 +23,12 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "compile.h"
 
 #define NS_FLAGS                                                                                   \
         (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | \
@@ -38,7 +40,7 @@
         " Inside a container: with docker use --security-opt seccomp=unconfined "                  \
         "--security-opt apparmor=unconfined, and also --security-opt systempaths=unconfined."
 
-/* ---- bento-runtime ---- */
+/* ---- bento-runtime and the helper programs ---- */
 
 static int check_exec(const char *path)
 {
@@ -51,52 +53,61 @@ static int check_exec(const char *path)
         return faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0 ? -errno : 0;
 }
 
-/* bento-runtime in the directory of the running bento; false when bento
- * cannot tell where it is. */
-static bool next_to_self(const struct host_probe_opts *opts, struct host_facts *ret)
-{
-        char self[PATH_MAX];
-        ssize_t n =
-            readlink(opts && opts->self ? opts->self : "/proc/self/exe", self, sizeof(self) - 1);
-        char *slash;
+struct helper {
+        const char *env, *program, *role;
+        bool *found;
+        char *path; /* PATH_MAX */
+        char *why;  /* HOST_TEXT_MAX */
+};
 
-        if (n <= 0) {
-                host_fmt(ret->runtime_why, sizeof(ret->runtime_why),
-                         "bento cannot tell where it is installed (%s), so it cannot find "
-                         "bento-runtime next to itself; point $BENTO_RUNTIME at it.",
-                         strerror(n < 0 ? errno : ENOENT));
-                return false;
+/* One program, looked up exactly as `bento run` will (compile.h). */
+static void find_helper(const struct helper *h, const char *override, struct host_facts *f)
+{
+        const char *env = getenv(h->env);
+        cleanup_free char *path =
+            override ? strdup(override) : compile_helper_path(h->env, h->program);
+        int r;
+
+        if (!path) {
+                host_fmt(h->why, HOST_TEXT_MAX, "out of memory looking for %s", h->program);
+                return;
         }
-        self[n] = '\0';
-        slash = strrchr(self, '/');
-        if (slash)
-                *slash = '\0';
-        host_fmt(ret->runtime_path, sizeof(ret->runtime_path), "%s/bento-runtime",
-                 slash ? self : ".");
-        return true;
+        host_fmt(h->path, PATH_MAX, "%s", path);
+        if (!override && env && env[0] && env[0] != '/') {
+                size_t n = strlen(f->helpers_note);
+
+                host_fmt(f->helpers_note + n, sizeof(f->helpers_note) - n,
+                         "%s$%s=\"%s\" is ignored: it is not an absolute path.", n ? " " : "",
+                         h->env, env);
+        }
+        r = check_exec(path);
+        if (r == 0) {
+                *h->found = true;
+                return;
+        }
+        host_fmt(h->why, HOST_TEXT_MAX,
+                 "%s, %s, is not usable at \"%s\" (%s): %s. Install it next to bento, or point "
+                 "$%s at it.",
+                 h->program, h->role, path,
+                 override || (env && env[0] == '/') ? "as given" : "next to bento", strerror(-r),
+                 h->env);
 }
 
 void host_probe_runtime(const struct host_probe_opts *opts, struct host_facts *ret)
 {
-        const char *env = opts && opts->runtime ? opts->runtime : getenv("BENTO_RUNTIME");
-        int r;
+        const char *env = getenv("BENTO_RUNTIME");
+        const struct helper helpers[] = {
+            {"BENTO_RUNTIME", "bento-runtime", "which builds the sandbox", &ret->runtime_found,
+             ret->runtime_path, ret->runtime_why},
+            {"BENTO_EXEC_GATE", "bento-exec-gate", "which enforces exec: none", &ret->gate_found,
+             ret->gate_path, ret->gate_why},
+            {"BENTO_EGRESS", "bento-egress", "the proxy that serves network: rules",
+             &ret->egress_found, ret->egress_path, ret->egress_why},
+        };
 
-        if (env && env[0]) {
-                ret->runtime_from_env = true;
-                host_fmt(ret->runtime_path, sizeof(ret->runtime_path), "%s", env);
-        } else if (!next_to_self(opts, ret)) {
-                return;
-        }
-        r = check_exec(ret->runtime_path);
-        if (r == 0) {
-                ret->runtime_found = true;
-                return;
-        }
-        host_fmt(ret->runtime_why, sizeof(ret->runtime_why),
-                 "bento-runtime, which builds the sandbox, is not usable at \"%s\" (%s): %s. "
-                 "Install it next to bento, or point $BENTO_RUNTIME at it.",
-                 ret->runtime_path, ret->runtime_from_env ? "from $BENTO_RUNTIME" : "next to bento",
-                 strerror(-r));
+        ret->runtime_from_env = (opts && opts->runtime) || (env && env[0] == '/');
+        for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
+                find_helper(&helpers[i], i == 0 && opts ? opts->runtime : NULL, ret);
 }
 
 /* ---- namespaces ---- */
@@ -120,11 +131,10 @@ struct ns_pipes {
         int report[2]; /* child -> parent: struct ns_report, then EOF */
 };
 
-static char child_stack[64 * 1024] __attribute__((aligned(16)));
-
-static int ns_child(void *arg)
+/* In the child: wait until the maps are written, then mount what a
+ * sandbox mounts first, and say how far it got. */
+static __attribute__((noreturn)) void ns_child(struct ns_pipes *p)
 {
-        struct ns_pipes *p = arg;
         struct ns_report rep = {NS_STEP_OK, 0};
         char c;
 
@@ -341,7 +351,11 @@ static void run_probe(struct host_facts *f, struct ns_pipes *p)
         pid_t pid;
         int r;
 
-        pid = clone(ns_child, child_stack + sizeof(child_stack), NS_FLAGS | SIGCHLD, p);
+        /* the raw syscall without a new stack forks: the child goes on
+         * with a copy of this stack (no stack switch to confuse sanitizers) */
+        pid = (pid_t) syscall(SYS_clone, NS_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
+        if (pid == 0)
+                ns_child(p);
         if (pid < 0) {
                 clone_failed(f, errno);
                 return;

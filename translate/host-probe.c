@@ -227,8 +227,18 @@ static void judge_network(const struct host_facts *f, struct host_report *r)
 {
         char why[HOST_TEXT_MAX];
 
-        if (ns_usable(f)) {
+        if (ns_usable(f) && f->egress_found) {
                 host_report_set(r, BENTO_LAYER_NETWORK, BENTO_STATE_ENFORCED, NULL, NULL);
+                return;
+        }
+        if (ns_usable(f)) {
+                /* the fence holds; what is missing is the way through it */
+                host_report_set(r, BENTO_LAYER_NETWORK, BENTO_STATE_DEGRADED, f->egress_why,
+                                "The empty network namespace still fences every run, but the "
+                                "egress a manifest's network: rules grant cannot be served: such "
+                                "a manifest is refused by default (under --allow-degraded it "
+                                "fails when the missing hook is started). A manifest without "
+                                "rules is unaffected.");
                 return;
         }
         host_fmt(why, sizeof(why), "no network namespace to fence egress into: %s", ns_reason(f));
@@ -240,7 +250,7 @@ static void judge_exec(const struct host_facts *f, struct host_report *r)
 {
         char why[HOST_TEXT_MAX];
 
-        if (f->seccomp_filter && f->seccomp_notify)
+        if (f->seccomp_filter && f->seccomp_notify && f->gate_found)
                 host_report_set(
                     r, BENTO_LAYER_EXEC_BLOCK, BENTO_STATE_ENFORCED, NULL,
                     "exec: none refuses execve and execveat alike, for the target and everything "
@@ -250,15 +260,21 @@ static void judge_exec(const struct host_facts *f, struct host_report *r)
                     "Unlike the original there is no execveat seam. fork() itself still works "
                     "under exec: none; none-strict also refuses it.");
         else {
-                host_fmt(
-                    why, sizeof(why),
-                    "%s bento-runtime blocks exec with a seccomp filter whose exec calls go to a "
-                    "user-notification gate.",
-                    f->seccomp_why[0] ? f->seccomp_why : "seccomp user notification is missing.");
-                host_report_set(r, BENTO_LAYER_EXEC_BLOCK, BENTO_STATE_UNAVAILABLE, why,
-                                "Subprocess blocking is absent: a manifest with exec: none or "
-                                "none-strict runs without it and the gap is reported after the "
-                                "run; --strict refuses such a manifest.");
+                if (f->seccomp_filter && f->seccomp_notify)
+                        host_fmt(why, sizeof(why), "%s", f->gate_why);
+                else
+                        host_fmt(why, sizeof(why),
+                                 "%s bento-runtime blocks exec with a seccomp filter whose exec "
+                                 "calls go to a user-notification gate.",
+                                 f->seccomp_why[0] ? f->seccomp_why
+                                                   : "seccomp user notification is missing.");
+                host_report_set(
+                    r, BENTO_LAYER_EXEC_BLOCK, BENTO_STATE_UNAVAILABLE, why,
+                    "Subprocess blocking cannot be enforced. --strict refuses a manifest "
+                    "with exec: none or none-strict; otherwise it is admitted and the "
+                    "gap is reported, but bento never runs the target while claiming "
+                    "the block: a run whose filter or gate cannot be set up stops "
+                    "with an error. exec: all manifests are unaffected.");
         }
         if (f->seccomp_filter && strcmp(f->arch, "amd64") == 0) {
                 host_report_set(r, BENTO_LAYER_EXEC_STRICT, BENTO_STATE_ENFORCED, NULL, NULL);

@@ -11,7 +11,8 @@
  *                       seccomp filters and user notification, the Landlock
  *                       ABI, each cgroup controller bento-runtime would put
  *                       a limit in (a real probe cgroup is made and removed),
- *                       systemd, git, where bento-runtime is.
+ *                       systemd, git, where bento-runtime and the helper
+ *                       programs a run starts (exec gate, egress proxy) are.
  *   host_probe_judge()  turns facts into the layer table: a state per layer
  *                       with the host-specific reason and the standing
  *                       consequence for a run.  Pure; no I/O.
@@ -137,11 +138,24 @@ struct host_facts {
         const char *arch; /* static: "amd64", "arm64", ... */
         uid_t euid;
 
-        /* bento-runtime: $BENTO_RUNTIME, else next to this bento */
+        /* The programs a run starts, found the way `bento run` finds them
+         * (compile_helper_path(): the absolute path in the variable, else
+         * next to this bento): bento-runtime ($BENTO_RUNTIME), the exec
+         * gate bento-exec-gate ($BENTO_EXEC_GATE, for exec: none and
+         * none-strict), the egress proxy hook bento-egress ($BENTO_EGRESS,
+         * for network: rules).  *_why says what is wrong when not found. */
         bool runtime_found;
         bool runtime_from_env;
         char runtime_path[PATH_MAX];
         char runtime_why[HOST_TEXT_MAX];
+        bool gate_found;
+        char gate_path[PATH_MAX];
+        char gate_why[HOST_TEXT_MAX];
+        bool egress_found;
+        char egress_path[PATH_MAX];
+        char egress_why[HOST_TEXT_MAX];
+        /* a variable that was set but is not used (not absolute); "" none */
+        char helpers_note[HOST_TEXT_MAX];
 
         /* user, mount, pid, net, ipc, uts and cgroup namespaces, created,
          * mapped and with a fresh /proc and a tmpfs mounted inside */
@@ -173,8 +187,7 @@ struct host_facts {
 
 /* Where to look, for tests; NULL members mean the real thing. */
 struct host_probe_opts {
-        const char *runtime; /* instead of $BENTO_RUNTIME */
-        const char *self;    /* instead of /proc/self/exe (bento-runtime sits next to it) */
+        const char *runtime; /* bento-runtime's path instead of the lookup */
 };
 
 /* Look at the host.  Never fails: every sub-probe that cannot run records
@@ -203,6 +216,7 @@ const char *host_controller_name(enum host_controller c);
 
 /* ---- the sub-probes (host-probe-*.c), each filling its part of ret ---- */
 
+/* bento-runtime, bento-exec-gate, bento-egress. */
 void host_probe_runtime(const struct host_probe_opts *opts, struct host_facts *ret);
 void host_probe_namespaces(struct host_facts *ret);
 void host_probe_seccomp(struct host_facts *ret);

@@ -262,7 +262,6 @@ static int check_seccomp(struct inspect_report *r)
         const struct bento_json *sc = bento_json_get(r->linux_, "seccomp");
         const char *claim = inspect_annotation(r, "org.bento.exec");
         const char *how = NULL;
-        bool exec_blocked, strict;
         int rc = 0;
 
         r->exec = "all";
@@ -272,14 +271,16 @@ static int check_seccomp(struct inspect_report *r)
                 rc = inspect_flag(r, "linux.seccomp is missing: bento always installs a filter "
                                      "(foreign architectures are killed)");
         } else {
+                bool exec_blocked = blocked(sc, "execve", &how) && blocked(sc, "execveat", NULL);
+                bool strict = exec_blocked && blocked(sc, "fork", NULL) &&
+                              blocked(sc, "vfork", NULL) && blocked(sc, "clone3", NULL) &&
+                              clone_blocked(sc);
+
                 r->seccomp = true;
                 r->listener = inspect_str(sc, "listenerPath");
-                exec_blocked = blocked(sc, "execve", &how) && blocked(sc, "execveat", NULL);
                 if (blocked(sc, "execve", NULL) && !blocked(sc, "execveat", NULL))
                         rc = inspect_flag(r, "seccomp blocks execve but not execveat: a "
                                              "program can still exec through execveat");
-                strict = exec_blocked && blocked(sc, "fork", NULL) && blocked(sc, "vfork", NULL) &&
-                         blocked(sc, "clone3", NULL) && clone_blocked(sc);
                 if (exec_blocked) {
                         r->exec = strict ? "none-strict" : "none";
                         r->exec_how = how && strcmp(how, "SCMP_ACT_NOTIFY") == 0

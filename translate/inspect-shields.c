@@ -133,28 +133,36 @@ static int needed(struct inspect_report *r, const struct shield_set *s, const bo
                               ret, ret_n, err);
 }
 
+/* The read-write binds, for the workspace rules (§5.7). */
+static int add_workspace(struct inspect_report *r, struct shield_set *s, struct bento_err *err)
+{
+        cleanup_free const char **writes = calloc(r->n_mounts + 1, sizeof(char *));
+        size_t n = 0;
+
+        if (!writes)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_mounts; i++)
+                if (r->mounts[i].role == INSPECT_WRITE)
+                        writes[n++] = r->mounts[i].destination;
+        return shields_add_workspace(s, writes, n, err);
+}
+
 int inspect_check_shields(struct inspect_report *r, struct bento_err *err)
 {
         struct shield_env env = {.uid = getuid()};
         cleanup_shield_set struct shield_set *s = NULL;
-        cleanup_free const char **writes = calloc(r->n_mounts + 1, sizeof(char *));
         cleanup_free bool *opted = NULL;
         cleanup_free struct shield_mount *need = NULL;
         struct bento_err why = {0};
-        size_t n_writes = 0, n_need = 0;
+        size_t n_need = 0;
         int rc;
 
-        if (!writes)
-                return -ENOMEM;
         rc = shields_build(&env, &s, &why);
         if (rc == -ENOMEM)
                 return rc;
         if (rc < 0)
                 return 0; /* no anchor here: nothing to weigh the mounts against */
-        for (size_t i = 0; i < r->n_mounts; i++)
-                if (r->mounts[i].role == INSPECT_WRITE)
-                        writes[n_writes++] = r->mounts[i].destination;
-        rc = shields_add_workspace(s, writes, n_writes, &why);
+        rc = add_workspace(r, s, &why);
         if (rc < 0)
                 return rc == -ENOMEM ? rc : 0;
         opted = calloc(s->n_rules + 1, sizeof(bool));

@@ -225,6 +225,8 @@ int inspect_read_mounts(struct inspect_report *r)
         for (size_t i = 0; rc >= 0 && i < mounts->u.array.n; i++) {
                 const struct bento_json *e = mounts->u.array.items[i];
                 const char *dest = inspect_str(e, "destination");
+                const char *type = inspect_str(e, "type");
+                const char *source = inspect_str(e, "source");
                 const struct bento_json *opts = bento_json_get(e, "options");
                 struct inspect_mount *m = &r->mounts[r->n_mounts];
 
@@ -234,8 +236,8 @@ int inspect_read_mounts(struct inspect_report *r)
                 }
                 *m = (struct inspect_mount){
                     .destination = dest,
-                    .type = inspect_str(e, "type") ? inspect_str(e, "type") : "",
-                    .source = inspect_str(e, "source") ? inspect_str(e, "source") : "",
+                    .type = type ? type : "",
+                    .source = source ? source : "",
                     .ro = has_option(opts, "ro"),
                     .rw = has_option(opts, "rw"),
                     .bind = has_option(opts, "bind") || has_option(opts, "rbind"),

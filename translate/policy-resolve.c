@@ -44,7 +44,7 @@ int policy_expand(const char *path, const char *base, const char *home, char **r
                                              path, home);
                 if (!screen_check(home, strlen(home), &hit))
                         return bento_err_set(err, EINVAL,
-                                             "cannot expand \"%s\": HOME contains a %s; bento "
+                                             "cannot expand \"%s\": HOME contains %s; bento "
                                              "refuses to build paths from it",
                                              path, screen_class_name(hit.cls));
                 *ret = path_join(home, path + 1);
@@ -205,9 +205,11 @@ static int manifest_base(const char *manifest_path, char **ret, struct bento_err
         if (!dir)
                 return bento_err_set(err, ENOMEM, "path resolution");
         slash = strrchr(dir, '/');
-        if (!slash)
-                strcpy(dir, ".");
-        else if (slash == dir)
+        if (!slash) {
+                /* a bare file name: dir holds at least two bytes */
+                dir[0] = '.';
+                dir[1] = '\0';
+        } else if (slash == dir)
                 dir[1] = '\0';
         else
                 *slash = '\0';
@@ -216,6 +218,7 @@ static int manifest_base(const char *manifest_path, char **ret, struct bento_err
         } else {
                 cwd = getcwd(NULL, 0);
                 if (!cwd)
+                        /* cppcheck-suppress memleak ; dir is a cleanup_free variable */
                         return bento_err_set(err, errno, "cannot find the current directory");
                 *ret = path_join(cwd, dir);
         }

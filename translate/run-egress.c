@@ -6,15 +6,22 @@
  * hostile input: size-capped, line by line, unknown lines skipped.
  */
 #include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "fileio.h"
 #include "json.h"
 #include "run.h"
 
-#define EGRESS_REPORT_MAX (8u << 20)
+#define EGRESS_REPORT_MAX      (8u << 20)
+#define EGRESS_STOP_TIMEOUT_MS 3000
 
 static const char *str(const struct bento_json *obj, const char *key)
 {
@@ -67,6 +74,16 @@ static int one_line(struct run_egress *e, const char *line, size_t len)
         port = str(j, "port");
         if (event && strcmp(event, "truncated") == 0)
                 e->truncated = true;
+        if (event && strcmp(event, "start") == 0) {
+                const struct bento_json *pid = bento_json_get(j, "pid");
+
+                e->started = true;
+                if (pid && pid->type == BENTO_JSON_NUMBER && pid->u.number.fits_i64 &&
+                    pid->u.number.i > 1 && pid->u.number.i < INT32_MAX)
+                        e->daemon = (pid_t) pid->u.number.i;
+        }
+        if (event && strcmp(event, "stop") == 0)
+                e->stopped = true;
         if (!event || strcmp(event, "decision") != 0 || !decision) {
                 bento_json_free(j);
                 return 0;
@@ -75,6 +92,8 @@ static int one_line(struct run_egress *e, const char *line, size_t len)
                 e->faults++;
         else
                 e->connections++;
+        if (strcmp(decision, "refused-at-capacity") == 0)
+                e->at_capacity++;
         if (!host)
                 host = "";
         if (!port)
@@ -116,6 +135,67 @@ int run_egress_read(const char *path, struct run_egress *ret, struct bento_err *
         if (ret->n_untunneled)
                 qsort(ret->untunneled, ret->n_untunneled, sizeof(*ret->untunneled), cmp_dest);
         return 0;
+}
+
+/* Wait up to timeout_ms for a process that is not our child to end. */
+static void wait_gone(pid_t pid, int timeout_ms)
+{
+        cleanup_close int fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+
+        if (fd >= 0)
+                (void) poll(&p, 1, timeout_ms);
+}
+
+int run_egress_settle(const char *path, struct run_egress *ret, struct bento_err *err)
+{
+        int r = run_egress_read(path, ret, err);
+
+        if (r < 0 || !ret->started || ret->stopped || ret->daemon <= 1)
+                return r;
+        /* The daemon leaves once the container's init is gone, which it is
+         * by now; let it write its last line. */
+        wait_gone(ret->daemon, EGRESS_STOP_TIMEOUT_MS);
+        run_egress_done(ret);
+        return run_egress_read(path, ret, err);
+}
+
+static void append(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Add one reason to buf, "; " between reasons (§4.4). */
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+        size_t o = strlen(buf);
+        va_list ap;
+
+        if (o && o + 2 < size) {
+                memcpy(buf + o, "; ", 3);
+                o += 2;
+        }
+        va_start(ap, fmt);
+        if (o < size)
+                vsnprintf(buf + o, size - o, fmt, ap);
+        va_end(ap);
+}
+
+void run_egress_judge(const struct run_egress *e, struct host_report *r)
+{
+        char why[HOST_TEXT_MAX] = "";
+
+        if (e->started && !e->stopped)
+                append(why, sizeof(why),
+                       "the egress proxy stopped serving mid-run; declared egress was refused "
+                       "for the remainder");
+        if (e->faults)
+                append(why, sizeof(why), "the proxy dropped %ld connection(s) on an internal fault",
+                       e->faults);
+        if (e->at_capacity)
+                append(why, sizeof(why),
+                       "the proxy was at its connection limit for %ld connection(s)",
+                       e->at_capacity);
+        if (why[0])
+                host_report_set(r, BENTO_LAYER_NETWORK, BENTO_STATE_DEGRADED, why, NULL);
 }
 
 static void dests_free(struct run_dest *v, size_t n)

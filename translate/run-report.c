@@ -197,36 +197,50 @@ static void limits_words(const struct manifest_limits *l, char *buf, size_t size
                 snprintf(buf + o, size - o, "%spids %lld", o ? ", " : "", (long long) l->pids);
 }
 
-static void signal_notice(const struct run_view *v)
+/* §3.2.2 item 13, the signal notice: certain when the target died of the
+ * signal, probable for an exit code in 129..159 (the way a shell reports a
+ * child's death, though a script may also exit with it).  Limits are blamed
+ * only when the sandbox's cgroup counted an OOM kill. */
+static void signal_notice(const struct run_view *v, int sig)
 {
         const struct run_outcome *out = v->out;
-        const struct manifest_limits *l = &v->p->m->limits;
         char limits[256];
 
-        say("the script was killed by signal %d (SIG%s); bento reports it as exit %d.", out->signal,
-            sig_name(out->signal), out->exit_code);
-        if (out->signal == SIGSYS)
+        if (out->signal)
+                say("the script was killed by signal %d (SIG%s); bento reports it as exit %d.", sig,
+                    sig_name(sig), out->exit_code);
+        else
+                say("exit %d is how a death by signal %d (SIG%s) is reported, though a script "
+                    "can also exit with that code itself.",
+                    out->exit_code, sig, sig_name(sig));
+        if (sig == SIGSYS)
                 say("bento's filters kill only on a foreign-architecture (32-bit or x32) system "
                     "call; a permission the manifest withholds is refused with EPERM instead. So "
                     "this is most likely that guard, or a filter of the program's own.");
-        limits_words(l, limits, sizeof(limits));
-        if (out->signal == SIGKILL && out->oom_kills > 0)
-                say("the manifest declares limits (%s), and the kernel's OOM killer ended %ld "
-                    "process(es) in the sandbox's cgroup: the script hit its memory cap.",
+        limits_words(&v->p->m->limits, limits, sizeof(limits));
+        if (sig == SIGKILL && out->oom_kills > 0)
+                say("the manifest declares limits (%s), and exceeding one kills the run exactly "
+                    "this way: the kernel's OOM killer ended %ld process(es) in the sandbox's "
+                    "cgroup, so the script most likely hit its memory cap.",
                     limits, out->oom_kills);
-        else if (out->cancelled)
-                say("bento was interrupted and stopped the sandbox.");
 }
 
-static bool has_env(char *const *env, const char *name)
+/* NAME reached the target from this host or --env, not as bento's
+ * default (§8.1): allowlisted, and set. */
+static bool passed(const struct run_view *v, const char *name)
 {
+        const struct manifest *m = v->p->m;
         size_t len = strlen(name);
+        bool listed = false;
 
-        for (; env && *env; env++)
-                if (strncmp(*env, name, len) == 0 && (*env)[len] == '=' &&
-                    !(strcmp(name, "HOME") == 0 && strcmp(*env, "HOME=/tmp") == 0))
+        for (size_t i = 0; i < m->n_env; i++)
+                listed |= strcmp(m->env[i], name) == 0;
+        if (!listed)
+                return false;
+        for (size_t i = 0; i < v->o->n_env; i++)
+                if (strncmp(v->o->env[i], name, len) == 0 && v->o->env[i][len] == '=')
                         return true;
-        return false;
+        return getenv(name) != NULL;
 }
 
 static bool grants_under_home(const struct policy *p)
@@ -272,8 +286,8 @@ static bool explain_failure(const struct run_view *v, bool exec_enforced)
         const struct run_outcome *out = v->out;
         const struct manifest *m = v->p->m;
 
-        if (out->signal) {
-                signal_notice(v);
+        if (out->signal || (out->exit_code > 128 && out->exit_code < 160)) {
+                signal_notice(v, out->signal ? out->signal : out->exit_code - 128);
                 return false;
         }
         if (out->exit_code == 126 && exec_enforced && m->exec != MANIFEST_EXEC_ALL) {
@@ -293,11 +307,11 @@ static bool explain_failure(const struct run_view *v, bool exec_enforced)
         }
         if (v->shortfall || v->egress->n_blocked || v->egress->n_denied || v->egress->n_untunneled)
                 return false;
-        if (!has_env(v->env, "HOME") && grants_under_home(v->p)) {
+        if (!passed(v, "HOME") && grants_under_home(v->p)) {
                 run_home_note(v->p);
                 return false;
         }
-        if (out->exit_code == 127 && !has_env(m->env, "PATH") && shell_interpreter(v->p)) {
+        if (out->exit_code == 127 && !passed(v, "PATH") && shell_interpreter(v->p)) {
                 say("exit 127 is the shell's \"command not found\". PATH in the sandbox is "
                     "/usr/bin:/bin, so a bare command name is only looked up there. Grant the "
                     "tool's directory in `read:`, add PATH to `env:`, or call it by its "

@@ -222,6 +222,20 @@ static void kill_sandbox(struct sandbox *sb)
                 kill(sb->init_pid, SIGKILL);
 }
 
+/* After the first SIGINT or SIGTERM: a second one ends bento at once, so
+ * the signals get their default action back and are no longer blocked. */
+static void default_signals(void)
+{
+        sigset_t set;
+
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void drain(struct sandbox *sb, int fd, int stream)
 {
         char buf[16384];
@@ -249,8 +263,7 @@ static int wait_target(struct sandbox *sb, int sigfd, struct run_outcome *out)
 
                         if (read(sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
                                 out->cancelled = true;
-                                signal(SIGINT, SIG_DFL);
-                                signal(SIGTERM, SIG_DFL);
+                                default_signals();
                                 kill_sandbox(sb);
                                 p[1].fd = -1;
                         }
@@ -381,7 +394,7 @@ int run_sandbox(const struct policy *p, const struct run_opts *o, struct run_dir
                 snprintf(sb.id, sizeof(sb.id), "bento-run-%s", strrchr(d->path, '-') + 1);
         sigfd = block_signals(&old, err);
         r = sigfd < 0 ? sigfd : 0;
-        if (r >= 0 && p->m->exec != MANIFEST_EXEC_ALL)
+        if (r >= 0 && p->m->exec != MANIFEST_EXEC_ALL && !o->no_exec_gate)
                 r = start_gate(&sb, err);
         if (r >= 0)
                 r = create(&sb, out, err);

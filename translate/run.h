@@ -29,6 +29,7 @@
 struct run_opts {
         const char *manifest;
         bool strict, allow_degraded, allow_unapproved, json;
+        bool no_exec_gate; /* admission found the exec block unenforceable */
         const char *run_id;
         char *env[RUN_ENV_MAX];
         size_t n_env;
@@ -104,11 +105,21 @@ struct run_egress {
         size_t n_denied, n_blocked, n_untunneled;
         long connections; /* every decision but internal faults */
         long faults;
+        long at_capacity; /* refused because the proxy was at its limit */
         bool truncated;
+        bool started, stopped; /* the daemon's first and last lines */
+        pid_t daemon;
 };
 
 /* Read the report; a missing file is an empty report. */
 int run_egress_read(const char *path, struct run_egress *ret, struct bento_err *err);
+/* The same after the sandbox is gone: a daemon that has not written its
+ * last line yet is given a moment to leave, then the report is read again.
+ * Still no last line means the proxy died while the target ran. */
+int run_egress_settle(const char *path, struct run_egress *ret, struct bento_err *err);
+/* §4.4: the proxy's lapses during the run (it died, dropped connections on
+ * a fault, hit its connection limit) degrade the network layer of r. */
+void run_egress_judge(const struct run_egress *e, struct host_report *r);
 void run_egress_done(struct run_egress *e);
 
 int run_sandbox(const struct policy *p, const struct run_opts *o, struct run_dir *d,

@@ -184,7 +184,6 @@ static int mark_grants(struct validate_report *r, struct bento_err *err)
 bool validate_split_host_port(const char *entry, char **host, char **port)
 {
         const char *colon;
-        size_t hlen;
 
         if (entry[0] == '[') {
                 const char *close = strstr(entry, "]:");
@@ -197,8 +196,7 @@ bool validate_split_host_port(const char *entry, char **host, char **port)
                 colon = strrchr(entry, ':');
                 if (!colon || memchr(entry, ':', (size_t) (colon - entry)))
                         return false;
-                hlen = (size_t) (colon - entry);
-                *host = strndup(entry, hlen);
+                *host = strndup(entry, (size_t) (colon - entry));
         }
         *port = strdup(colon + 1);
         if (!*host || !*port || !**host || !**port ||

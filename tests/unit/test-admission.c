@@ -426,7 +426,7 @@ static void healthy(void)
 {
         memset(&facts, 0, sizeof(facts));
         facts.arch = "amd64";
-        facts.runtime_found = true;
+        facts.runtime_found = facts.gate_found = facts.egress_found = true;
         snprintf(facts.runtime_path, sizeof(facts.runtime_path), "/usr/bin/bento-runtime");
         facts.ns = HOST_NS_USABLE;
         facts.seccomp_filter = facts.seccomp_notify = true;
@@ -493,6 +493,26 @@ TEST(judge_namespaces)
         facts.arch = "arm64";
         ASSERT_EQ(judge(BENTO_LAYER_FILESYSTEM)->state, U);
         ASSERT_EQ(judged.layer[BENTO_LAYER_EXEC_STRICT].state, U);
+}
+
+TEST(judge_helpers)
+{
+        healthy();
+        facts.gate_found = false;
+        snprintf(facts.gate_why, sizeof(facts.gate_why), "bento-exec-gate is missing");
+        ASSERT_EQ(judge(BENTO_LAYER_EXEC_BLOCK)->state, U);
+        ASSERT_STREQ(judged.layer[BENTO_LAYER_EXEC_BLOCK].detail, "bento-exec-gate is missing");
+        ASSERT_EQ(judged.layer[BENTO_LAYER_FILESYSTEM].state, E);
+        healthy();
+        facts.egress_found = false;
+        snprintf(facts.egress_why, sizeof(facts.egress_why), "bento-egress is missing");
+        ASSERT_EQ(judge(BENTO_LAYER_NETWORK)->state, D);
+        ASSERT_STREQ(judged.layer[BENTO_LAYER_NETWORK].detail, "bento-egress is missing");
+        /* a manifest with rules is refused by default; one without is not */
+        admission_decide(&judged, &needs[N_NET], DEF, &adm);
+        ASSERT_EQ(adm.outcome, REF);
+        admission_decide(&judged, &needs[N_MIN], DEF, &adm);
+        ASSERT_EQ(adm.outcome, FULL);
 }
 
 TEST(judge_seccomp_and_limits)

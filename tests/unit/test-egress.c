@@ -7,9 +7,21 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cleanup.h"
 #include "guard.h"
+#include "hookstate.h"
+#include "options.h"
+#include "io.h"
+#include "relay.h"
+#include "report.h"
 #include "request.h"
 #include "rules.h"
 #include "tap.h"
@@ -307,6 +319,188 @@ TEST(target_format)
         ASSERT_STREQ(buf, "[2001:db8::1]:443");
         egress_format_target("h.test", "80", buf, sizeof(buf));
         ASSERT_STREQ(buf, "h.test:80");
+}
+
+TEST(hook_state)
+{
+        static const char doc[] = "{\"ociVersion\":\"1.2.0\",\"id\":\"c1\",\"status\":\"created\","
+                                  "\"pid\":4242,\"bundle\":\"/b\",\"annotations\":"
+                                  "{\"org.bento.egress\":\"a.test:443 b.test:80\"}}";
+        struct egress_hook_state st;
+
+        ASSERT_OK(egress_hook_state_parse(doc, strlen(doc), "org.bento.egress", &st, &err));
+        ASSERT_EQ(st.pid, 4242);
+        ASSERT_STREQ(st.id, "c1");
+        ASSERT_STREQ(st.annotation, "a.test:443 b.test:80");
+        egress_hook_state_done(&st);
+        ASSERT_TRUE(egress_hook_state_parse("{\"pid\":0}", 9, NULL, &st, &err) < 0);
+        ASSERT_CONTAINS(err.msg, "no usable \"pid\"");
+        ASSERT_TRUE(egress_hook_state_parse("{\"pid\":1,\"pid\":2}", 17, NULL, &st, &err) < 0);
+        ASSERT_TRUE(egress_hook_state_parse("[1]", 3, NULL, &st, &err) < 0);
+}
+
+/* The configuration holds a large rule table: static, not on the stack. */
+static struct egress_config cfg;
+
+TEST(options_and_annotation_rules)
+{
+        char *argv[] = {"bento-egress",
+                        "--allow",
+                        "a.test:443",
+                        "--max-connections",
+                        "3",
+                        "--idle-timeout",
+                        "7",
+                        "--report",
+                        "/r",
+                        NULL};
+        char *bad[] = {"bento-egress", "--allow", "a.test", NULL};
+        char *extra[] = {"bento-egress", "stray", NULL};
+
+        ASSERT_EQ(egress_options_parse(9, argv, &cfg, &err), EGRESS_MODE_HOOK);
+        ASSERT_EQ(cfg.n_rules, 1);
+        ASSERT_EQ(cfg.limits.max_conns, 3);
+        ASSERT_EQ(cfg.limits.idle_ms, 7000);
+        ASSERT_EQ(cfg.limits.head_ms, 30000);
+        ASSERT_STREQ(cfg.report, "/r");
+        ASSERT_OK(
+            egress_rules_add_list(&cfg, " b.test:80,\n[2001:db8::1]:1  ", "annotation", &err));
+        ASSERT_EQ(cfg.n_rules, 3);
+        ASSERT_STREQ(cfg.rules[2].host, "2001:db8::1");
+        ASSERT_TRUE(egress_rules_add_list(&cfg, "c.test", "annotation", &err) < 0);
+        ASSERT_CONTAINS(err.msg, "annotation: rule \"c.test\" has no port");
+        ASSERT_TRUE(egress_options_parse(3, bad, &cfg, &err) < 0);
+        ASSERT_TRUE(egress_options_parse(2, extra, &cfg, &err) < 0);
+        ASSERT_CONTAINS(err.msg, "unexpected argument");
+}
+
+TEST(report_lines_and_cap)
+{
+        char path[] = "/tmp/test-egress-report.XXXXXX";
+        cleanup_close int fd = mkstemp(path);
+        char buf[4096] = {0};
+        ssize_t n;
+
+        ASSERT_TRUE(fd >= 0);
+        unlink(path);
+        egress_report_init(fd, 2);
+        egress_report_decision(EGRESS_DENY, "a.test", "443", "why");
+        egress_report_decision(EGRESS_REFUSED, NULL, NULL, "bad");
+        egress_report_decision(EGRESS_ALLOW, "b.test", "1", NULL);
+        egress_report_decision(EGRESS_ALLOW, "b.test", "2", NULL);
+        egress_report_init(-1, 0);
+        n = pread(fd, buf, sizeof(buf) - 1, 0);
+        ASSERT_TRUE(n > 0);
+        ASSERT_STREQ(buf,
+                     "{\"event\":\"decision\",\"decision\":\"deny\",\"host\":\"a.test\","
+                     "\"port\":\"443\",\"status\":403,\"reason\":\"why\",\"remedy\":\""
+                     "the destination is not in the network allowlist: add a rule for this "
+                     "host and port (manifest network:, or bento-egress --allow HOST:PORT) and "
+                     "re-approve; the program saw a 403 from the proxy\"}\n"
+                     "{\"event\":\"decision\",\"decision\":\"refused\",\"status\":400,"
+                     "\"reason\":\"bad\",\"remedy\":\"the program sent something other "
+                     "than a well-formed CONNECT host:port request; it saw a 400 from the "
+                     "proxy\"}\n"
+                     "{\"event\":\"truncated\",\"limit\":2}\n");
+}
+
+/* A relay between two socket pairs, run in a thread; the test plays both
+ * peers through the other ends. */
+struct relay_run {
+        int client_far, upstream_far; /* the test's ends */
+        int client, upstream;         /* the relay's ends */
+        struct egress_limits lim;
+        int result;
+        pthread_t thread;
+};
+
+static void *relay_thread(void *arg)
+{
+        struct relay_run *r = arg;
+
+        r->result = egress_relay(r->client, r->upstream, &r->lim);
+        return NULL;
+}
+
+static int relay_start(struct relay_run *r, int idle_ms, int first_byte_ms)
+{
+        int a[2], b[2];
+
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a) < 0 ||
+            socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b) < 0)
+                return -1;
+        r->client_far = a[0];
+        r->client = a[1];
+        r->upstream = b[0];
+        r->upstream_far = b[1];
+        fcntl(r->client, F_SETFL, O_NONBLOCK);
+        fcntl(r->upstream, F_SETFL, O_NONBLOCK);
+        r->lim = (struct egress_limits){.idle_ms = idle_ms,
+                                        .first_byte_ms = first_byte_ms,
+                                        .tunnel_ms = 60000,
+                                        .write_ms = 1000};
+        return pthread_create(&r->thread, NULL, relay_thread, r) == 0 ? 0 : -1;
+}
+
+static void relay_finish(struct relay_run *r)
+{
+        pthread_join(r->thread, NULL);
+        close(r->client);
+        close(r->upstream);
+        close(r->client_far);
+        close(r->upstream_far);
+}
+
+static ssize_t read_all(int fd, char *buf, size_t size)
+{
+        size_t n = 0;
+
+        while (n < size) {
+                ssize_t r = read(fd, buf + n, size - n);
+
+                if (r <= 0)
+                        return r < 0 ? -1 : (ssize_t) n;
+                n += (size_t) r;
+        }
+        return (ssize_t) n;
+}
+
+TEST(relay_half_close_both_ways)
+{
+        struct relay_run r;
+        char buf[16] = {0};
+
+        ASSERT_OK(relay_start(&r, 5000, 5000));
+        ASSERT_EQ(write(r.client_far, "abc", 3), 3);
+        ASSERT_OK(shutdown(r.client_far, SHUT_WR));
+        ASSERT_EQ(read_all(r.upstream_far, buf, sizeof(buf)), 3); /* then EOF */
+        ASSERT_STREQ(buf, "abc");
+        ASSERT_EQ(write(r.upstream_far, "xyz!", 4), 4);
+        ASSERT_OK(shutdown(r.upstream_far, SHUT_WR));
+        memset(buf, 0, sizeof(buf));
+        ASSERT_EQ(read_all(r.client_far, buf, sizeof(buf)), 4);
+        ASSERT_STREQ(buf, "xyz!");
+        relay_finish(&r);
+        ASSERT_EQ(r.result, 0);
+}
+
+TEST(relay_idle_and_first_byte_timeouts)
+{
+        struct relay_run r;
+        int64_t t0 = egress_now_ms();
+
+        /* the upstream never answers: the first-byte deadline ends it */
+        ASSERT_OK(relay_start(&r, 5000, 200));
+        ASSERT_EQ(write(r.client_far, "hello", 5), 5);
+        relay_finish(&r);
+        ASSERT_EQ(r.result, -ETIMEDOUT);
+        ASSERT_TRUE(egress_now_ms() - t0 < 3000);
+        /* nobody says anything: the idle timeout ends it */
+        t0 = egress_now_ms();
+        ASSERT_OK(relay_start(&r, 200, 0));
+        relay_finish(&r);
+        ASSERT_EQ(r.result, -ETIMEDOUT);
+        ASSERT_TRUE(egress_now_ms() - t0 >= 200);
 }
 
 TAP_MAIN()

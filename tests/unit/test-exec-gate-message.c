@@ -154,9 +154,10 @@ static int send_with_fds(int sock, const char *text, const int *fds, size_t n)
         } ctl;
         struct iovec iov = {.iov_base = (void *) text, .iov_len = strlen(text)};
         struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-        struct cmsghdr *c;
 
         if (n > 0) {
+                struct cmsghdr *c;
+
                 memset(&ctl, 0, sizeof(ctl));
                 mh.msg_control = ctl.buf;
                 mh.msg_controllen = CMSG_SPACE(sizeof(int) * n);
