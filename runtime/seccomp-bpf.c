@@ -28,7 +28,7 @@
 #include "cleanup.h"
 
 #define CACHE_DIR   ".cache/seccomp"
-#define CACHE_MAGIC "BNTSCMP1"
+#define CACHE_MAGIC "BNTSCMP2" /* 2: foreign architectures kill the process */
 #define CACHE_MAX   64
 #define KEY_MAX     ((size_t) 4 * 1024 * 1024)
 
@@ -329,6 +329,10 @@ static int build(const struct rt_seccomp_model *m, struct sock_fprog *prog, stru
                                       "linux.seccomp.defaultAction: libseccomp refused it");
         /* real errno values from libseccomp, for the messages */
         (void) seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
+        /* A system call of an architecture the filter does not list (i386
+         * via int 0x80, x32) kills the whole process, not just the calling
+         * thread: a multi-threaded target must not live on after trying. */
+        (void) seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
         for (size_t i = 0; r >= 0 && i < m->n_arch_tokens; i++) {
                 r = seccomp_arch_add(ctx, m->arch_tokens[i]);
                 if (r == -EEXIST) /* the native one is always there */

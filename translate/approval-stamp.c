@@ -476,6 +476,12 @@ int approval_stamp_text(struct manifest *m, const char *data, size_t len,
                 *ret = (struct approval_stamped){TAKE_PTR(edited), edited_len, true};
                 return 0;
         }
+        /* Never write what the parser would refuse (§1.10), even here. */
+        if (!confirms(canon, canon_len, m->path, canon, canon_len))
+                return bento_err_setx(err, EINVAL,
+                                      "%s: the stamped manifest would not read back as the "
+                                      "approved policy; refusing to write it",
+                                      m->path);
         *ret = (struct approval_stamped){TAKE_PTR(canon), canon_len, false};
         return 0;
 }

@@ -112,8 +112,7 @@ static int check_trust(const struct approve_ctx *c)
                 return BENTO_EXIT_REFUSED;
         }
         for (size_t i = 0; i < t->n_flaws; i++) {
-                fprintf(stderr, "[bento] warning: %s, so someone other than you can rewrite it\n",
-                        t->flaws[i].reason);
+                fprintf(stderr, "[bento] warning: %s\n", t->flaws[i].reason);
                 if (t->flaws[i].hint)
                         fprintf(stderr, "[bento] %s\n", t->flaws[i].hint);
         }

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,16 @@
 #include "run.h"
 #include "trust.h"
 
+/* §3.2.1: stdout failed part way; the outcome goes unreported there. */
+static int stream_lost(int e)
+{
+        fprintf(stderr,
+                "[bento] the JSON event stream could not be written (%s), so what is on stdout "
+                "is truncated - the outcome is not reported there.\n",
+                strerror(e ? e : EIO));
+        return BENTO_EXIT_REFUSED;
+}
+
 /* What a refusal needs to be told in both output modes. */
 static int refuse(const struct run_opts *o, const char *reason, const struct host_report *report)
 {
@@ -34,10 +45,9 @@ static int refuse(const struct run_opts *o, const char *reason, const struct hos
         char *text;
 
         if (o->json) {
+                errno = 0;
                 if (run_event_refusal(reason, report ? report : &none) < 0)
-                        fputs("[bento] the JSON event stream could not be written, so what is on "
-                              "stdout is truncated - the outcome is not reported there.\n",
-                              stderr);
+                        return stream_lost(errno);
                 return BENTO_EXIT_REFUSED;
         }
         text = admission_wrap(reason, 78 - 7, "bento: refusing to run: ", "       ");
@@ -179,15 +189,18 @@ static void pre_run_notes(const struct policy *p, const struct run_opts *o)
 }
 
 struct json_sink {
-        bool failed;
+        int lost; /* the errno that broke the stream, 0 while it works */
 };
 
+/* Once the stream is broken the rest of the output is drained and
+ * dropped, so the target still runs to its end and is cleaned up. */
 static void forward_output(int stream, const char *data, size_t len, void *userdata)
 {
         struct json_sink *s = userdata;
 
-        if (!s->failed && run_event_output(stream, data, len) < 0)
-                s->failed = true;
+        errno = 0;
+        if (!s->lost && run_event_output(stream, data, len) < 0)
+                s->lost = errno ? errno : EIO;
 }
 
 /* The backend's account merged into the report, worse wins (§4.3). */
@@ -216,7 +229,8 @@ struct run_ctx {
         struct run_egress egress;
         struct run_autoexec autoexec;
         char **env;
-        int std[3]; /* the screened standard descriptors (-1: closed) */
+        int json_lost; /* --json: the errno that broke stdout, 0 if none */
+        int std[3];    /* the screened standard descriptors (-1: closed) */
 };
 
 static void ctx_done(struct run_ctx *c)
@@ -295,8 +309,38 @@ static int admit(struct run_ctx *c)
         return 0;
 }
 
+/* The limits the bundle caps: those the host enforces.  Admission let the
+ * others go only under --allow-degraded (§4.3, §9.2 I2), and the run then
+ * goes unbounded in them and reports so. */
+static void applied_limits(const struct run_ctx *c, struct manifest_limits *l)
+{
+        const struct host_report *r = &c->a.report;
+
+        *l = c->l.m->limits;
+        if (host_report_get(r, BENTO_LAYER_LIMITS_MEMORY)->state != BENTO_STATE_ENFORCED)
+                l->memory_bytes = 0;
+        if (host_report_get(r, BENTO_LAYER_LIMITS_CPU)->state != BENTO_STATE_ENFORCED)
+                l->cpu_hundredths = 0;
+        if (host_report_get(r, BENTO_LAYER_LIMITS_PIDS)->state != BENTO_STATE_ENFORCED)
+                l->has_pids = false;
+}
+
+/* From the run directory on, bento makes things it must remove: a SIGINT
+ * or SIGTERM that arrives while the bundle is being written stays pending
+ * until the sandbox's wait takes it (run-sandbox.c) and cancels the run. */
+static void hold_stop_signals(void)
+{
+        sigset_t set;
+
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 static int sandbox(struct run_ctx *c, struct bento_err *err)
 {
+        struct manifest_limits limits;
         struct json_sink sink = {0};
         int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
         struct run_stdio io = {.out_pipe = -1, .err_pipe = -1};
@@ -306,6 +350,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         io.in_fd = c->std[0];
         io.out_fd = c->std[1];
         io.err_fd = c->std[2];
+        hold_stop_signals();
         r = run_dir_make(&c->d, err);
         if (r >= 0)
                 r = run_dir_note_mount_points(&c->d, c->p, err);
@@ -324,7 +369,9 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .fingerprint = fp,
             .approval = manifest_approval_to_string(manifest_approval_state(c->l.m)),
             .no_exec_gate = c->o.no_exec_gate,
+            .limits = &limits,
         };
+        applied_limits(c, &limits);
         r = compile_env(c->p, &co, &c->env, err);
         if (r >= 0)
                 r = compile_bundle(c->p, &co, err);
@@ -350,7 +397,8 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                 if (err_pipe[i] >= 0)
                         close(err_pipe[i]);
         }
-        if (sink.failed)
+        c->json_lost = sink.lost;
+        if (sink.lost)
                 return bento_err_setx(err, EIO, "the JSON event stream could not be written");
         return r;
 }
@@ -372,6 +420,8 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                 (void) run_autoexec_compare(c->p, &c->autoexec, &ignored);
         merge_backend(&c->a, &c->out, c->l.m);
         run_egress_judge(&c->egress, &c->a.report);
+        if (c->json_lost)
+                return stream_lost(c->json_lost);
         if (r < 0 || c->out.cancelled) {
                 const char *why = c->out.cancelled ? "the run was cancelled before the target "
                                                      "finished: interrupted"
@@ -384,12 +434,9 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
         }
         v.shortfall = admission_shortfall(&c->a.report, &c->needs, c->posture);
         if (c->o.json) {
-                if (run_event_verdict(&v) < 0) {
-                        fputs("[bento] the JSON event stream could not be written, so what is on "
-                              "stdout is truncated - the outcome is not reported there.\n",
-                              stderr);
-                        return BENTO_EXIT_REFUSED;
-                }
+                errno = 0;
+                if (run_event_verdict(&v) < 0)
+                        return stream_lost(errno);
         } else {
                 run_report_human(&v);
         }
@@ -402,6 +449,10 @@ int cmd_run(int argc, char **argv)
         struct bento_err err = {0};
         int r;
 
+        /* A reader that goes away must not kill bento mid-run (the sandbox
+         * and run directory would be left): writes fail with EPIPE instead.
+         * Children get the default back (run_spawn). */
+        signal(SIGPIPE, SIG_IGN);
         r = parse_args(argc, argv, &c.o);
         if (r != 0)
                 return r;

@@ -163,8 +163,8 @@ int cmd_translate(int argc, char **argv)
         int r;
 
         r = parse_args(argc, argv, &o);
-        if (r != 0)
-                return r;
+        if (r != 0 || !o.manifest || !o.out)
+                return r ? r : BENTO_EXIT_REFUSED;
         r = cli_load_manifest(o.manifest, &m);
         if (r != 0)
                 return r;

@@ -187,7 +187,7 @@ void compile_write_linux(struct bento_jsonw *w, const struct policy *p,
         write_namespaces(w);
         write_map(w, "uidMappings", getuid());
         write_map(w, "gidMappings", getgid());
-        write_resources(w, &p->m->limits);
+        write_resources(w, o->limits ? o->limits : &p->m->limits);
         bento_jsonw_kstring_opt(w, "cgroupsPath", o->cgroups_path);
         write_seccomp(w, p, listener, !o->no_exec_gate);
         write_paths(w);

@@ -48,6 +48,10 @@ struct compile_opts {
          * run report the exec-block layer as unavailable (§4.3).  fork and
          * clone rules of none-strict stay. */
         bool no_exec_gate;
+        /* The limits linux.resources caps; NULL: the manifest's.  A run
+         * admitted without a limit the host cannot apply (--allow-degraded)
+         * leaves that limit out, so the runtime does not refuse it. */
+        const struct manifest_limits *limits;
 };
 
 /* The environment the target gets (§8.1): *ret is a NULL-terminated,

@@ -84,6 +84,20 @@ static void opted_in(const struct policy *p)
         }
 }
 
+/* "[bento]   <layer> (<tier> tier): <state> - <why>", continuation lines
+ * indented under it (§3.2.2 item 6). */
+static void layer_line(const char *layer, const char *tier, const char *state, const char *why)
+{
+        cleanup_free char *text = NULL, *wrapped = NULL;
+
+        if (asprintf(&text, "%s (%s tier): %s - %s", layer, tier, state, why) < 0)
+                return;
+        wrapped = admission_wrap(text, WRAP, "[bento]   ", "[bento]     ");
+        fputs(wrapped ? wrapped : text, stderr);
+        if (!wrapped)
+                fputc('\n', stderr);
+}
+
 static void degradations(const struct run_view *v)
 {
         const struct host_report *rep = &v->a->report;
@@ -104,9 +118,9 @@ static void degradations(const struct run_view *v)
                               stderr);
                 header = true;
                 host_report_disclosure(s, text, sizeof(text));
-                say("  %s (%s tier): %s - %s", bento_layer_name((enum bento_layer) l),
-                    bento_tier_name(bento_layer_tier((enum bento_layer) l)),
-                    bento_state_name(s->state), text);
+                layer_line(bento_layer_name((enum bento_layer) l),
+                           bento_tier_name(bento_layer_tier((enum bento_layer) l)),
+                           bento_state_name(s->state), text);
         }
         if (header)
                 say("Run `bento doctor` for what this host enforces, or pass --strict to refuse "

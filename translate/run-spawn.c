@@ -113,7 +113,7 @@ int run_wait_timeout(pid_t pid, int *status, int timeout_ms)
 int run_call(char *const argv[], const struct run_spawn_fds *fds, int *ret_status,
              struct bento_err *err)
 {
-        pid_t pid;
+        pid_t pid = 0;
         int r = run_spawn(argv, fds, &pid, err);
 
         if (r < 0)

@@ -356,6 +356,22 @@ static void grant_notes(FILE *f, const struct validate_report *r)
                                 "moved directory, and it will look like a permission problem.",
                                 q ? q : "?"));
         }
+        for (size_t i = 0; i < r->aliases.n_hits; i++) {
+                cleanup_free char *a = text_quote(r->aliases.hits[i].path);
+                cleanup_free char *c = text_quote(r->aliases.hits[i].credential);
+
+                sub(f, "note: ",
+                    text_printf("%s is a second name (a hard link or a bind mount) for the "
+                                "shielded credential %s, inside a grant: the sandbox could read "
+                                "the credential through it. Remove the alias or narrow the grant.",
+                                a ? a : "?", c ? c : "?"));
+        }
+        if (r->aliases.partial)
+                sub(f, "note: ",
+                    text_printf("the credential-alias scan was cut short (it reads at most %d "
+                                "directory entries, and something may have been unreadable), so "
+                                "an alias it did not reach is not listed.",
+                                ALIAS_SCAN_BUDGET));
         if (r->runtime_dir_unshieldable) {
                 cleanup_free char *q = text_quote(r->runtime_dir_unshieldable);
 

@@ -174,6 +174,19 @@ static void notes(struct bento_jsonw *w, const struct validate_report *r)
         }
         if (any)
                 bento_jsonw_close_array(w);
+        if (r->aliases.n_hits > 0) {
+                bento_jsonw_key(w, "credential_aliases");
+                bento_jsonw_open_array(w);
+                for (size_t i = 0; i < r->aliases.n_hits; i++) {
+                        bento_jsonw_open_object(w);
+                        bento_jsonw_kstring(w, "path", r->aliases.hits[i].path);
+                        bento_jsonw_kstring(w, "credential", r->aliases.hits[i].credential);
+                        bento_jsonw_close_object(w);
+                }
+                bento_jsonw_close_array(w);
+        }
+        if (r->aliases.partial)
+                bento_jsonw_kbool(w, "credential_aliases_partial", true);
         bento_jsonw_kstring_opt(w, "unshieldable_runtime_dir", r->runtime_dir_unshieldable);
         any = false;
         for (size_t i = 0; p && p->shields && i < p->shields->n_unshieldable; i++) {

@@ -339,6 +339,8 @@ int validate_report_build(const struct manifest *m, const struct policy *p,
                 rc = callouts(&r, err);
         if (rc >= 0)
                 rc = find_pins(&r, err);
+        if (rc >= 0 && p && p->shields)
+                rc = alias_scan(p, ALIAS_SCAN_BUDGET, &r.aliases, err);
         if (rc < 0) {
                 validate_report_done(&r);
                 return rc;
@@ -362,6 +364,7 @@ void validate_report_done(struct validate_report *r)
         free(r->blocked_unreadable);
         strv_free(r->callouts);
         free(r->pins);
+        alias_scan_done(&r->aliases);
         *r = (struct validate_report){0};
 }
 

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "alias-scan.h"
 #include "approval.h"
 #include "err.h"
 #include "manifest.h"
@@ -75,6 +76,10 @@ struct validate_report {
 
         struct validate_pin *pins;
         size_t n_pins;
+
+        /* §5.11 as a note: second names of shielded credentials inside
+         * the grants (only when the shields are anchored). */
+        struct alias_scan aliases;
 
         /* XDG_RUNTIME_DIR as set, when no shield can follow it; else NULL. */
         const char *runtime_dir_unshieldable;

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 /* Two descriptors per connection plus slack for the resolver. */
 #define FDS_PER_CONN 2
 #define FDS_SLACK    64
+#define NOBODY       ((uid_t) 65534)
 
 /* Close every descriptor from 3 up except those in keep[] (ascending). */
 static void close_all_but(const int *keep, size_t n)
@@ -67,6 +70,25 @@ static void raise_nofile(unsigned max_conns)
         (void) setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* Once its sockets and files are open, the daemon needs no privilege:
+ * dialling, resolving (world-readable files) and writing to descriptors it
+ * already holds work as anyone.  So a root daemon becomes nobody (65534),
+ * which also drops every capability, and no exec can gain any back.  Where
+ * 65534 is not mapped (a runtime inside a user namespace) the capability
+ * sets are emptied instead.  Returns 0 or -errno. */
+static int drop_privileges(void)
+{
+        struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+        struct __user_cap_data_struct data[2] = {{0}};
+
+        if (geteuid() == 0 && setgroups(0, NULL) == 0 && setresgid(NOBODY, NOBODY, NOBODY) == 0 &&
+            setresuid(NOBODY, NOBODY, NOBODY) == 0)
+                return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : 0;
+        if (syscall(SYS_capset, &hdr, data) < 0)
+                return -errno;
+        return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : 0;
+}
+
 /* Report a setup failure to the waiting hook: the message, or one NUL
  * byte for "serving". */
 static void tell(int fd, const char *msg)
@@ -96,6 +118,11 @@ __attribute__((noreturn)) static void daemon_main(const struct egress_daemon_arg
         if (a->log_fd > 2)
                 close(a->log_fd);
         raise_nofile(a->cfg->limits.max_conns);
+        if (drop_privileges() < 0) {
+                tell(ready, "the daemon cannot drop its privileges");
+                _exit(1);
+        }
+        (void) prctl(PR_SET_DUMPABLE, 0); /* a credential change may reset it */
         egress_report_init(a->report_fd, a->cfg->report_max);
         if (egress_nat64_start() < 0) {
                 tell(ready, "the daemon cannot start a thread");

@@ -6,7 +6,9 @@
  * container's init does: it polls a pidfd of the init, so it can neither
  * outlive the container nor be fooled by pid reuse.  It ignores SIGHUP and
  * SIGPIPE and survives any client's misbehaviour; SIGTERM/SIGKILL from an
- * administrator still end it.
+ * administrator still end it.  Once set up it runs as nobody (65534) with
+ * no capabilities and no_new_privs: it parses what the sandboxed program
+ * sends, so it keeps nothing a bug there could abuse.
  *
  * The hook returns only once the daemon reports that it is serving (or
  * why it could not), so the runtime starts the program with the proxy

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -42,16 +43,24 @@ static void *handler_thread(void *arg)
         return NULL;
 }
 
-/* Over the cap: answer 503 from the accept loop itself.  The response fits
- * an empty socket buffer, so the send cannot block. */
-static void at_capacity(int fd, enum egress_decision d)
+/* Answer from the accept loop itself: 503 over the cap, 502 when no
+ * handler could be started.  The response fits an empty socket buffer, so
+ * the send cannot block. */
+static void refuse_now(int fd, enum egress_decision d)
 {
-        static const char msg[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
-                                  "Connection: close\r\n\r\n"
-                                  "bento egress proxy is at its connection limit\n";
+        const char *body = d == EGRESS_AT_CAPACITY
+                               ? "bento egress proxy is at its connection limit"
+                               : "bento egress proxy could not complete the request";
+        char msg[256];
+        int n = snprintf(msg, sizeof(msg),
+                         "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+                         "%s\n",
+                         egress_decision_status(d),
+                         d == EGRESS_AT_CAPACITY ? "Service Unavailable" : "Bad Gateway", body);
 
-        egress_report_decision(d, NULL, NULL, "bento egress proxy is at its connection limit");
-        (void) !send(fd, msg, sizeof(msg) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+        egress_report_decision(d, NULL, NULL, body);
+        if (n > 0 && (size_t) n < sizeof(msg))
+                (void) !send(fd, msg, (size_t) n, MSG_DONTWAIT | MSG_NOSIGNAL);
         close(fd);
 }
 
@@ -133,11 +142,11 @@ int egress_proxy_serve(int listen_fd, int pidfd, const struct egress_config *cfg
                 backoff = 0;
                 atomic_fetch_add(&accepted, 1);
                 if (atomic_load(&active) >= cfg->limits.max_conns) {
-                        at_capacity(fd, EGRESS_AT_CAPACITY);
+                        refuse_now(fd, EGRESS_AT_CAPACITY);
                         continue;
                 }
                 if (start_handler(fd, cfg, &attr) < 0)
-                        at_capacity(fd, EGRESS_FAULT);
+                        refuse_now(fd, EGRESS_FAULT);
         }
         pthread_attr_destroy(&attr);
         return r;

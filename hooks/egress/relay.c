@@ -24,42 +24,52 @@ struct pipe_dir {
         bool shut; /* `to` was shut down for writing */
 };
 
-/* Move what can be moved without blocking.  Returns 1 when bytes were read,
- * 0 when nothing happened, -errno on a socket error. */
-static int pump(struct pipe_dir *d)
+/* Send what is buffered.  Returns 1 when all of it went, 0 when the
+ * socket is full, -errno on a socket error. */
+static int flush(struct pipe_dir *d)
 {
-        int moved = 0;
-
-        for (;;) {
-                if (d->len > d->off) {
-                        ssize_t n = send(d->to, d->buf + d->off, d->len - d->off, MSG_NOSIGNAL);
-
-                        if (n < 0 && errno == EINTR)
-                                continue;
-                        if (n < 0)
-                                return errno == EAGAIN ? moved : -errno;
-                        d->off += (size_t) n;
-                        continue;
-                }
-                d->len = d->off = 0;
-                if (d->eof) {
-                        if (!d->shut && shutdown(d->to, SHUT_WR) < 0 && errno != ENOTCONN)
-                                return -errno;
-                        d->shut = true;
-                        return moved;
-                }
-                ssize_t n = recv(d->from, d->buf, sizeof(d->buf), 0);
+        while (d->len > d->off) {
+                ssize_t n = send(d->to, d->buf + d->off, d->len - d->off, MSG_NOSIGNAL);
 
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
-                        return errno == EAGAIN ? moved : -errno;
-                if (n == 0)
-                        d->eof = true;
-                else
-                        d->len = (size_t) n;
-                moved = 1;
+                        return errno == EAGAIN ? 0 : -errno;
+                d->off += (size_t) n;
         }
+        d->len = d->off = 0;
+        return 1;
+}
+
+/* Move what can be moved without blocking, reading at most one buffer, so
+ * a peer that never stops sending cannot keep the loop (and its deadline
+ * checks) from coming round.  Returns 1 when something was read (or EOF
+ * seen), 0 when nothing happened, -errno on a socket error. */
+static int pump(struct pipe_dir *d)
+{
+        int r = flush(d);
+        ssize_t n;
+
+        if (r <= 0)
+                return r;
+        if (d->eof) {
+                if (!d->shut && shutdown(d->to, SHUT_WR) < 0 && errno != ENOTCONN)
+                        return -errno;
+                d->shut = true;
+                return 0;
+        }
+        do
+                n = recv(d->from, d->buf, sizeof(d->buf), 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return errno == EAGAIN ? 0 : -errno;
+        if (n == 0) {
+                d->eof = true;
+                return 1;
+        }
+        d->len = (size_t) n;
+        r = flush(d);
+        return r < 0 ? r : 1;
 }
 
 static short events_for(const struct pipe_dir *d, bool as_source)
@@ -101,10 +111,16 @@ int egress_relay(int client, int upstream, const struct egress_limits *lim)
                 b = pump(down);
                 if (a < 0 || b < 0)
                         return a < 0 ? a : b;
+                if (up->shut && down->shut)
+                        break; /* both sides said EOF and heard it */
                 if (b > 0)
                         first_at = 0; /* the upstream has spoken */
                 if (a > 0 || b > 0) {
-                        idle_at = egress_now_ms() + lim->idle_ms;
+                        int64_t now = egress_now_ms();
+
+                        if (now >= end_at)
+                                return -ETIMEDOUT; /* even a busy tunnel ends */
+                        idle_at = now + lim->idle_ms;
                         continue;
                 }
                 left = deadline - egress_now_ms();

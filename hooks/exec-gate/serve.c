@@ -175,9 +175,9 @@ static void on_signals(struct gate *g)
 
                 if (sig == SIGCHLD) {
                         reap(g);
-                } else if (g->o->command) {
+                } else if (g->o->command && g->child > 0) {
                         /* the terminal's signals reached the command already */
-                        if (g->child > 0 && si.ssi_code != SI_KERNEL)
+                        if (si.ssi_code != SI_KERNEL)
                                 (void) kill(g->child, sig);
                 } else if (sig != SIGUSR1 && sig != SIGUSR2) {
                         g->stop_signal = sig;
@@ -260,7 +260,9 @@ static void on_notify(struct gate *g, short revents)
                      d.let_through ? "let through (the runtime's exec of the target)"
                                    : "denied (EPERM)");
         }
-        if (r < 0 || (!(revents & POLLIN) && (revents & (POLLHUP | POLLERR)))) {
+        if (r < 0) {
+                gate_notify_close(&g->notify);
+        } else if (!(revents & POLLIN) && (revents & (POLLHUP | POLLERR))) {
                 NOTE(g, "container %s: the filter has no users left; %s, %lu call(s) denied",
                      g->state.id, g->notify.allowed ? "1 exec let through" : "no exec let through",
                      g->notify.denied);
@@ -300,7 +302,11 @@ static bool finished(struct gate *g)
         if (g->stop_signal)
                 return true;
         if (g->o->command && g->child == 0 && g->listener.fd >= 0) {
-                /* the command is gone: no runtime of its will connect */
+                /* the command is gone: take a connection it made before it
+                 * exited, else no runtime of its will connect any more */
+                on_listener(g);
+        }
+        if (g->o->command && g->child == 0 && g->listener.fd >= 0) {
                 NOTE(g, "the command exited before a runtime connected");
                 gate_listener_close(&g->listener);
         }
@@ -379,11 +385,11 @@ static int exit_status(const struct gate *g, int r)
                 return g->exec_errno == ENOENT ? GATE_EXIT_NOT_FOUND : GATE_EXIT_CANNOT_EXEC;
         if (r < 0)
                 return g->o->command ? GATE_EXIT_WRAPPER_FAILED : GATE_EXIT_FAILED;
+        if (g->stop_signal)
+                return 128 + g->stop_signal;
         if (g->o->command)
                 return g->failed && g->child_status == 0 ? GATE_EXIT_WRAPPER_FAILED
                                                          : g->child_status;
-        if (g->stop_signal)
-                return 128 + g->stop_signal;
         return g->failed ? GATE_EXIT_FAILED : 0;
 }
 

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The credential-alias scan (alias-scan.h, spec/bento.md §5.11), bounded:
+ * every directory entry read counts against the budget, and running out
+ * (or meeting something unreadable) marks the answer partial rather than
+ * pretending it is complete.  Symbolic links are never followed: a link is
+ * a name the shields already resolve, not a second identity.
+ */
+#include "alias-scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "cleanup.h"
+#include "path.h"
+#include "shields.h"
+
+/* Wallet key paths inside bulk stores (§5.3): identities, not shields. */
+static const char *const wallet_keys[] = {
+    ".bitcoin/wallets",           ".bitcoin/wallet.dat", ".config/Bitcoin/wallets",
+    ".config/Bitcoin/wallet.dat", ".ethereum/keystore",  ".dashcore/wallets",
+    ".dashcore/wallet.dat",
+};
+
+/* Trees a grant walk never enters: the base system and the host's own
+ * pseudo-filesystems hold no user credential. */
+static const char *const skip_trees[] = {"/usr", "/bin",  "/sbin", "/lib", "/lib64",
+                                         "/nix", "/proc", "/sys",  "/dev"};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+struct ident {
+        dev_t dev;
+        ino_t ino;
+        char *name;
+};
+
+struct scan {
+        const struct policy *p;
+        struct ident *creds;
+        size_t n_creds;
+        bool linked; /* a credential file has more than one link */
+        size_t budget;
+        struct alias_scan *out;
+        int r; /* sticky -ENOMEM */
+};
+
+static void add_ident(struct scan *s, const struct stat *st, const char *name)
+{
+        struct ident *v;
+
+        if (s->r < 0)
+                return;
+        v = reallocarray(s->creds, s->n_creds + 1, sizeof(*v));
+        if (!v) {
+                s->r = -ENOMEM;
+                return;
+        }
+        s->creds = v;
+        v[s->n_creds] = (struct ident){st->st_dev, st->st_ino, strdup(name)};
+        if (!v[s->n_creds].name)
+                s->r = -ENOMEM;
+        else
+                s->n_creds++;
+        if (S_ISREG(st->st_mode) && st->st_nlink > 1)
+                s->linked = true;
+}
+
+static const struct ident *find_ident(const struct scan *s, const struct stat *st)
+{
+        for (size_t i = 0; i < s->n_creds; i++)
+                if (s->creds[i].dev == st->st_dev && s->creds[i].ino == st->st_ino)
+                        return &s->creds[i];
+        return NULL;
+}
+
+static void add_hit(struct scan *s, const char *path, const char *cred)
+{
+        struct alias_hit *v;
+
+        for (size_t i = 0; i < s->out->n_hits; i++)
+                if (strcmp(s->out->hits[i].path, path) == 0)
+                        return;
+        v = reallocarray(s->out->hits, s->out->n_hits + 1, sizeof(*v));
+        if (!v) {
+                s->r = -ENOMEM;
+                return;
+        }
+        s->out->hits = v;
+        v[s->out->n_hits] = (struct alias_hit){strdup(path), strdup(cred)};
+        if (!v[s->out->n_hits].path || !v[s->out->n_hits].credential) {
+                free(v[s->out->n_hits].path);
+                free(v[s->out->n_hits].credential);
+                s->r = -ENOMEM;
+                return;
+        }
+        s->out->n_hits++;
+}
+
+typedef void (*visit_fn)(struct scan *s, const char *path, const struct stat *st);
+typedef bool (*enter_fn)(struct scan *s, const char *path, const struct stat *st);
+
+/* Depth-first walk of dir without following links, under the budget. */
+static void walk(struct scan *s, const char *dir, int depth, visit_fn visit, enter_fn enter)
+{
+        cleanup_dir DIR *d = NULL;
+        struct dirent *de;
+
+        if (depth > SHIELD_WALK_DEPTH_MAX || s->r < 0)
+                return;
+        d = opendir(dir);
+        if (!d) {
+                s->out->partial = true;
+                return;
+        }
+        while (s->r >= 0 && (de = readdir(d))) {
+                cleanup_free char *path = NULL;
+                struct stat st;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (s->budget == 0) {
+                        s->out->partial = true;
+                        return;
+                }
+                s->budget--;
+                path = path_join(dir, de->d_name);
+                if (!path) {
+                        s->r = -ENOMEM;
+                        return;
+                }
+                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        s->out->partial = true;
+                        continue;
+                }
+                visit(s, path, &st);
+                if (S_ISDIR(st.st_mode) && enter(s, path, &st))
+                        walk(s, path, depth + 1, visit, enter);
+        }
+}
+
+/* Credential side: every file and directory of a store is an identity,
+ * except a VCS object store (its blobs are not the secrets). */
+static void visit_cred(struct scan *s, const char *path, const struct stat *st)
+{
+        if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))
+                add_ident(s, st, path);
+}
+
+static bool enter_cred(struct scan *s, const char *path, const struct stat *st)
+{
+        size_t n = strlen(path);
+
+        (void) s;
+        (void) st;
+        return !(n >= 12 && strcmp(path + n - 12, "/.git/objects") == 0);
+}
+
+static bool opted_store(const struct policy *p, const char *path)
+{
+        for (size_t i = 0; p->opted && i < p->shields->n_rules; i++)
+                if (p->opted[i] && path_within(p->shields->rules[i].path, path))
+                        return true;
+        return false;
+}
+
+static void add_anchor(struct scan *s, const char *path)
+{
+        struct stat st;
+
+        if (opted_store(s->p, path) || lstat(path, &st) < 0) {
+                if (errno != ENOENT && errno != ENOTDIR)
+                        s->out->partial = true;
+                return;
+        }
+        visit_cred(s, path, &st);
+        if (S_ISDIR(st.st_mode))
+                walk(s, path, 0, visit_cred, enter_cred);
+}
+
+static void collect_credentials(struct scan *s)
+{
+        const struct shield_set *set = s->p->shields;
+
+        for (size_t i = 0; i < set->n_rules; i++) {
+                const struct shield_rule *r = &set->rules[i];
+
+                if (r->deny != SHIELD_DENY_ALL || r->origin == SHIELD_ORIGIN_WORKSPACE ||
+                    (r->dir && r->holds != SHIELD_HOLDS_CREDENTIALS))
+                        continue;
+                add_anchor(s, r->path);
+        }
+        for (size_t a = 0; a < set->n_anchors; a++)
+                for (size_t i = 0; i < N_OF(wallet_keys); i++) {
+                        cleanup_free char *path =
+                            path_join(set->resolved_anchors[a], wallet_keys[i]);
+
+                        if (!path) {
+                                s->r = -ENOMEM;
+                                return;
+                        }
+                        add_anchor(s, path);
+                }
+}
+
+/* Hidden in the sandbox: a shield (not opted in) covers it. */
+static bool hidden(const struct policy *p, const char *path)
+{
+        const struct shield_rule *r = shields_covering(p->shields, path);
+
+        return r && r->deny == SHIELD_DENY_ALL && !opted_store(p, path);
+}
+
+static bool cred_device(const struct scan *s, dev_t dev)
+{
+        for (size_t i = 0; i < s->n_creds; i++)
+                if (s->creds[i].dev == dev)
+                        return true;
+        return false;
+}
+
+static void visit_grant(struct scan *s, const char *path, const struct stat *st)
+{
+        const struct ident *c;
+
+        if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || hidden(s->p, path))
+                return;
+        c = find_ident(s, st);
+        if (c && strcmp(c->name, path) != 0)
+                add_hit(s, path, c->name);
+}
+
+static bool enter_grant(struct scan *s, const char *path, const struct stat *st)
+{
+        return cred_device(s, st->st_dev) && !hidden(s->p, path) &&
+               !(strlen(path) > 1 && path[0] == '/' &&
+                 (path_within("/usr", path) || path_within("/nix", path) ||
+                  path_within("/proc", path) || path_within("/sys", path)));
+}
+
+static bool skipped_tree(const char *path)
+{
+        for (size_t i = 0; i < N_OF(skip_trees); i++)
+                if (path_within(skip_trees[i], path))
+                        return true;
+        return false;
+}
+
+static void walk_grant(struct scan *s, const char *root)
+{
+        struct stat st;
+
+        if (skipped_tree(root) || hidden(s->p, root) || lstat(root, &st) < 0 ||
+            !S_ISDIR(st.st_mode))
+                return;
+        walk(s, root, 0, visit_grant, enter_grant);
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+        char *w = s;
+
+        for (char *r = s; *r; r++) {
+                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+                    r[3] >= '0' && r[3] <= '7') {
+                        *w++ = (char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+                        r += 3;
+                } else {
+                        *w++ = *r;
+                }
+        }
+        *w = '\0';
+}
+
+static bool granted(const struct policy *p, const char *path)
+{
+        for (size_t i = 0; i < p->n_reads + p->n_writes; i++) {
+                const struct policy_path *g =
+                    i < p->n_reads ? &p->reads[i] : &p->writes[i - p->n_reads];
+
+                if (g->exists && g->real && path_within(g->real, path))
+                        return true;
+        }
+        return false;
+}
+
+/* Bind aliases: a mount point inside a grant showing a credential (or a
+ * directory of one) under another name. */
+static void scan_mounts(struct scan *s)
+{
+        cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
+        cleanup_free char *line = NULL;
+        size_t cap = 0;
+
+        if (!f) {
+                s->out->partial = true;
+                return;
+        }
+        while (s->r >= 0 && getline(&line, &cap, f) > 0) {
+                char mp[4096];
+                unsigned maj = 0, min = 0;
+                struct stat st;
+                const struct ident *c;
+
+                if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3)
+                        continue;
+                unescape(mp);
+                if (!cred_device(s, makedev(maj, min)) || !granted(s->p, mp) || hidden(s->p, mp) ||
+                    stat(mp, &st) < 0)
+                        continue;
+                c = find_ident(s, &st);
+                if (c && strcmp(c->name, mp) != 0)
+                        add_hit(s, mp, c->name);
+        }
+}
+
+int alias_scan(const struct policy *p, size_t budget, struct alias_scan *ret, struct bento_err *err)
+{
+        struct alias_scan out = {0};
+        struct scan s = {.p = p, .budget = budget, .out = &out};
+
+        if (p->shields) {
+                collect_credentials(&s);
+                for (size_t i = 0; s.r >= 0 && s.linked && i < p->n_reads + p->n_writes; i++) {
+                        const struct policy_path *g =
+                            i < p->n_reads ? &p->reads[i] : &p->writes[i - p->n_reads];
+
+                        if (g->exists && g->real)
+                                walk_grant(&s, g->real);
+                }
+                if (s.r >= 0 && s.n_creds > 0)
+                        scan_mounts(&s);
+        }
+        for (size_t i = 0; i < s.n_creds; i++)
+                free(s.creds[i].name);
+        free(s.creds);
+        if (s.r < 0) {
+                alias_scan_done(&out);
+                return bento_err_set(err, ENOMEM, "credential-alias scan");
+        }
+        *ret = out;
+        return 0;
+}
+
+void alias_scan_done(struct alias_scan *s)
+{
+        for (size_t i = 0; i < s->n_hits; i++) {
+                free(s->hits[i].path);
+                free(s->hits[i].credential);
+        }
+        free(s->hits);
+        *s = (struct alias_scan){0};
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The credential-alias scan (spec/bento.md §5.11), as validate's note: a
+ * granted tree can hold a second name for a shielded credential, a hard
+ * link or a bind mount, which the shields (placed on the credential's own
+ * name) do not cover.  This finds such names under a budget of directory
+ * entries and says when it was cut short.  It only reads the host.
+ *
+ * Credentials are the credential stores and every hidden file rule of the
+ * shields anchored here (plus the wallet key paths inside the bulk stores),
+ * minus the stores a read grant opts in.  Hard links are looked for only
+ * when some credential file has more than one link; bind aliases come from
+ * /proc/self/mountinfo.
+ */
+#ifndef BENTO_ALIAS_SCAN_H
+#define BENTO_ALIAS_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "policy.h"
+
+#define ALIAS_SCAN_BUDGET 50000 /* directory entries, validate's bound (§5.11) */
+
+struct alias_hit {
+        char *path;       /* the second name, inside a grant */
+        char *credential; /* the shielded name it aliases */
+};
+
+struct alias_scan {
+        struct alias_hit *hits;
+        size_t n_hits;
+        bool partial; /* the budget ran out, or something could not be read */
+};
+
+/* Scan the grants of p (which must have shields).  budget bounds the
+ * directory entries looked at.  Fails only when out of memory. */
+int alias_scan(const struct policy *p, size_t budget, struct alias_scan *ret,
+               struct bento_err *err);
+
+void alias_scan_done(struct alias_scan *s);
+
+#endif
