@@ -72,6 +72,10 @@ BUNDLE_SRC := $(wildcard bundle/*.c)
 RUNTIME_SRC := $(wildcard runtime/*.c)
 TRANSLATE_SRC := $(wildcard translate/*.c)
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
+# Manual page sources (docs/gen-docs.py): every page, and the verb pages the
+# --help texts come from.
+DOC_SRC := $(wildcard docs/cli/*.md) docs/manifest.md
+HELP_SRC := $(wildcard docs/cli/bento-*.md)
 # Each folder hooks/<name>/ builds one program, bento-<name> (hook programs and
 # seccomp agents a bundle names; design.md).
 HOOK_NAMES := $(patsubst hooks/%/,%,$(sort $(dir $(wildcard hooks/*/*.c))))
@@ -80,6 +84,8 @@ obj = $(patsubst %.c,$(BUILDDIR)/obj/%.o,$(1))
 
 LIBBENTO := $(BUILDDIR)/lib/libbento.a
 LIBTRANSLATE := $(BUILDDIR)/lib/libbento-translate.a
+HELP_C := $(BUILDDIR)/gen/help-text.c
+HELP_OBJ := $(BUILDDIR)/obj/gen/help-text.o
 TEST_CFLAGS :=
 BINS := $(BUILDDIR)/bin/bento-runtime
 ifneq ($(TRANSLATE_SRC),)
@@ -90,7 +96,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
 PROBE := $(BUILDDIR)/tests/bento-probe
 
 .PHONY: bench all debug check check-unit check-integration check-debug check-layering lint fuzz \
-        fuzz-smoke demo install clean deps
+        fuzz-smoke demo install clean deps docs check-docs
 
 all: $(BINS)
 
@@ -124,9 +130,26 @@ $(BUILDDIR)/bin/bento-runtime: $(call obj,$(RUNTIME_SRC)) $(LIBBENTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(if $(filter 3,$(words $(RUNTIME_ARCHIVES))),$(RUNTIME_ARCHIVES),$(call pkg_libs,$(PKGS_RUNTIME_LIBS)))
 
-$(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(LIBBENTO)
+$(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(HELP_OBJ) $(LIBBENTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_TRANSLATE))
+
+# `bento <verb> --help` is made from the verb's manual page source at build
+# time, so the two cannot disagree; the roff pages in docs/man are committed
+# and `make check-docs` fails when one is not what its source makes
+# (docs/README.md, "How the manual pages are made").
+$(HELP_C): docs/gen-docs.py $(HELP_SRC)
+	$(PYTHON) docs/gen-docs.py help-c $@ $(HELP_SRC)
+
+$(HELP_OBJ): $(HELP_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -iquote translate -c -o $@ $<
+
+docs:
+	$(PYTHON) docs/gen-docs.py man docs/man $(DOC_SRC)
+
+check-docs:
+	$(PYTHON) docs/gen-docs.py check docs/man $(DOC_SRC)
 
 # One link rule per hook program: hooks/<name>/*.c -> bin/bento-<name>.
 define hook_program
@@ -141,7 +164,7 @@ $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBBENTO)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
 
 # Unit tests of translate/ code link everything in it except main.c.
-TRANSLATE_TEST_PATTERNS := test-manifest% test-fingerprint% test-shields% test-admission% test-approval% test-journal% test-trust%
+TRANSLATE_TEST_PATTERNS := test-manifest% test-fingerprint% test-shields% test-admission% test-approval% test-journal% test-trust% test-validate%
 TRANSLATE_TESTS := $(filter $(addprefix $(BUILDDIR)/tests/,$(TRANSLATE_TEST_PATTERNS)),$(UNIT_BINS))
 
 $(LIBTRANSLATE): $(call obj,$(filter-out translate/main.c,$(TRANSLATE_SRC)))
@@ -203,6 +226,7 @@ check-integration: all $(PROBE)
 
 check: deps
 	$(MAKE) check-layering
+	$(MAKE) check-docs
 	$(MAKE) check-unit
 	$(MAKE) check-integration
 
@@ -262,8 +286,9 @@ demo: deps all
 install: all
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
-	if [ -d docs/man ]; then install -d $(DESTDIR)$(MANDIR)/man1; \
-		install -m 0644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/; fi
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 0644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/man/*.5 $(DESTDIR)$(MANDIR)/man5/
 
 clean:
 	rm -rf build

@@ -50,8 +50,8 @@ char *cli_load_error(const char *path, const struct manifest_problems *p,
                                 msg = NULL;
                 } else if (asprintf(&msg,
                                     "%s looks like a script, not a manifest. Write a manifest "
-                                    "for it (docs/manifest.md describes the format) and pass "
-                                    "that.",
+                                    "for it (`man 5 bento-manifest` describes the format) and "
+                                    "pass that.",
                                     path) < 0) {
                         msg = NULL;
                 }

@@ -157,8 +157,9 @@ int cmd_translate(int argc, char **argv)
         struct translate_opts o = {0};
         cleanup_manifest struct manifest *m = NULL;
         cleanup_policy struct policy *p = NULL;
-        cleanup_free char *out = NULL, *refusal = NULL;
+        cleanup_free char *out = NULL, *refusal = NULL, *config = NULL;
         struct bento_err err = {0};
+        size_t config_len = 0;
         char fp[65];
         int r;
 
@@ -192,7 +193,12 @@ int cmd_translate(int argc, char **argv)
             .approval = manifest_approval_to_string(manifest_approval_state(m)),
             .mount_point_hook = true,
         };
-        if (policy_prepare_writes(p, &err) < 0 || compile_bundle(p, &c, &err) < 0 ||
+        /* Everything that can refuse comes before the first change to the
+         * host: the bundle directory, then the config (computed twice, the
+         * same bytes both times), then the write grants (§4.5 step 6). */
+        if (compile_check_bundle_dir(out, &err) < 0 ||
+            compile_config(p, &c, &config, &config_len, &err) < 0 ||
+            policy_prepare_writes(p, &err) < 0 || compile_bundle(p, &c, &err) < 0 ||
             print_summary(p, &c, o.json, &err) < 0) {
                 fprintf(stderr, "bento: %s\n", err.msg);
                 return BENTO_EXIT_REFUSED;

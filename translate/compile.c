@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -129,6 +130,32 @@ static void write_annotations(struct bento_jsonw *w, const struct policy *p,
         bento_jsonw_close_object(w);
 }
 
+/* The exec gate listens on a unix socket at linux.seccomp.listenerPath: a
+ * path longer than a socket address holds would make a bundle that can
+ * never start, so it is refused here, before anything is written. */
+static int check_listener(const struct policy *p, const struct compile_opts *o,
+                          struct bento_err *err)
+{
+        struct sockaddr_un sa;
+        cleanup_free char *own = NULL;
+        const char *path = o->listener_path;
+
+        if (p->m->exec == MANIFEST_EXEC_ALL)
+                return 0;
+        if (!path) {
+                own = path_join(o->bundle_dir, COMPILE_GATE_SOCKET);
+                if (!own)
+                        return bento_err_set(err, ENOMEM, "bundle");
+                path = own;
+        }
+        if (strlen(path) < sizeof(sa.sun_path))
+                return 0;
+        return bento_err_setx(err, ENAMETOOLONG,
+                              "the exec gate's socket \"%s\" would be longer than a unix socket "
+                              "address can be (%zu bytes); write the bundle to a shorter path",
+                              path, sizeof(sa.sun_path) - 1);
+}
+
 int compile_config(const struct policy *p, const struct compile_opts *o, char **ret,
                    size_t *ret_len, struct bento_err *err)
 {
@@ -141,7 +168,9 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
         if (!p->entrypoint.exists)
                 return bento_err_set(err, ENOENT, "entrypoint \"%s\" does not exist on this host",
                                      p->entrypoint.expanded);
-        r = compile_env(p, o, &env, err);
+        r = check_listener(p, o, err);
+        if (r >= 0)
+                r = compile_env(p, o, &env, err);
         if (r < 0)
                 return r;
         egress = o->egress_hook ? strdup(o->egress_hook)
@@ -190,11 +219,33 @@ static int check_bundle_dir(const char *dir, struct bento_err *err)
                 for (size_t i = 0; !known && i < sizeof(ours) / sizeof(ours[0]); i++)
                         known = strcmp(de->d_name, ours[i]) == 0;
                 if (!known)
-                        return bento_err_set(err, EEXIST,
-                                             "\"%s\" holds \"%s\", which is not part of a bento "
-                                             "bundle; choose an empty or new directory",
-                                             dir, de->d_name);
+                        return bento_err_setx(err, EEXIST,
+                                              "\"%s\" holds \"%s\", which is not part of a bento "
+                                              "bundle; choose an empty or new directory",
+                                              dir, de->d_name);
         }
+        return 0;
+}
+
+int compile_check_bundle_dir(const char *dir, struct bento_err *err)
+{
+        char parent[4096];
+        struct stat st;
+        char *slash;
+
+        if (lstat(dir, &st) == 0 || errno != ENOENT)
+                return check_bundle_dir(dir, err);
+        /* compile_bundle() creates the directory itself, not its parents */
+        if (snprintf(parent, sizeof(parent), "%s", dir) >= (int) sizeof(parent))
+                return bento_err_setx(err, ENAMETOOLONG, "the bundle path \"%s\" is too long", dir);
+        slash = strrchr(parent, '/');
+        if (slash)
+                *(slash == parent ? slash + 1 : slash) = '\0';
+        if (stat(slash ? parent : ".", &st) < 0)
+                return bento_err_set(err, errno, "cannot create the bundle directory \"%s\"", dir);
+        if (!S_ISDIR(st.st_mode))
+                return bento_err_set(err, ENOTDIR, "cannot create the bundle directory \"%s\"",
+                                     dir);
         return 0;
 }
 

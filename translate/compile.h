@@ -69,6 +69,11 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
  * anything else, so a typo cannot overwrite unrelated files. */
 int compile_bundle(const struct policy *p, const struct compile_opts *o, struct bento_err *err);
 
+/* compile_bundle()'s check of its directory, alone and without creating
+ * anything: 0 when dir holds only a bundle's files, or does not exist yet
+ * and its parent is a directory (compile_bundle() creates dir alone). */
+int compile_check_bundle_dir(const char *dir, struct bento_err *err);
+
 /* The absolute path of a program installed beside bento (bento-runtime,
  * bento-egress, bento-exec-gate), or the one an environment variable names
  * ($BENTO_RUNTIME, ...) when it is absolute.  Heap string, NULL on ENOMEM. */

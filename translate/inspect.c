@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -148,6 +149,21 @@ static bool fresh(const char *dest, const char *type)
                (strcmp(dest, "/tmp") == 0 && strcmp(type, "tmpfs") == 0);
 }
 
+/* File shields bind an empty read-only file, "shield" in the bundle
+ * directory as translate writes it (a bundle copied elsewhere still names
+ * the original, so only the file's emptiness is judged, not where it is). */
+static int check_shield_file(struct inspect_report *r, const char *source)
+{
+        struct stat st;
+
+        if (lstat(source, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0)
+                return inspect_flag(r,
+                                    "the shield file \"%s\" is missing or not an empty regular "
+                                    "file, so shielded files would not read as empty",
+                                    source);
+        return 0;
+}
+
 static int classify_bind(struct inspect_report *r, size_t i)
 {
         struct inspect_mount *m = &r->mounts[i];
@@ -156,7 +172,7 @@ static int classify_bind(struct inspect_report *r, size_t i)
         if (strcmp(m->source, m->destination) != 0) {
                 if (m->ro && base && strcmp(base, "/shield") == 0) {
                         m->role = INSPECT_SHIELD_FILE;
-                        return 0;
+                        return check_shield_file(r, m->source);
                 }
                 m->role = INSPECT_OTHER;
                 return inspect_flag(r,

@@ -2,7 +2,8 @@
 /*
  * bento: the command line around the manifest (spec/bento.md §3).  This file
  * is only the dispatcher: global --help and --version, then the verb named
- * in the table of commands.c.
+ * in the table of commands.c.  A verb's --help is the text generated from
+ * its manual page source (help-text.h).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "commands.h"
 #include "compile.h"
+#include "help-text.h"
 
 static int help(FILE *f)
 {
@@ -18,7 +20,8 @@ static int help(FILE *f)
               f);
         for (size_t i = 0; i < bento_n_verbs; i++)
                 fprintf(f, "  %-10s %s\n", bento_verbs[i].name, bento_verbs[i].summary);
-        fputs("\nRun `bento <command> --help` for what a command does and the flags it takes.\n",
+        fputs("\nRun `bento <command> --help` for what a command does and the flags it takes.\n"
+              "The manual pages bento(1) and bento-manifest(5) say more.\n",
               f);
         return 0;
 }
@@ -59,7 +62,14 @@ int main(int argc, char **argv)
                 return BENTO_EXIT_REFUSED;
         }
         if (wants_help(argc - 1, argv + 1)) {
-                printf("%s\n\n%s.\n", v->use, v->summary);
+                const char *text = bento_help_text(v->name);
+
+                /* A verb without a page still gets its usage line; the docs
+                 * test fails until the page is written. */
+                if (text)
+                        fputs(text, stdout);
+                else
+                        printf("usage: %s\n\n%s.\n", v->use, v->summary);
                 return 0;
         }
         return v->run(argc - 1, argv + 1);

@@ -345,7 +345,14 @@ static bool explain_failure(const struct run_view *v, bool exec_enforced)
 
 static void legend_line(const char *err, const char *field)
 {
-        fprintf(stderr, "[bento]   \"%s\" - %s\n", err, field);
+        cleanup_free char *text = NULL, *wrapped = NULL;
+
+        if (asprintf(&text, "\"%s\" - %s", err, field) < 0)
+                return;
+        wrapped = admission_wrap(text, WRAP, "[bento]   ", "[bento]     ");
+        fputs(wrapped ? wrapped : text, stderr);
+        if (!wrapped)
+                fputc('\n', stderr);
 }
 
 /* §3.2.4 */
@@ -393,6 +400,11 @@ static void denial_legend(const struct run_view *v, bool after_hint, bool exec_e
                     "goes away with the run.");
 }
 
+static bool egress_warned(const struct run_egress *e)
+{
+        return e->n_blocked || e->n_denied || e->n_untunneled;
+}
+
 void run_report_human(const struct run_view *v)
 {
         const struct run_outcome *out = v->out;
@@ -407,7 +419,9 @@ void run_report_human(const struct run_view *v)
         egress_notes(v);
         if (out->exit_code != 0 || out->signal)
                 hint = explain_failure(v, exec_enforced);
-        if ((out->exit_code == 0 && !out->signal) || hint)
+        /* §3.2.4: not after the egress warnings, which already say what
+         * was refused. */
+        if ((out->exit_code == 0 && !out->signal && !egress_warned(v->egress)) || hint)
                 denial_legend(v, hint, exec_enforced);
         if (v->shortfall)
                 say("the script ran, but the guarantees listed above lapsed during the run, so "

@@ -279,6 +279,9 @@ static int wait_target(struct sandbox *sb, int sigfd, struct run_outcome *out)
         }
         if (run_wait(sb->init_pid, &status) < 0)
                 return -ECHILD;
+        /* Reaped: the number may be reused from here on, so nothing signals
+         * it again (destroy). */
+        sb->init_pid = 0;
         for (int i = 2; i < 4; i++)
                 if (p[i].fd >= 0) {
                         /* What the target wrote just before it exited. */
