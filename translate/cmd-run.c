@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "compile.h"
 #include "fingerprint.h"
+#include "run-blocked.h"
 #include "run.h"
 #include "trust.h"
 
@@ -228,6 +229,7 @@ struct run_ctx {
         struct run_outcome out;
         struct run_egress egress;
         struct run_autoexec autoexec;
+        struct run_blocked blocked; /* what the run recorded in provenance */
         char **env;
         int json_lost; /* --json: the errno that broke stdout, 0 if none */
         int std[3];    /* the screened standard descriptors (-1: closed) */
@@ -237,6 +239,7 @@ static void ctx_done(struct run_ctx *c)
 {
         run_egress_done(&c->egress);
         run_autoexec_done(&c->autoexec);
+        run_blocked_done(&c->blocked);
         run_outcome_done(&c->out);
         run_dir_cleanup(&c->d);
         policy_free(c->p);
@@ -433,7 +436,11 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                 return BENTO_EXIT_REFUSED;
         }
         v.shortfall = admission_shortfall(&c->a.report, &c->needs, c->posture);
+        /* §6.6: a completed run records what the guard refused. */
+        (void) run_blocked_record(&c->l, &c->egress, &c->blocked);
+        v.blocked = &c->blocked;
         if (c->o.json) {
+                run_blocked_note(&c->blocked);
                 errno = 0;
                 if (run_event_verdict(&v) < 0)
                         return stream_lost(errno);

@@ -152,6 +152,34 @@ static char *absolute(const char *path)
         return cwd ? path_join(cwd, path) : NULL;
 }
 
+/* A bundle inside a write grant could be rewritten by the very program it
+ * confines, config.json included, and the next run would enforce whatever
+ * that program wrote there.  Heap message, or NULL when the bundle is safe
+ * (or out of memory: *oom is then set). */
+static char *bundle_in_write_grant(const struct policy *p, const char *out, bool *oom)
+{
+        cleanup_free char *real = NULL;
+        char *msg = NULL;
+
+        if (path_resolve(out, &real) < 0) {
+                *oom = true;
+                return NULL;
+        }
+        for (size_t i = 0; i < p->n_writes; i++) {
+                if (!path_within(p->writes[i].real, real))
+                        continue;
+                if (asprintf(&msg,
+                             "the bundle \"%s\" would lie inside the write grant \"%s\", where the "
+                             "program could rewrite its own policy; write the bundle elsewhere",
+                             out, p->writes[i].expanded) < 0) {
+                        *oom = true;
+                        return NULL;
+                }
+                return msg;
+        }
+        return NULL;
+}
+
 int cmd_translate(int argc, char **argv)
 {
         struct translate_opts o = {0};
@@ -160,6 +188,7 @@ int cmd_translate(int argc, char **argv)
         cleanup_free char *out = NULL, *refusal = NULL, *config = NULL;
         struct bento_err err = {0};
         size_t config_len = 0;
+        bool oom = false;
         char fp[65];
         int r;
 
@@ -181,8 +210,10 @@ int cmd_translate(int argc, char **argv)
                 return BENTO_EXIT_REFUSED;
         }
         refusal = policy_refusal(p);
-        if (refusal) {
-                fprintf(stderr, "bento: %s\n", refusal);
+        if (!refusal)
+                refusal = bundle_in_write_grant(p, out, &oom);
+        if (refusal || oom) {
+                fprintf(stderr, "bento: %s\n", refusal ? refusal : "out of memory");
                 return BENTO_EXIT_REFUSED;
         }
         struct compile_opts c = {

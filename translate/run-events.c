@@ -13,6 +13,7 @@
 
 #include "cleanup.h"
 #include "jsonw.h"
+#include "run-blocked.h"
 #include "run.h"
 
 static char *base64(const char *data, size_t len)
@@ -201,6 +202,27 @@ static void write_autoexec(struct bento_jsonw *w, const struct run_autoexec *a)
         write_strv(w, "unresolved_hooks", a->unresolved, a->n_unresolved);
 }
 
+/* §3.2.2 item 5: the PATH directories the box does not carry. */
+static void write_shadowed_dirs(struct bento_jsonw *w, const struct run_view *v)
+{
+        struct run_shadows s = {0};
+        struct bento_err ignored = {0};
+        const char *last = NULL;
+
+        if (run_path_shadows(v->p, run_passed_value(v->p->m, v->o, "PATH"), &s, &ignored) < 0 ||
+            s.n == 0)
+                return;
+        bento_jsonw_key(w, "shadowed_path_dirs");
+        bento_jsonw_open_array(w);
+        for (size_t i = 0; i < s.n; i++)
+                if (!last || strcmp(last, s.v[i].dir) != 0) {
+                        bento_jsonw_string(w, s.v[i].dir);
+                        last = s.v[i].dir;
+                }
+        bento_jsonw_close_array(w);
+        run_shadows_done(&s);
+}
+
 int run_event_verdict(const struct run_view *v)
 {
         cleanup_jsonw struct bento_jsonw w = {0};
@@ -212,6 +234,9 @@ int run_event_verdict(const struct run_view *v)
                 bento_jsonw_kint(&w, "signal", v->out->signal);
         bento_jsonw_kint(&w, "egress_connections", v->egress->connections);
         write_dests(&w, "guard_blocked", v->egress->blocked, v->egress->n_blocked);
+        if (v->blocked)
+                write_strv(&w, "recorded_blocked_hosts", v->blocked->recorded,
+                           v->blocked->n_recorded);
         write_dests(&w, "egress_denied", v->egress->denied, v->egress->n_denied);
         write_dests(&w, "untunneled", v->egress->untunneled, v->egress->n_untunneled);
         write_shields(&w, v->p);
@@ -220,6 +245,7 @@ int run_event_verdict(const struct run_view *v)
                 bento_jsonw_kbool(&w, "posture_shortfall", true);
         write_missing_reads(&w, v->p);
         write_autoexec(&w, v->autoexec);
+        write_shadowed_dirs(&w, v);
         bento_jsonw_close_object(&w);
         return emit(&w);
 }
@@ -246,6 +272,7 @@ int run_event_failed(const char *reason, const struct run_view *v)
         write_report(&w, &v->a->report, v->a->required);
         write_shields(&w, v->p);
         write_autoexec(&w, v->autoexec);
+        write_shadowed_dirs(&w, v);
         bento_jsonw_close_object(&w);
         return emit(&w);
 }

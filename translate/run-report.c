@@ -15,7 +15,10 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "path.h"
+#include "run-blocked.h"
 #include "run.h"
+#include "validate-text.h"
 
 #define WRAP 78
 
@@ -96,6 +99,56 @@ static void layer_line(const char *layer, const char *tier, const char *state, c
         fputs(wrapped ? wrapped : text, stderr);
         if (!wrapped)
                 fputc('\n', stderr);
+}
+
+/* One shadowed name, or a directory bento could not list; every name
+ * here was enumerated on the host, so it is printed quoted. */
+static void shadow_line(const struct run_shadow *x)
+{
+        cleanup_free char *inside = NULL, *host = NULL, *q_in = NULL, *q_host = NULL,
+                          *q_name = NULL, *q_dir = NULL;
+
+        if (!x->name) {
+                q_dir = text_quote(x->dir);
+                if (q_dir)
+                        fprintf(stderr, "[bento]   anything under %s (bento cannot list it)\n",
+                                q_dir);
+                return;
+        }
+        inside = path_join(x->carried, x->name);
+        host = path_join(x->dir, x->name);
+        q_in = inside ? text_quote(inside) : NULL;
+        q_host = host ? text_quote(host) : NULL;
+        q_name = text_quote(x->name);
+        if (q_in && q_host && q_name)
+                fprintf(stderr, "[bento]   %s resolves to %s in the box, not %s\n", q_name, q_in,
+                        q_host);
+}
+
+/* §3.2.2 item 5. */
+static void path_shadow_note(const struct run_view *v)
+{
+        struct run_shadows s = {0};
+        struct bento_err ignored = {0};
+        const char *last = NULL;
+
+        if (run_path_shadows(v->p, run_passed_value(v->p->m, v->o, "PATH"), &s, &ignored) < 0 ||
+            s.n == 0)
+                return;
+        say("note: PATH is passed through, but the box does not carry every directory on it, "
+            "so these commands resolve to another copy inside (or the directory's contents "
+            "are unknown):");
+        for (size_t i = 0; i < s.n; i++)
+                shadow_line(&s.v[i]);
+        say("Grant each of these directories in `read:` to run the host's copies:");
+        for (size_t i = 0; i < s.n; i++)
+                if (!last || strcmp(last, s.v[i].dir) != 0) {
+                        cleanup_free char *dir = text_quote(s.v[i].dir);
+
+                        fprintf(stderr, "[bento]   %s\n", dir ? dir : s.v[i].dir);
+                        last = s.v[i].dir;
+                }
+        run_shadows_done(&s);
 }
 
 static void degradations(const struct run_view *v)
@@ -240,21 +293,10 @@ static void signal_notice(const struct run_view *v, int sig)
 }
 
 /* NAME reached the target from this host or --env, not as bento's
- * default (§8.1): allowlisted, and set. */
+ * default (§8.1). */
 static bool passed(const struct run_view *v, const char *name)
 {
-        const struct manifest *m = v->p->m;
-        size_t len = strlen(name);
-        bool listed = false;
-
-        for (size_t i = 0; i < m->n_env; i++)
-                listed |= strcmp(m->env[i], name) == 0;
-        if (!listed)
-                return false;
-        for (size_t i = 0; i < v->o->n_env; i++)
-                if (strncmp(v->o->env[i], name, len) == 0 && v->o->env[i][len] == '=')
-                        return true;
-        return getenv(name) != NULL;
+        return run_passed_value(v->p->m, v->o, name) != NULL;
 }
 
 static bool grants_under_home(const struct policy *p)
@@ -414,9 +456,11 @@ void run_report_human(const struct run_view *v)
 
         shields_summary(v->p);
         opted_in(v->p);
+        path_shadow_note(v);
         degradations(v);
         autoexec_notes(v->autoexec);
         egress_notes(v);
+        run_blocked_note(v->blocked);
         if (out->exit_code != 0 || out->signal)
                 hint = explain_failure(v, exec_enforced);
         /* §3.2.4: not after the egress warnings, which already say what

@@ -146,6 +146,30 @@ int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct
 int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 void run_autoexec_done(struct run_autoexec *a);
 
+/* §3.2.2 item 5: a name on PATH that resolves to another copy in the box,
+ * because the directory the host finds it in is not carried there. */
+struct run_shadow {
+        char *dir;     /* the PATH directory the box does not carry */
+        char *name;    /* the command; NULL when dir could not be listed */
+        char *carried; /* the carried PATH directory it resolves to inside */
+};
+
+struct run_shadows {
+        struct run_shadow *v;
+        size_t n;
+};
+
+/* The value name reaches the target with when the manifest passes it
+ * through (allowlisted, and set on this host or by --env); NULL when the
+ * target gets bento's default or nothing. */
+const char *run_passed_value(const struct manifest *m, const struct run_opts *o, const char *name);
+/* The shadowed names of path (the PATH passed through; NULL: none). */
+int run_path_shadows(const struct policy *p, const char *path, struct run_shadows *ret,
+                     struct bento_err *err);
+void run_shadows_done(struct run_shadows *s);
+
+struct run_blocked; /* run-blocked.h */
+
 /* Everything the words after a run are made from. */
 struct run_view {
         const struct policy *p;
@@ -156,6 +180,8 @@ struct run_view {
         const struct run_autoexec *autoexec;
         bool shortfall;   /* §4.4: a guarantee lapsed; exit 124 */
         char *const *env; /* the target's environment (NAME=VALUE) */
+        /* What the run recorded in provenance.blocked-hosts (§6.6), or NULL. */
+        const struct run_blocked *blocked;
 };
 
 /* §8.2: the HOME note, on stderr. */
