@@ -170,8 +170,9 @@ static void blocked_hosts(struct list *l, const struct manifest *m)
                 }
                 if (split_hostport(s, &host, &port) && manifest_network_allows(m, host, port))
                         add(l,
-                            "a network rule covers \"%s\", which a profiling run was refused "
-                            "(it resolved to a loopback, private or metadata address)",
+                            "a network rule covers \"%s\", which the egress guard refused on "
+                            "an earlier run (it resolved to a loopback, private, link-local or "
+                            "metadata address)",
                             m->provenance.blocked_hosts[i]);
         }
 }

@@ -4,7 +4,8 @@
  * §3.4 step 4): grants under /tmp, interpreter options, exec: all, write
  * grants over the manifest or the entrypoint, read grants that open a
  * credential shield, grants of a whole home or top-level directory, and
- * network rules that reach a destination a profiling run was refused.
+ * network rules that reach a destination the egress guard refused on an
+ * earlier run (provenance.blocked-hosts, recorded by run or profile).
  */
 #ifndef BENTO_APPROVAL_REVIEW_H
 #define BENTO_APPROVAL_REVIEW_H

@@ -36,14 +36,14 @@
 #define APPROVAL_GENERATED_BY "bento approve"
 
 struct approval_stamp {
-  const char *fingerprint; /* 64 lowercase hex: the fingerprint of the policy */
-  const char *generated_at; /* RFC 3339 UTC, e.g. "2026-07-14T00:00:00Z" */
+        const char *fingerprint;  /* 64 lowercase hex: the fingerprint of the policy */
+        const char *generated_at; /* RFC 3339 UTC, e.g. "2026-07-14T00:00:00Z" */
 };
 
 struct approval_stamped {
-  char *text; /* the new file content, NUL-terminated (heap) */
-  size_t len;
-  bool textual; /* true: a minimal edit of the original; false: canonical */
+        char *text; /* the new file content, NUL-terminated (heap) */
+        size_t len;
+        bool textual; /* true: a minimal edit of the original; false: canonical */
 };
 
 /* Set m's provenance to the stamp (generated-by "bento approve", the
@@ -54,15 +54,15 @@ struct approval_stamped {
  * is not UTF-8), with err filled; m's provenance may then already hold
  * the stamp. */
 int approval_stamp_text(struct manifest *m, const char *data, size_t len,
-                        const struct approval_stamp *stamp,
-                        struct approval_stamped *ret, struct bento_err *err);
+                        const struct approval_stamp *stamp, struct approval_stamped *ret,
+                        struct bento_err *err);
 
 /* What approval_blocked_hosts_text() made. */
 struct approval_blocked_edit {
-  char *text; /* the new file content, NUL-terminated (heap) */
-  size_t len;
-  char **added; /* the entries that were new, sorted (NULL-terminated strv) */
-  size_t n_added;
+        char *text; /* the new file content, NUL-terminated (heap) */
+        size_t len;
+        char **added; /* the entries that were new, sorted (NULL-terminated strv) */
+        size_t n_added;
 };
 
 /* Add entries ("host:port", IPv6 hosts bracketed, as recorded) to m's
@@ -81,9 +81,8 @@ struct approval_blocked_edit {
  * style, a layout the edit does not handle, or an edit the re-parse did
  * not confirm; err says which), -EINVAL for an entry that is not plain
  * printable ASCII without quotes or backslashes, -ENOMEM. */
-int approval_blocked_hosts_text(struct manifest *m, const char *data,
-                                size_t len, char *const *entries, size_t n,
-                                struct approval_blocked_edit *ret,
+int approval_blocked_hosts_text(struct manifest *m, const char *data, size_t len,
+                                char *const *entries, size_t n, struct approval_blocked_edit *ret,
                                 struct bento_err *err);
 
 void approval_blocked_edit_done(struct approval_blocked_edit *e);

@@ -23,11 +23,11 @@
 #include "trust.h"
 
 struct run_blocked {
-  char **recorded; /* the "host:port" entries added (NULL-terminated strv), or
-                      NULL */
-  size_t n_recorded;
-  char *note; /* what to tell the user, one line without "[bento] note: ", or
-                 NULL */
+        char **recorded; /* the "host:port" entries added (NULL-terminated strv), or
+                            NULL */
+        size_t n_recorded;
+        char *note; /* what to tell the user, one line without "[bento] note: ", or
+                       NULL */
 };
 
 /* Record e's guard-blocked destinations that a rule of l's manifest allows

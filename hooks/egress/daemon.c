@@ -132,7 +132,7 @@ __attribute__((noreturn)) static void daemon_main(const struct egress_daemon_arg
         tell(ready, "");
         close(ready);
         r = egress_proxy_serve(a->listen_fd, a->pidfd, a->cfg);
-        egress_report_stop(getpid(), egress_proxy_accepted());
+        egress_report_stop(getpid(), egress_proxy_accepted(), egress_proxy_accept_errors());
         _exit(r < 0 ? 1 : 0);
 }
 

@@ -22,6 +22,7 @@
 
 static atomic_uint active;
 static atomic_ulong accepted;
+static unsigned long accept_errors; /* only the accept loop touches it */
 
 struct job {
         int fd;
@@ -31,6 +32,11 @@ struct job {
 unsigned long egress_proxy_accepted(void)
 {
         return atomic_load(&accepted);
+}
+
+unsigned long egress_proxy_accept_errors(void)
+{
+        return accept_errors;
 }
 
 static void *handler_thread(void *arg)
@@ -133,7 +139,10 @@ int egress_proxy_serve(int listen_fd, int pidfd, const struct egress_config *cfg
                                 break;
                         }
                         /* out of fds or memory: back off, doubling, and keep
-                         * watching the container meanwhile */
+                         * watching the container meanwhile; the first one
+                         * is reported, since clients may be failing */
+                        if (accept_errors++ == 0)
+                                egress_report_degraded(errno);
                         backoff =
                             backoff ? (backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2)
                                     : BACKOFF_MIN_MS;

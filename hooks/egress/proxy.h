@@ -25,4 +25,8 @@ int egress_proxy_serve(int listen_fd, int pidfd, const struct egress_config *cfg
 /* Number of connections accepted so far. */
 unsigned long egress_proxy_accepted(void);
 
+/* Number of transient accept() failures (EMFILE, ENOMEM, ...) so far; the
+ * loop retries them with a backoff of 5 ms doubling to 1 s. */
+unsigned long egress_proxy_accept_errors(void);
+
 #endif

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,7 +176,21 @@ void egress_report_decision(enum egress_decision d, const char *host, const char
         emit(&w);
 }
 
-void egress_report_stop(pid_t pid, unsigned long connections)
+void egress_report_degraded(int e)
+{
+        cleanup_jsonw struct bento_jsonw w = {0};
+        struct bento_err err = {0};
+        char reason[128];
+
+        if (!begin(&w, &err, "degraded"))
+                return;
+        snprintf(reason, sizeof(reason), "accept() failed: %s", strerror(e));
+        bento_jsonw_kstring(&w, "reason", reason);
+        bento_jsonw_close_object(&w);
+        emit(&w);
+}
+
+void egress_report_stop(pid_t pid, unsigned long connections, unsigned long accept_errors)
 {
         cleanup_jsonw struct bento_jsonw w = {0};
         struct bento_err err = {0};
@@ -184,6 +199,7 @@ void egress_report_stop(pid_t pid, unsigned long connections)
                 return;
         bento_jsonw_kint(&w, "pid", pid);
         bento_jsonw_kuint(&w, "connections", connections);
+        bento_jsonw_kuint(&w, "accept_errors", accept_errors);
         bento_jsonw_close_object(&w);
         emit(&w);
 }

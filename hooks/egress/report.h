@@ -10,7 +10,8 @@
  *   {"event":"decision","decision":"deny","host":"api.github.com",
  *    "port":"443","status":403,"reason":"...","remedy":"..."}
  *   {"event":"truncated","limit":10000}
- *   {"event":"stop","pid":1234,"connections":17}
+ *   {"event":"degraded","reason":"accept() failed: Too many open files"}
+ *   {"event":"stop","pid":1234,"connections":17,"accept_errors":0}
  *
  * "decision" is one of the spec's names (§6.3): allow, deny, refused,
  * refused-at-capacity, untunneled, blocked, unreachable, fault.  "host" and
@@ -68,7 +69,12 @@ void egress_report_start(pid_t pid, const char *container, const struct egress_r
 void egress_report_decision(enum egress_decision d, const char *host, const char *port,
                             const char *reason);
 
-/* The "stop" line, with the number of connections accepted. */
-void egress_report_stop(pid_t pid, unsigned long connections);
+/* The "degraded" line: the accept loop hit a transient failure (errno e)
+ * and is backing off, so clients may have been turned away. */
+void egress_report_degraded(int e);
+
+/* The "stop" line, with the number of connections accepted and of
+ * transient accept() failures. */
+void egress_report_stop(pid_t pid, unsigned long connections, unsigned long accept_errors);
 
 #endif

@@ -250,9 +250,12 @@ static void parse_target(const char *t, size_t len, struct egress_request *r)
                 bad(r, "malformed target port \"%s\"", q);
                 return;
         }
-        memcpy(r->host, host, host_len);
+        /* the one trailing dot is already gone: only lower-case here, so
+         * "a.." keeps its second dot as the spec says */
+        for (size_t i = 0; i < host_len; i++)
+                r->host[i] =
+                    (char) (host[i] >= 'A' && host[i] <= 'Z' ? host[i] - 'A' + 'a' : host[i]);
         r->host[host_len] = '\0';
-        egress_host_normalise(r->host);
         r->kind = EGRESS_REQ_CONNECT;
 }
 

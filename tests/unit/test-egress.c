@@ -291,6 +291,12 @@ TEST(requests)
         ASSERT_CONTAINS(r.reason, "malformed target port");
         parse("CONNECT .:443 HTTP/1.1\r\n\r\n", &r);
         ASSERT_STREQ(r.reason, "empty target host");
+        parse("CONNECT A..:443 HTTP/1.1\r\n\r\n", &r); /* exactly one dot goes */
+        ASSERT_EQ(r.kind, EGRESS_REQ_CONNECT);
+        ASSERT_STREQ(r.host, "a.");
+        parse("GET http://../ HTTP/1.1\r\n\r\n", &r);
+        ASSERT_EQ(r.kind, EGRESS_REQ_UNTUNNELED);
+        ASSERT_STREQ(r.host, ".");
         parse("CONNECT :443 HTTP/1.1\r\n\r\n", &r);
         ASSERT_STREQ(r.reason, "empty target host");
         parse("CONNECT h.test HTTP/1.1\r\n\r\n", &r);

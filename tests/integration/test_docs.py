@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The manual pages and `--help` (docs/README.md, "How the manual pages are
+made"): one source per page, docs/cli/*.md and docs/manifest.md.
+
+  * every verb in the command table has a page, and `bento <verb> --help`
+    prints exactly the text docs/gen-docs.py makes from it;
+  * the usage line a usage mistake prints and the summary `bento --help`
+    lists are the page's synopsis and summary, and bento(1) lists every verb;
+  * the committed roff pages are what their sources make, and every page in
+    docs/man renders without a warning;
+  * every flag a verb's parser (translate/cmd-<verb>.c) accepts is in its
+    page, and every flag a page documents is accepted by the parser;
+  * the manifest reference's example loads, and a script passed instead of
+    a manifest is pointed at bento-manifest(5);
+  * `make install` puts the section 1 and 5 pages in place.
+
+Needs $BENTO_BUILD/bin/bento, python3, man-db and groff (contrib/install-deps.sh).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+BUILD = os.path.abspath(os.environ.get("BENTO_BUILD", "build"))
+BENTO = os.path.join(BUILD, "bin", "bento")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GEN = os.path.join(ROOT, "docs", "gen-docs.py")
+CLI = os.path.join(ROOT, "docs", "cli")
+MANDIR = os.path.join(ROOT, "docs", "man")
+SOURCES = sorted(os.path.join(CLI, f) for f in os.listdir(CLI) if f.endswith(".md")) + \
+    [os.path.join(ROOT, "docs", "manifest.md")]
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, timeout=60, **kw)
+
+
+def bento(*args, **kw):
+    return run([BENTO] + list(args), **kw)
+
+
+def gen(*args):
+    r = run([sys.executable, GEN] + list(args))
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built():
+    if not os.access(BENTO, os.X_OK):
+        pytest.fail("not built: %s (set BENTO_BUILD)" % BENTO, pytrace=False)
+
+
+def table():
+    """The verbs and summaries of the command table, as `bento --help` lists them."""
+    r = bento("--help")
+    assert r.returncode == 0
+    lines = r.stdout.split("commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    rows = [re.fullmatch(r"  (\S+) +(.+)", l).groups() for l in lines]
+    assert rows
+    return dict(rows)
+
+
+VERBS = sorted(table()) if os.access(BENTO, os.X_OK) else []
+
+
+def page(verb):
+    return os.path.join(CLI, "bento-%s.md" % verb)
+
+
+def section(text, title):
+    """The body of '## title' in a page source."""
+    m = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % re.escape(title), text, re.M | re.S)
+    assert m, "no section %s" % title
+    return m.group(1)
+
+
+# -- --help ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_help_is_the_page(verb):
+    assert os.path.exists(page(verb)), "the verb %s has no page: write docs/cli/bento-%s.md" % (
+        verb, verb)
+    want = gen("help", page(verb))
+    for args in ([verb, "--help"], [verb, "-h"], [verb, "x.yaml", "--help"]):
+        r = bento(*args)
+        assert r.returncode == 0, args
+        assert r.stderr == ""
+        assert r.stdout == want, "bento %s: rebuild bento (the help is generated)" % " ".join(args)
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_usage_line_and_summary_are_the_page(verb):
+    synopsis = gen("synopsis", page(verb)).splitlines()
+    r = bento(verb, "--no-such-flag")
+    assert r.returncode == 125
+    usage = [l[len("usage: "):] for l in r.stderr.splitlines() if l.startswith("usage: ")]
+    assert usage == [synopsis[0]], "the table's use line in commands.c differs from the page"
+    assert table()[verb] == gen("summary", page(verb)).strip(), \
+        "the table's summary in commands.c differs from the page's NAME line"
+
+
+def test_overview_lists_every_verb():
+    with open(os.path.join(CLI, "bento.md")) as f:
+        commands = section(f.read(), "COMMANDS")
+    listed = {}
+    for m in re.finditer(r"^- `([a-z-]+)`:\n((?:  .*\n)+)", commands, re.M):
+        listed[m.group(1)] = " ".join(m.group(2).split())
+    rows = table()
+    assert sorted(listed) == sorted(rows)
+    for verb, summary in rows.items():
+        assert listed[verb].startswith(summary + "."), verb
+
+
+def test_top_level_help_names_the_manual():
+    for args in (["--help"], ["-h"], ["help"], []):
+        r = bento(*args)
+        assert r.returncode == 0
+        assert "bento(1)" in r.stdout and "bento-manifest(5)" in r.stdout
+
+
+# -- the pages --------------------------------------------------------------------
+
+def test_committed_pages_are_what_the_sources_make():
+    r = run([sys.executable, GEN, "check", MANDIR] + SOURCES)
+    assert r.returncode == 0, r.stderr
+
+
+def test_every_source_has_its_page():
+    names = set(os.listdir(MANDIR))
+    for src in SOURCES:
+        first = open(src).readline()
+        m = re.match(r"# ([a-z-]+)\(([1-8])\) -- ", first)
+        assert m, src
+        assert "%s.%s" % m.groups() in names
+
+
+@pytest.mark.parametrize("name", sorted(os.listdir(MANDIR)))
+def test_page_renders_without_warnings(name):
+    path = os.path.join(MANDIR, name)
+    if not shutil.which("man") or not shutil.which("groff"):
+        pytest.fail("man-db and groff are needed: run contrib/install-deps.sh", pytrace=False)
+    r = run(["man", "--warnings", "-E", "UTF-8", "-l", path], env=dict(os.environ, MANWIDTH="80"))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "NAME" in r.stdout
+    r = run(["groff", "-man", "-t", "-ww", "-z", path])
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+# -- flags --------------------------------------------------------------------------
+
+FLAG_LITERAL = re.compile(r'"(--?[A-Za-z][A-Za-z0-9-]*)=?"')
+
+
+def parsed_flags(verb):
+    """The flag strings translate/cmd-<verb>.c compares arguments with."""
+    with open(os.path.join(ROOT, "translate", "cmd-%s.c" % verb)) as f:
+        return set(FLAG_LITERAL.findall(f.read()))
+
+
+def documented(verb):
+    """[(flag, needs_value, glued)] for each flag named in the OPTIONS terms."""
+    with open(page(verb)) as f:
+        options = section(f.read(), "OPTIONS")
+    out = []
+    for m in re.finditer(r"^- (.*):$", options, re.M):
+        for alt in m.group(1).split(", "):
+            c = re.match(r"`(-[^`]*)`( ?\*[^*]+\*)?$", alt)
+            assert c, "%s: an option term must be `--flag`, optionally with *value*: %s" % (
+                verb, alt)
+            flag = c.group(1)
+            if flag == "--":
+                continue
+            out.append((flag.rstrip("="), bool(c.group(2)), flag.endswith("=")))
+    return out
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_parsed_flag_is_documented(verb):
+    names = {f for f, _, _ in documented(verb)}
+    missing = sorted(parsed_flags(verb) - names)
+    assert not missing, "translate/cmd-%s.c accepts %s, which docs/cli/bento-%s.md does not " \
+        "document" % (verb, missing, verb)
+    assert {"-h", "--help"} <= names
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_documented_flag_is_parsed(verb, tmp_path):
+    """Each documented flag, given with a value when it takes one, gets past
+    the parser (the manifest does not exist, so nothing runs)."""
+    known = parsed_flags(verb) | {"-h", "--help"}
+    positional = {"version": [], "doctor": []}.get(verb, [str(tmp_path / "none.yaml")])
+    required = ["-o", str(tmp_path / "b")] if verb == "translate" else []
+    for flag, needs_value, glued in documented(verb):
+        assert flag in known, "docs/cli/bento-%s.md documents %s, which translate/cmd-%s.c " \
+            "does not parse" % (verb, flag, verb)
+        if flag in ("-h", "--help"):
+            continue
+        args = [flag + "=" + "x"] if glued else [flag] + (["ID_1"] if needs_value else [])
+        r = bento(verb, *positional, *required, *args, cwd=str(tmp_path))
+        assert "unknown flag" not in r.stderr, (args, r.stderr)
+
+
+# -- words that point at the pages ------------------------------------------------------
+
+def test_script_instead_of_manifest_points_at_the_reference(tmp_path):
+    script = tmp_path / "build.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    for verb in ("validate", "run"):
+        r = bento(verb, str(script))
+        assert r.returncode == 125
+        assert "looks like a script, not a manifest" in r.stderr
+        assert "man 5 bento-manifest" in r.stderr
+
+
+def test_manifest_reference_example_loads(tmp_path):
+    with open(os.path.join(ROOT, "docs", "manifest.md")) as f:
+        example = section(f.read(), "EXAMPLE")
+    yaml = example.split("```\n", 2)[1]
+    (tmp_path / "build.manifest.yaml").write_text(yaml)
+    (tmp_path / "build.sh").write_text("#!/bin/sh\n")
+    r = bento("validate", "--json", str(tmp_path / "build.manifest.yaml"),
+              env=dict(os.environ, HOME=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    assert '"exec": "all"' in r.stdout
+
+
+def test_install_puts_every_page_in_place(tmp_path):
+    dest = tmp_path / "dest"
+    r = run(["make", "-s", "-C", ROOT, "-o", "all", "install", "BUILDDIR=" + BUILD,
+             "DESTDIR=" + str(dest), "PREFIX=/usr"])
+    assert r.returncode == 0, r.stderr
+    man = dest / "usr" / "share" / "man"
+    for name in os.listdir(MANDIR):
+        assert (man / ("man" + name.rsplit(".", 1)[1]) / name).exists(), name
+    assert (man / "man5" / "bento-manifest.5").exists()
+    assert (man / "man1" / "bento-run.1").exists()
