@@ -59,16 +59,36 @@ static int refuse(const struct run_opts *o, const char *reason, const struct hos
         return BENTO_EXIT_REFUSED;
 }
 
+/* --json=<bool> with strconv.ParseBool's spellings (§3.1); -1 otherwise. */
+static int json_value(const char *v)
+{
+        static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+        static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+
+        for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+                if (strcmp(v, yes[i]) == 0)
+                        return 1;
+                if (strcmp(v, no[i]) == 0)
+                        return 0;
+        }
+        return -1;
+}
+
+/* §3.1: scanned left to right before anything else, so that even a usage
+ * error is answered as a refusal event.  The last --json wins. */
 static bool json_wanted(int argc, char **argv)
 {
+        bool json = false;
+
         for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-                if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--json=true") == 0 ||
-                    strcmp(argv[i], "--json=1") == 0)
-                        return true;
-                if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--run-id") == 0)
+                if (strcmp(argv[i], "--json") == 0)
+                        json = true;
+                else if (strncmp(argv[i], "--json=", 7) == 0 && json_value(argv[i] + 7) >= 0)
+                        json = json_value(argv[i] + 7) == 1;
+                else if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--run-id") == 0)
                         i++;
         }
-        return false;
+        return json;
 }
 
 static int usage(const struct run_opts *o, const char *msg)
@@ -98,9 +118,12 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
                         o->allow_degraded = true;
                 else if (strcmp(a, "--allow-unapproved") == 0)
                         o->allow_unapproved = true;
-                else if (strncmp(a, "--json", 6) == 0 && (a[6] == '\0' || a[6] == '='))
+                else if (strcmp(a, "--json") == 0)
                         continue; /* json_wanted() read it */
-                else if (strcmp(a, "--env") == 0 && i + 1 < argc) {
+                else if (strncmp(a, "--json=", 7) == 0) {
+                        if (json_value(a + 7) < 0)
+                                return usage(o, "invalid value for --json (want true or false)");
+                } else if (strcmp(a, "--env") == 0 && i + 1 < argc) {
                         if (o->n_env == RUN_ENV_MAX)
                                 return usage(o, "too many --env values");
                         o->env[o->n_env++] = argv[++i];
@@ -247,6 +270,46 @@ static void ctx_done(struct run_ctx *c)
         strv_free(c->env);
 }
 
+/* §3.2 step 3, before the manifest is read: each --env value is a pair. */
+static int check_env_syntax(const struct run_opts *o)
+{
+        for (size_t i = 0; i < o->n_env; i++) {
+                const char *eq = strchr(o->env[i], '=');
+                cleanup_free char *msg = NULL;
+
+                if (eq && eq != o->env[i])
+                        continue;
+                if (asprintf(&msg, "--env \"%s\": want NAME=VALUE", o->env[i]) < 0)
+                        msg = NULL;
+                return refuse(o, msg ? msg : "--env: want NAME=VALUE", NULL);
+        }
+        return 0;
+}
+
+/* §3.2 step 7: each --env name is one the manifest allows. */
+static int check_env_allowed(const struct run_opts *o, const struct manifest *m)
+{
+        for (size_t i = 0; i < o->n_env; i++) {
+                size_t len = (size_t) (strchr(o->env[i], '=') - o->env[i]);
+                cleanup_free char *msg = NULL;
+                bool listed = false;
+
+                for (size_t k = 0; k < m->n_env; k++)
+                        listed |=
+                            strlen(m->env[k]) == len && strncmp(m->env[k], o->env[i], len) == 0;
+                if (listed)
+                        continue;
+                if (asprintf(&msg,
+                             "--env %.*s: \"%.*s\" is not in the manifest's env allowlist; add "
+                             "it to `env:` (and approve the manifest again) to pass it",
+                             (int) len, o->env[i], (int) len, o->env[i]) < 0)
+                        msg = NULL;
+                return refuse(o, msg ? msg : "--env names a variable the manifest does not allow",
+                              NULL);
+        }
+        return 0;
+}
+
 /* Load, check approval, resolve: every refusal that needs no probe. */
 static int prepare(struct run_ctx *c)
 {
@@ -273,9 +336,8 @@ static int prepare(struct run_ctx *c)
                         return refuse(&c->o, refusal + 17, NULL);
                 return refuse(&c->o, refusal ? refusal : "the manifest is not approved", NULL);
         }
-        for (size_t i = 0; i < c->o.n_env; i++)
-                if (cli_check_env_override(c->l.m, c->o.env[i]) != 0)
-                        return BENTO_EXIT_REFUSED;
+        if (check_env_allowed(&c->o, c->l.m) != 0)
+                return BENTO_EXIT_REFUSED;
         if (policy_resolve(c->l.m, NULL, &c->p, &err) < 0)
                 return refuse(&c->o, err.msg, NULL);
         refusal = policy_refusal(c->p);
@@ -356,9 +418,10 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         hold_stop_signals();
         r = run_dir_make(&c->d, err);
         if (r >= 0)
-                r = run_dir_note_mount_points(&c->d, c->p, err);
+                r = policy_prepare_writes(&c->p, err);
+        /* After the write grants exist: their workspace shields are known. */
         if (r >= 0)
-                r = policy_prepare_writes(c->p, err);
+                r = run_dir_note_mount_points(&c->d, c->p, err);
         if (r >= 0)
                 r = manifest_fingerprint(c->l.m, fp, err);
         if (r < 0)
@@ -466,7 +529,9 @@ int cmd_run(int argc, char **argv)
         if (admission_posture_from_flags(c.o.strict, c.o.allow_degraded, &c.posture, &err) < 0 ||
             (c.o.run_id && admission_check_run_id(c.o.run_id, &err) < 0))
                 return refuse(&c.o, err.msg, NULL);
-        r = prepare(&c);
+        r = check_env_syntax(&c.o);
+        if (r == 0)
+                r = prepare(&c);
         if (r == 0 && run_screen_stdio(c.std, &err) < 0)
                 r = refuse(&c.o, err.msg, NULL);
         if (r == 0) {

@@ -229,7 +229,7 @@ int cmd_translate(int argc, char **argv)
          * same bytes both times), then the write grants (§4.5 step 6). */
         if (compile_check_bundle_dir(out, &err) < 0 ||
             compile_config(p, &c, &config, &config_len, &err) < 0 ||
-            policy_prepare_writes(p, &err) < 0 || compile_bundle(p, &c, &err) < 0 ||
+            policy_prepare_writes(&p, &err) < 0 || compile_bundle(p, &c, &err) < 0 ||
             print_summary(p, &c, o.json, &err) < 0) {
                 fprintf(stderr, "bento: %s\n", err.msg);
                 return BENTO_EXIT_REFUSED;

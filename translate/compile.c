@@ -294,22 +294,23 @@ static int write_rootfs(int dirfd, const struct compile_plan *plan, struct bento
         return 0;
 }
 
-/* The empty read-only file that file shields bind (§5.8). */
+/* The empty file that file shields bind read-only (§5.8).  Its mode is
+ * 0600, not 0400: the mount makes it read-only, and an owner-writable
+ * file lets a write inside the sandbox fail the way the spec says, with
+ * EROFS from the mount, instead of EACCES from the file's mode. */
 static int write_shield_file(int dirfd, struct bento_err *err)
 {
         cleanup_close int fd =
-            openat(dirfd, COMPILE_SHIELD_FILE, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0400);
+            openat(dirfd, COMPILE_SHIELD_FILE, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         struct stat st;
 
-        if (fd < 0 && errno == EACCES)
-                fd = openat(dirfd, COMPILE_SHIELD_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || fstat(fd, &st) < 0)
                 return bento_err_set(err, errno, "cannot create the shield file");
         if (!S_ISREG(st.st_mode) || st.st_size != 0)
                 return bento_err_set(err, EEXIST,
                                      "the bundle's shield file is not an empty regular file");
-        if (fchmod(fd, 0400) < 0)
-                return bento_err_set(err, errno, "cannot make the shield file read-only");
+        if (fchmod(fd, 0600) < 0)
+                return bento_err_set(err, errno, "cannot set the shield file's mode");
         return 0;
 }
 

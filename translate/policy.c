@@ -58,6 +58,10 @@ int policy_resolve(const struct manifest *m, const struct policy_host *host, str
         if (!p)
                 return bento_err_set(err, ENOMEM, "path resolution");
         p->m = m;
+        if (host) {
+                p->host = *host;
+                p->host_given = true;
+        }
         r = policy_resolve_paths(p, host, err);
         if (r >= 0)
                 r = policy_shields(p, host, err);
@@ -112,17 +116,31 @@ static int mkdir_parents(const char *path, struct bento_err *err)
         }
 }
 
-int policy_prepare_writes(const struct policy *p, struct bento_err *err)
+int policy_prepare_writes(struct policy **p, struct bento_err *err)
 {
-        for (size_t i = 0; i < p->n_writes; i++) {
+        struct policy *fresh = NULL;
+        cleanup_free char *refusal = NULL;
+        bool created = false;
+
+        for (size_t i = 0; i < (*p)->n_writes; i++) {
                 struct stat st;
                 int r;
 
-                if (stat(p->writes[i].real, &st) == 0)
+                if (stat((*p)->writes[i].real, &st) == 0)
                         continue;
-                r = mkdir_parents(p->writes[i].real, err);
+                r = mkdir_parents((*p)->writes[i].real, err);
                 if (r < 0)
                         return r;
+                created = true;
         }
+        if (!created)
+                return 0;
+        if (policy_resolve((*p)->m, (*p)->host_given ? &(*p)->host : NULL, &fresh, err) < 0)
+                return -err->code;
+        policy_free(*p);
+        *p = fresh;
+        refusal = policy_refusal(fresh);
+        if (refusal)
+                return bento_err_setx(err, EPERM, "%s", refusal);
         return 0;
 }

@@ -32,10 +32,19 @@ struct policy_path {
         int stat_errno; /* why stat failed, 0 when it did not */
 };
 
+/* The host facts resolution depends on; NULL members mean the process's
+ * own (environment, PATH, passwd).  Tests point them elsewhere. */
+struct policy_host {
+        const struct shield_env *shield_env; /* NULL: HOME, getuid(), /etc/passwd */
+        const char *path_env;                /* NULL: getenv("PATH") */
+};
+
 struct policy {
         const struct manifest *m; /* borrowed; must outlive the policy */
-        char *base;               /* absolute directory of the manifest */
-        char *home;               /* $HOME as used for `~`, NULL when unset */
+        struct policy_host host;  /* as given to policy_resolve() (borrowed members) */
+        bool host_given;
+        char *base; /* absolute directory of the manifest */
+        char *home; /* $HOME as used for `~`, NULL when unset */
         struct policy_path entrypoint;
         struct policy_path interpreter; /* written == "" when there is none */
         struct policy_path *reads;
@@ -69,13 +78,6 @@ struct policy {
         size_t n_refusals;
 };
 
-/* The host facts resolution depends on; NULL members mean the process's
- * own (environment, PATH, passwd).  Tests point them elsewhere. */
-struct policy_host {
-        const struct shield_env *shield_env; /* NULL: HOME, getuid(), /etc/passwd */
-        const char *path_env;                /* NULL: getenv("PATH") */
-};
-
 /* Resolve m on this host.  Fails only for what makes resolution itself
  * impossible (`~user`, HOME unset or not absolute when `~` is used, a path
  * still naming `~`, out of memory); everything a run would refuse is
@@ -101,8 +103,11 @@ int policy_missing_mount_points(const struct policy *p, char ***ret, size_t *ret
                                 struct bento_err *err);
 
 /* §4.5 step 6: create the missing write directories (mkdir -p, 0700).
- * Call only after policy_refusal() returned NULL. */
-int policy_prepare_writes(const struct policy *p, struct bento_err *err);
+ * Call only after policy_refusal() returned NULL.  The shields of a write
+ * grant depend on what is in it, so when a directory was created the
+ * policy is resolved again (*p replaced) and checked again; a refusal then
+ * fails with EPERM and its sentence. */
+int policy_prepare_writes(struct policy **p, struct bento_err *err);
 
 static inline void cleanup_policy_fn(struct policy **p)
 {
