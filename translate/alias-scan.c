@@ -358,3 +358,50 @@ void alias_scan_done(struct alias_scan *s)
         free(s->hits);
         *s = (struct alias_scan){0};
 }
+
+char *alias_scan_refusal(const struct policy *p, struct bento_err *err)
+{
+        struct alias_scan s = {0};
+        char *msg = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        if (!p->shields)
+                return NULL; /* policy_refusal() already refuses a run without shields */
+        if (alias_scan(p, ALIAS_SCAN_RUN_BUDGET, &s, err) < 0)
+                return NULL;
+        if (s.n_hits == 0 && !s.partial) {
+                alias_scan_done(&s);
+                return NULL;
+        }
+        f = open_memstream(&msg, &len);
+        if (!f) {
+                alias_scan_done(&s);
+                bento_err_set(err, ENOMEM, "alias scan");
+                return NULL;
+        }
+        if (s.n_hits > 0) {
+                fputs("a readable path is a second name for a shielded credential, which the "
+                      "shields (placed on the credential's own name) would not hide:\n",
+                      f);
+                for (size_t i = 0; i < s.n_hits; i++)
+                        fprintf(f, "  \"%s\" aliases \"%s\"\n", s.hits[i].path,
+                                s.hits[i].credential);
+                fputs("Remove the alias (a hard link or a bind mount), or narrow the grant so it "
+                      "no longer covers it.",
+                      f);
+        } else {
+                fputs("bento could not finish checking the granted trees for second names of "
+                      "shielded credentials (a directory could not be read, or there were too "
+                      "many entries); it refuses rather than risk exposing one. Narrow the grants "
+                      "or make them readable.",
+                      f);
+        }
+        alias_scan_done(&s);
+        if (fclose(f) != 0) {
+                free(msg);
+                bento_err_set(err, ENOMEM, "alias scan");
+                return NULL;
+        }
+        return msg;
+}

@@ -41,4 +41,13 @@ int alias_scan(const struct policy *p, size_t budget, struct alias_scan *ret,
 
 void alias_scan_done(struct alias_scan *s);
 
+/* Entries run and translate look at before giving up (and refusing). */
+#define ALIAS_SCAN_RUN_BUDGET 2000000
+
+/* run's and translate's side of §5.11: the refusal when a granted tree
+ * holds a second name for a credential, or could not be fully checked
+ * (fail closed).  Heap string without "bento: ", or NULL when the run may
+ * go on (or on ENOMEM, with err set: check err->code). */
+char *alias_scan_refusal(const struct policy *p, struct bento_err *err);
+
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "admission.h"
+#include "alias-scan.h"
 #include "approval.h"
 #include "cleanup.h"
 #include "cli.h"
@@ -341,8 +342,10 @@ static int prepare(struct run_ctx *c)
         if (policy_resolve(c->l.m, NULL, &c->p, &err) < 0)
                 return refuse(&c->o, err.msg, NULL);
         refusal = policy_refusal(c->p);
-        if (refusal)
-                return refuse(&c->o, refusal, NULL);
+        if (!refusal)
+                refusal = alias_scan_refusal(c->p, &err);
+        if (refusal || err.code)
+                return refuse(&c->o, refusal ? refusal : err.msg, NULL);
         return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alias-scan.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "commands.h"
@@ -210,6 +211,10 @@ int cmd_translate(int argc, char **argv)
                 return BENTO_EXIT_REFUSED;
         }
         refusal = policy_refusal(p);
+        if (!refusal)
+                refusal = alias_scan_refusal(p, &err);
+        if (!refusal && err.code)
+                oom = true;
         if (!refusal)
                 refusal = bundle_in_write_grant(p, out, &oom);
         if (refusal || oom) {

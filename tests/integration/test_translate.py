@@ -1018,9 +1018,6 @@ def test_F14_runtime_dir_is_shielded_and_opt_in_is_exact(trr, home, test_dir):
     assert_refused(s[1], "EROFS")
 
 
-@pytest.mark.xfail(strict=True, reason="not implemented in translate/run: the credential-alias scan of spec "
-                   "§5.11 (F12) is only a validate note (alias-scan.c); a hard link to a shielded credential "
-                   "inside a read grant is compiled and exposed under its second name")
 def test_F12_hardlinked_credential_in_a_grant_is_refused(tr, home):
     os.link(home.path(".aws/credentials"), os.path.join(home.proj, "innocent.txt"))
     res = tr.translate({"entrypoint": "./probe", "read": ["~/proj"]})
