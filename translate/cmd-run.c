@@ -439,6 +439,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .approval = manifest_approval_to_string(manifest_approval_state(c->l.m)),
             .no_exec_gate = c->o.no_exec_gate,
             .limits = &limits,
+            .hooks_log = c->d.hooks_log,
         };
         applied_limits(c, &limits);
         r = compile_env(c->p, &co, &c->env, err);

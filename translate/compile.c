@@ -127,6 +127,8 @@ static void write_annotations(struct bento_jsonw *w, const struct policy *p,
         bento_jsonw_kstring(w, "org.bento.manifest", manifest); /* NULL fails the writer */
         bento_jsonw_kstring(w, "org.bento.tier", "full");
         bento_jsonw_kstring(w, "org.bento.version", BENTO_VERSION);
+        bento_jsonw_kstring_opt(w, "run.oci.hooks.stderr", o->hooks_log);
+        bento_jsonw_kstring_opt(w, "run.oci.hooks.stdout", o->hooks_log);
         bento_jsonw_close_object(w);
 }
 

@@ -48,6 +48,9 @@ struct compile_opts {
          * run report the exec-block layer as unavailable (§4.3).  fork and
          * clone rules of none-strict stay. */
         bool no_exec_gate;
+        /* Where bento-runtime writes the hooks' stdout and stderr
+         * (run.oci.hooks.stdout/stderr annotations), or NULL. */
+        const char *hooks_log;
         /* The limits linux.resources caps; NULL: the manifest's.  A run
          * admitted without a limit the host cannot apply (--allow-degraded)
          * leaves that limit out, so the runtime does not refuse it. */

@@ -47,7 +47,9 @@ int run_dir_make(struct run_dir *d, struct bento_err *err)
         d->gate_socket = d->bundle ? path_join(d->bundle, "exec-gate.sock") : NULL;
         d->egress_log = path_join(d->path, "egress.jsonl");
         d->runtime_log = path_join(d->path, "runtime.log");
-        if (!d->bundle || !d->state || !d->gate_socket || !d->egress_log || !d->runtime_log)
+        d->hooks_log = path_join(d->path, "hooks.log");
+        if (!d->bundle || !d->state || !d->gate_socket || !d->egress_log || !d->runtime_log ||
+            !d->hooks_log)
                 return bento_err_set(err, ENOMEM, "run directory");
         return 0;
 }
@@ -131,5 +133,6 @@ void run_dir_cleanup(struct run_dir *d)
         free(d->gate_socket);
         free(d->egress_log);
         free(d->runtime_log);
+        free(d->hooks_log);
         *d = (struct run_dir){0};
 }

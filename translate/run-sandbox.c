@@ -68,8 +68,48 @@ static int runtime_call(struct sandbox *sb, const char *const *args,
         return run_call((char *const *) argv, fds, status, err);
 }
 
-/* The runtime's last error, from its JSON log, for a message of our own. */
+static char *runtime_log_error(const struct sandbox *sb);
+
+/* What a hook (bento-egress) printed, on one line, for a failure message:
+ * the hook runs outside the sandbox, but its words may quote what the
+ * target sent, so control characters are dropped. */
+static char *hooks_said(const struct sandbox *sb)
+{
+        cleanup_free char *data = NULL;
+        struct bento_err ignored = {0};
+        size_t len = 0, w = 0;
+
+        if (bento_read_file(sb->d->hooks_log, LOG_MAX_BYTES, &data, &len, &ignored) < 0 || len == 0)
+                return NULL;
+        for (size_t i = 0; i < len; i++) {
+                unsigned char ch = (unsigned char) data[i];
+
+                if (ch == '\n' || ch == '\t')
+                        data[w++] = ' ';
+                else if (ch >= 0x20 && ch != 0x7f)
+                        data[w++] = data[i];
+        }
+        while (w > 0 && data[w - 1] == ' ')
+                w--;
+        data[w] = '\0';
+        return w ? TAKE_PTR(data) : NULL;
+}
+
+/* The runtime's last error, with what a failed hook said, if anything. */
 static char *runtime_error(const struct sandbox *sb)
+{
+        cleanup_free char *base = runtime_log_error(sb), *hooks = hooks_said(sb);
+        char *msg = NULL;
+
+        if (!base || !hooks)
+                return base ? TAKE_PTR(base) : NULL;
+        if (asprintf(&msg, "%s (the hook said: %s)", base, hooks) < 0)
+                return TAKE_PTR(base);
+        return msg;
+}
+
+/* The runtime's last error, from its JSON log. */
+static char *runtime_log_error(const struct sandbox *sb)
 {
         cleanup_free char *data = NULL;
         struct bento_err ignored = {0};

@@ -43,6 +43,7 @@ struct run_dir {
         char *gate_socket; /* <bundle>/exec-gate.sock */
         char *egress_log;  /* <path>/egress.jsonl, the egress hook's report */
         char *runtime_log; /* <path>/runtime.log */
+        char *hooks_log;   /* <path>/hooks.log, what the OCI hooks printed */
         /* Host paths that did not exist before the run and that the shield
          * mounts may create (deepest first): removed afterwards when they
          * are still an empty directory or an empty file. */

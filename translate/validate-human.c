@@ -214,10 +214,10 @@ static void print_network(FILE *f, const struct validate_report *r)
                 cleanup_free char *dp = text_quote(b->port);
 
                 sub(f, "note: ",
-                    text_printf("network %s port %s covers a destination a profiling run "
+                    text_printf("network %s port %s covers a destination an earlier run "
                                 "reached, %s port %s, which the egress guard refused because "
-                                "it resolved to loopback, private or metadata space; runs will "
-                                "refuse it too.",
+                                "it resolved to loopback, private, link-local or metadata space; "
+                                "runs will refuse it too.",
                                 h ? h : "?", p ? p : "?", dh ? dh : "?", dp ? dp : "?"));
         }
         for (size_t i = 0; i < r->n_blocked_unreadable; i++) {
