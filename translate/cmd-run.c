@@ -494,7 +494,7 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                 return stream_lost(c->json_lost);
         if (r < 0 || c->out.cancelled) {
                 const char *why = c->out.cancelled ? "the run was cancelled before the target "
-                                                     "finished: interrupted"
+                                                     "finished: context canceled (interrupted)"
                                                    : err->msg;
 
                 if (c->o.json)

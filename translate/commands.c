@@ -16,7 +16,8 @@ const struct bento_verb bento_verbs[] = {
      "bento run <manifest> [--strict|--allow-degraded] [--allow-unapproved] [--env NAME=VALUE]... "
      "[--run-id ID] [--json]",
      "run the manifest's entrypoint in a sandbox under exactly the permissions it grants"},
-    {"translate", cmd_translate, "bento translate <manifest> -o <dir> [--json] [--env NAME=VALUE]...",
+    {"translate", cmd_translate,
+     "bento translate <manifest> -o <dir> [--json] [--env NAME=VALUE]...",
      "compile a manifest into an OCI bundle (config.json and rootfs/)"},
     {"validate", cmd_validate, "bento validate <manifest> [--json] [--strict] [--relocatable]",
      "show what a manifest grants on this host and everything a run here would refuse"},

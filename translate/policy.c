@@ -135,8 +135,9 @@ int policy_prepare_writes(struct policy **p, struct bento_err *err)
         }
         if (!created)
                 return 0;
-        if (policy_resolve((*p)->m, (*p)->host_given ? &(*p)->host : NULL, &fresh, err) < 0)
-                return -err->code;
+        if (policy_resolve((*p)->m, (*p)->host_given ? &(*p)->host : NULL, &fresh, err) < 0 ||
+            !fresh)
+                return err->code ? -err->code : -EINVAL;
         policy_free(*p);
         *p = fresh;
         refusal = policy_refusal(fresh);

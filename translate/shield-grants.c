@@ -106,8 +106,7 @@ int shields_opt_ins(const struct shield_set *s, const char *const *reads, size_t
 static bool hits(const struct shield_rule *r, const struct g *g)
 {
         if (r->dir)
-                return path_within(r->path, g->resolved) ||
-                       path_within(r->literal, g->clean);
+                return path_within(r->path, g->resolved) || path_within(r->literal, g->clean);
         return strcmp(r->path, g->resolved) == 0 || strcmp(r->literal, g->clean) == 0;
 }
 
@@ -115,8 +114,7 @@ static bool hits(const struct shield_rule *r, const struct g *g)
  * counts the literal location when the home is a symlink)? */
 static bool contains(const struct shield_rule *r, const struct g *g)
 {
-        return path_beneath(g->resolved, r->path) ||
-               path_beneath(g->resolved, r->literal) ||
+        return path_beneath(g->resolved, r->path) || path_beneath(g->resolved, r->literal) ||
                path_beneath(g->clean, r->literal);
 }
 

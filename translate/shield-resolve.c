@@ -129,8 +129,7 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
         cleanup_free char *lit = path_clean(literal), *path = NULL, *g = NULL;
         struct shield_rule *r;
 
-        if (!lit || path_resolve(lit, &path) < 0 ||
-            (spec->grant && !(g = strdup(spec->grant))))
+        if (!lit || path_resolve(lit, &path) < 0 || (spec->grant && !(g = strdup(spec->grant))))
                 return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
         if (strcmp(path, "/") == 0)
                 return 1; /* cppcheck-suppress memleak */
@@ -228,8 +227,7 @@ const struct shield_rule *shields_covering(const struct shield_set *s, const cha
 static bool inside_anchor(const struct shield_set *s, const char *path)
 {
         for (size_t i = 0; i < s->n_anchors; i++)
-                if (path_within(s->anchors[i], path) ||
-                    path_within(s->resolved_anchors[i], path))
+                if (path_within(s->anchors[i], path) || path_within(s->resolved_anchors[i], path))
                         return true;
         return false;
 }

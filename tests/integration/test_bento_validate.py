@@ -377,7 +377,7 @@ def test_blocked_hosts_note(tmp_path, home):
     r, _ = run(tmp_path, home, text)
     assert r.returncode == 0, r.stderr
     flat = " ".join(line.strip() for line in r.stdout.splitlines())
-    assert 'covers a destination a profiling run reached, "db.example.com" port "443"' in flat
+    assert 'covers a destination an earlier run reached, "db.example.com" port "443"' in flat
     assert 'blocked-hosts entry "garbage" is not host:port' in flat
     doc = json.loads(run(tmp_path, home, text, "--json")[0].stdout)
     assert doc["network_blocked"][0]["host"] == "db.example.com"
