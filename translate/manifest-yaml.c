@@ -115,8 +115,13 @@ struct level {
         bool want_key;
 };
 
+/* The bound of §1.1 counts the nesting of values (flow collections and
+ * block sequences), not the document's top-level mapping, which every
+ * manifest has: the stack holds that one level more. */
+#define SHAPE_MAX_LEVELS (MANIFEST_MAX_DEPTH + 1)
+
 struct shape {
-        struct level stack[MANIFEST_MAX_DEPTH + 1];
+        struct level stack[SHAPE_MAX_LEVELS];
         unsigned depth;
         unsigned documents;
 };
@@ -172,7 +177,7 @@ static int shape_node(struct loader *ld, struct shape *sh, const yaml_event_t *e
                    : node_refs(ld, ev, ev->data.sequence_start.tag, ev->data.sequence_start.anchor);
         if (r < 0)
                 return r;
-        if (sh->depth == MANIFEST_MAX_DEPTH)
+        if (sh->depth == SHAPE_MAX_LEVELS)
                 return refuse(ld, ev->start_mark, "line %u nests more than %d levels deep",
                               (unsigned) ev->start_mark.line + 1, MANIFEST_MAX_DEPTH);
         sh->stack[sh->depth++] = (struct level){is_map, true};
