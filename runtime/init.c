@@ -290,6 +290,19 @@ static int finish_after_start(const struct rt_context *ctx, const struct init_st
         return r;
 }
 
+/* The target could not be executed.  `start` is still waiting on
+ * exec.fifo: tell it why, so a target that never ran is reported as the
+ * runtime's failure, not as an exit status of the target. */
+static _Noreturn void exec_failed(int fifo_fd, const char *exe, int e)
+{
+        char msg[PATH_MAX + 256];
+
+        snprintf(msg, sizeof(msg), "exec \"%s\": %.200s", exe, strerror(e));
+        (void) !write(fifo_fd, msg, strlen(msg));
+        fprintf(stderr, "bento-runtime: %s\n", msg);
+        _exit(e == ENOENT ? 127 : 126);
+}
+
 /* execve wants NULL-terminated vectors; the model keeps (pointer, count). */
 static char **null_terminated(char **v, size_t n)
 {
@@ -341,6 +354,5 @@ void rt_init_main(const struct rt_init_args *a)
         }
         execve(exe, null_terminated(proc->args, proc->n_args),
                null_terminated(proc->env, proc->n_env));
-        fprintf(stderr, "bento-runtime: exec \"%s\": %s\n", exe, strerror(errno));
-        _exit(errno == ENOENT ? 127 : 126);
+        exec_failed(a->fifo_fd, exe, errno);
 }

@@ -237,13 +237,17 @@ static int start(struct sandbox *sb, struct run_outcome *out, struct bento_err *
         struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
         int status = 0, r;
 
-        fds.err = STDERR_FILENO;
+        /* The runtime's complaint is in its log, which bento words itself. */
         r = runtime_call(sb, (const char *const[]){"start", sb->id, NULL}, &fds, &status, err);
         if (r < 0)
                 return r;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                 out->failure = runtime_error(sb);
-                return bento_err_setx(err, EIO, "the sandbox could not be started: %s",
+                return bento_err_setx(err, EIO,
+                                      "the sandbox applied its layers but could not start the "
+                                      "target: %s. The script never ran, so this exit status is "
+                                      "bento's, not the script's; check the entrypoint and the "
+                                      "interpreter with `bento validate`",
                                       out->failure ? out->failure : "bento-runtime failed");
         }
         out->started = true;
