@@ -15,20 +15,32 @@
 #include "cleanup.h"
 #include "shield-internal.h"
 
-static bool reaches(const char *const *paths, size_t n, const char *path)
+/* paths are already clean (clean_all()). */
+static bool reaches(char *const *paths, size_t n, const char *path)
 {
-        for (size_t i = 0; i < n; i++) {
-                cleanup_free char *c = path_clean(paths[i]);
-
-                if (c && (path_within(c, path) || path_within(path, c)))
+        for (size_t i = 0; i < n; i++)
+                if (path_within(paths[i], path) || path_within(path, paths[i]))
                         return true;
-        }
         return false;
 }
 
+/* The paths cleaned once, not once per rule (a large manifest has hundreds
+ * of grants and the shields a thousand rules).  NULL when out of memory. */
+static char **clean_all(const char *const *paths, size_t n)
+{
+        cleanup_strv char **v = calloc(n + 1, sizeof(char *));
+
+        for (size_t i = 0; v && i < n; i++) {
+                v[i] = path_clean(paths[i]);
+                if (!v[i])
+                        return NULL;
+        }
+        return TAKE_PTR(v);
+}
+
 /* One decision per rule: 0 not needed, 1 needed. */
-static bool needed(const struct shield_rule *r, bool exists, const char *const *exposed,
-                   size_t n_exposed, const char *const *writes, size_t n_writes)
+static bool needed(const struct shield_rule *r, bool exists, char *const *exposed, size_t n_exposed,
+                   char *const *writes, size_t n_writes)
 {
         if (!reaches(exposed, n_exposed, r->path))
                 return false;
@@ -83,9 +95,11 @@ int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
         cleanup_free bool *exists = calloc(s->n_rules + 1, sizeof(bool));
         cleanup_free bool *is_dir = calloc(s->n_rules + 1, sizeof(bool));
         cleanup_free struct shield_mount *m = calloc(s->n_rules + 1, sizeof(*m));
+        cleanup_strv char **exposed = clean_all(x->exposed, x->n_exposed);
+        cleanup_strv char **writes = clean_all(x->writes, x->n_writes);
         size_t n = 0;
 
-        if (!need || !exists || !is_dir || !m)
+        if (!need || !exists || !is_dir || !m || !exposed || !writes)
                 return bento_err_set(err, ENOMEM, "shield mounts");
         for (size_t i = 0; i < s->n_rules; i++) {
                 const struct shield_rule *r = &s->rules[i];
@@ -95,7 +109,7 @@ int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
                 is_dir[i] = exists[i] && S_ISDIR(st.st_mode);
                 if (r->deny == SHIELD_DENY_ALL && opted && opted[i])
                         continue;
-                need[i] = needed(r, exists[i], x->exposed, x->n_exposed, x->writes, x->n_writes);
+                need[i] = needed(r, exists[i], exposed, x->n_exposed, writes, x->n_writes);
         }
         for (size_t i = 0; i < s->n_rules; i++) {
                 const struct shield_rule *r = &s->rules[i];
