@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jsonw.h"
+
 static const char *const layer_names[BENTO_LAYER_MAX] = {
     [BENTO_LAYER_FILESYSTEM] = "filesystem",
     [BENTO_LAYER_NETWORK] = "network",
@@ -124,6 +126,21 @@ bool host_report_fully_enforced(const struct host_report *r)
                 any = true;
         }
         return any;
+}
+
+void host_report_write_layer(struct bento_jsonw *w, const struct host_report *r, enum bento_layer l)
+{
+        const struct layer_status *s = host_report_get(r, l);
+
+        bento_jsonw_open_object(w);
+        bento_jsonw_kstring(w, "layer", bento_layer_name(l));
+        bento_jsonw_kstring(w, "tier", bento_tier_name(bento_layer_tier(l)));
+        bento_jsonw_kstring(w, "state", bento_state_name(s->state));
+        if (s->detail[0])
+                bento_jsonw_kstring(w, "detail", s->detail);
+        if (s->consequences[0])
+                bento_jsonw_kstring(w, "consequences", s->consequences);
+        bento_jsonw_close_object(w);
 }
 
 /* ---- facts -> layers ---- */
@@ -373,7 +390,12 @@ void host_probe_facts(const struct host_probe_opts *opts, struct host_facts *ret
         host_probe_seccomp(ret);
         host_probe_landlock(ret);
         host_probe_namespaces(ret);
-        host_probe_cgroups(ret);
+        if (opts && opts->skip_cgroups)
+                for (int c = 0; c < HOST_CTL_MAX; c++)
+                        host_fmt(ret->ctl[c].why, sizeof(ret->ctl[c].why),
+                                 "not probed: this run asks for no limit");
+        else
+                host_probe_cgroups(ret);
         host_probe_systemd(ret);
         host_probe_git(ret);
         ret->probe_usec = now_usec() - start;

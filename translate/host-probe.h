@@ -105,6 +105,13 @@ void host_report_disclosure(const struct layer_status *s, char *buf, size_t size
  * the report's `fully_enforced`. */
 bool host_report_fully_enforced(const struct host_report *r);
 
+struct bento_jsonw;
+
+/* Layer l of r as the JSON object doctor --json and run --json both carry
+ * (§3.6, §3.2.1): layer, tier, state, and detail / consequences when set. */
+void host_report_write_layer(struct bento_jsonw *w, const struct host_report *r,
+                             enum bento_layer l);
+
 /* ---- facts ---- */
 
 enum host_ns_verdict {
@@ -188,6 +195,11 @@ struct host_facts {
 /* Where to look, for tests; NULL members mean the real thing. */
 struct host_probe_opts {
         const char *runtime; /* bento-runtime's path instead of the lookup */
+        /* Leave the cgroup controllers unprobed (a run that asks for no
+         * limit does not need them; the probe makes and removes a cgroup
+         * in every hierarchy).  The limits layers then read unavailable,
+         * "not probed". */
+        bool skip_cgroups;
 };
 
 /* Look at the host.  Never fails: every sub-probe that cannot run records

@@ -90,6 +90,27 @@ static int add_dir(struct run_autoexec *a, const char *dir)
         return r;
 }
 
+/* Whether dir or one of its ancestors holds a .git entry: without one git
+ * has nothing to answer, and asking it costs a fork and an exec. */
+static bool in_a_repository(const char *dir)
+{
+        cleanup_free char *cur = strdup(dir);
+
+        while (cur) {
+                cleanup_free char *dotgit = path_join(cur, ".git");
+                struct stat st;
+                char *slash;
+
+                if (dotgit && lstat(dotgit, &st) == 0)
+                        return true;
+                if (strcmp(cur, "/") == 0)
+                        return false;
+                slash = strrchr(cur, '/');
+                *(slash == cur ? slash + 1 : slash) = '\0';
+        }
+        return true; /* out of memory: let git decide */
+}
+
 /* `git rev-parse --git-path hooks` in dir, with GIT_* removed; NULL when
  * git does not answer (not a repository, no git). */
 static char *git_hooks_dir(const char *dir)
@@ -103,7 +124,7 @@ static char *git_hooks_dir(const char *dir)
         ssize_t n, len = 0;
         int status;
 
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
+        if (!in_a_repository(dir) || pipe2(pipefd, O_CLOEXEC) < 0)
                 return NULL;
         pid = fork();
         if (pid < 0) {
