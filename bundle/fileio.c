@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Whole-file reads under a size cap and atomic replace-by-rename writes
- * (fileio.h).  Everything here retries EINTR and cleans up after itself: a
- * failed write leaves no temporary file behind.
+ * Whole-file reads under a size cap, atomic replace-by-rename writes, and
+ * the flushed variant for files that must survive a crash (fileio.h).
+ * Everything here retries EINTR and cleans up after itself: a failed write
+ * leaves no temporary file behind.
  */
 #include "fileio.h"
 
@@ -215,4 +216,50 @@ int bento_write_file_atomic(const char *path, const char *data, size_t len, mode
         if (dirfd < 0)
                 return bento_err_set(err, errno, "cannot open the directory of '%s'", path);
         return replace(dirfd, name, path, data, len, mode, err);
+}
+
+/* A failure cannot undo the rename, so it is ignored (as fsync on some file
+ * systems' directories always fails). */
+static void sync_dir_of(const char *path)
+{
+        const char *slash = strrchr(path, '/');
+        cleanup_free char *dir =
+            slash ? strndup(path, slash == path ? 1 : (size_t) (slash - path)) : strdup(".");
+        cleanup_close int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+        if (fd >= 0)
+                (void) fsync(fd);
+}
+
+int bento_commit_temp_file(int fd, const char *tmp, const char *dst, const char *data, size_t len,
+                           mode_t mode, const char **ret_step)
+{
+        cleanup_close int owned = fd;
+        const char *step = "write";
+        int r;
+
+        r = write_all(owned, data, len);
+        if (r == 0) {
+                step = "set the mode of";
+                r = fchmod(owned, mode) < 0 ? -errno : 0;
+        }
+        if (r == 0) {
+                step = "flush";
+                r = fsync(owned) < 0 ? -errno : 0;
+        }
+        if (r == 0) {
+                step = "close";
+                r = close(TAKE_FD(owned)) < 0 ? -errno : 0;
+        }
+        if (r == 0) {
+                step = "rename into place";
+                r = rename(tmp, dst) < 0 ? -errno : 0;
+        }
+        if (r < 0) {
+                (void) unlink(tmp);
+                *ret_step = step;
+                return r;
+        }
+        sync_dir_of(dst);
+        return 0;
 }

@@ -14,8 +14,9 @@
  * one, never a mix.  Nothing is fsync()ed: these files (state records, pid
  * files) describe live processes and mean nothing after a crash, and an
  * fsync per create cost measurable time (docs/performance.md).  A caller
- * that needs durability (a manifest rewrite) must flush itself.  The
- * target, if it is a symlink, is replaced rather than followed.
+ * that needs durability (a manifest rewrite) commits its own temporary file
+ * with bento_commit_temp_file().  The target, if it is a symlink, is
+ * replaced rather than followed.
  *
  * All descriptors are O_CLOEXEC.  Returns 0 or -errno with err filled; the
  * message names the file.
@@ -52,5 +53,16 @@ int bento_write_file_atomic(const char *path, const char *data, size_t len, mode
 /* The same, for a plain file name (no '/') inside a directory descriptor. */
 int bento_write_file_atomic_at(int dirfd, const char *name, const char *data, size_t len,
                                mode_t mode, struct bento_err *err);
+
+/* The durable replacement a caller that must survive a crash builds on (an
+ * approved manifest, an approval record): fd is a temporary file the caller
+ * created as tmp in dst's directory (mkostemp).  It gets data, exactly
+ * mode, fsync() and close(), then tmp is rename()d over dst and dst's
+ * directory is fsync()ed (a failure there is ignored: the rename cannot be
+ * undone).  fd is closed in every case.  Returns 0, or -errno with tmp
+ * removed and *ret_step naming what failed ("write", "set the mode of",
+ * "flush", "close", "rename into place"); the caller words the message. */
+int bento_commit_temp_file(int fd, const char *tmp, const char *dst, const char *data, size_t len,
+                           mode_t mode, const char **ret_step);
 
 #endif

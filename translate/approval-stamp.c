@@ -22,19 +22,7 @@
 #include "approval-edit.h"
 #include "cleanup.h"
 #include "manifest-write.h"
-
-static void cleanup_parser_fn(yaml_parser_t *p)
-{
-        yaml_parser_delete(p);
-}
-
-static void cleanup_event_fn(yaml_event_t *e)
-{
-        yaml_event_delete(e);
-}
-
-#define cleanup_parser __attribute__((cleanup(cleanup_parser_fn)))
-#define cleanup_event  __attribute__((cleanup(cleanup_event_fn)))
+#include "yaml-cleanup.h"
 
 /* The provenance keys in canonical order.  The stamp edits the first
  * three; blocked-hosts is a landmark for it, and gains items only when a
@@ -104,7 +92,7 @@ static size_t skip_node(struct walk *w, const yaml_event_t *ev)
         if (ev->type != YAML_SEQUENCE_START_EVENT && ev->type != YAML_MAPPING_START_EVENT)
                 return end;
         for (depth = 1; depth > 0 && !w->failed;) {
-                cleanup_event yaml_event_t e = {0};
+                cleanup_yaml_event yaml_event_t e = {0};
 
                 if (!next(w, &e))
                         break;
@@ -125,7 +113,7 @@ static size_t walk_items(struct walk *w, struct items *it, const yaml_event_t *s
         size_t end = seq->end_mark.index;
 
         for (;;) {
-                cleanup_event yaml_event_t e = {0};
+                cleanup_yaml_event yaml_event_t e = {0};
                 size_t *grown;
 
                 if (!next(w, &e))
@@ -166,7 +154,7 @@ static void walk_provenance(struct walk *w, struct layout *lo)
         bool first = true;
 
         for (;;) {
-                cleanup_event yaml_event_t key = {0}, val = {0};
+                cleanup_yaml_event yaml_event_t key = {0}, val = {0};
                 enum pkey k;
 
                 if (!next(w, &key) || key.type == YAML_MAPPING_END_EVENT || !next(w, &val))
@@ -233,7 +221,7 @@ static void walk_top_entry(struct walk *w, struct layout *lo, const yaml_event_t
 
 static void walk_top(struct walk *w, struct layout *lo)
 {
-        cleanup_event yaml_event_t s = {0}, d = {0}, root = {0};
+        cleanup_yaml_event yaml_event_t s = {0}, d = {0}, root = {0};
         bool first = true;
 
         if (!next(w, &s) || !next(w, &d) || !next(w, &root) ||
@@ -243,7 +231,7 @@ static void walk_top(struct walk *w, struct layout *lo)
                 return;
         }
         for (;;) {
-                cleanup_event yaml_event_t key = {0}, val = {0};
+                cleanup_yaml_event yaml_event_t key = {0}, val = {0};
 
                 if (!next(w, &key) || key.type == YAML_MAPPING_END_EVENT)
                         break;
@@ -268,7 +256,7 @@ static void find_layout(const char *data, size_t len, struct layout *lo)
         yaml_parser_set_encoding(&w.parser, YAML_UTF8_ENCODING);
         walk_top(&w, lo);
         lo->why = w.why ? w.why : "bento could not read its layout";
-        cleanup_parser_fn(&w.parser);
+        yaml_parser_delete(&w.parser);
 }
 
 static void layout_done(struct layout *lo)

@@ -6,6 +6,10 @@
 #ifndef BENTO_CLI_H
 #define BENTO_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
 #include "manifest.h"
 
 /* Load and validate the manifest at path.  Returns 0 with *ret set, or
@@ -22,5 +26,26 @@ char *cli_load_error(const char *path, const struct manifest_problems *p,
 /* §1.7: an --env argument must be NAME=VALUE with NAME in the manifest's
  * allowlist.  Returns 0, or prints why not and returns 125. */
 int cli_check_env_override(const struct manifest *m, const char *arg);
+
+/* A boolean as Go's strconv.ParseBool spells it (1 t T TRUE true True, and
+ * 0 f F FALSE false False; §3.1).  Returns 0 with *ret set, or -EINVAL
+ * with *ret untouched. */
+int cli_parse_bool(const char *s, bool *ret);
+
+/* A boolean flag such as --json: name alone means true, name=<bool> takes
+ * cli_parse_bool()'s spellings.  Returns 1 with *ret set when arg is the
+ * flag, 0 when it is some other argument, -EINVAL (*ret untouched) for
+ * name= with a bad value. */
+int cli_bool_flag(const char *arg, const char *name, bool *ret);
+
+/* A verb that takes exactly one operand (what: "a manifest path") got n:
+ * 0, or the usage error for none or too many (printed; returns 125). */
+int cli_one_operand(const char *verb, const char *what, int n);
+
+/* Print text to f wrapped at width columns (admission_wrap(): the first
+ * line starts with first, the others with indent, newline-terminated);
+ * out of memory, text as it is on one line. */
+void cli_print_wrapped(FILE *f, const char *text, size_t width, const char *first,
+                       const char *indent);
 
 #endif

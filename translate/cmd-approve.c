@@ -26,6 +26,7 @@
 #include "approval-stamp.h"
 #include "approval.h"
 #include "cleanup.h"
+#include "cli.h"
 #include "commands.h"
 #include "fileio.h"
 #include "journal.h"
@@ -76,14 +77,7 @@ static int parse_args(int argc, char **argv, struct approve_opts *o)
                 else if (npos++ == 0)
                         o->path = a;
         }
-        if (npos == 0)
-                return bento_usage_error("approve", "approve needs a manifest path");
-        if (npos > 1)
-                return bento_usage_error("approve",
-                                         "approve takes a manifest path and nothing else, but "
-                                         "got %d arguments",
-                                         npos);
-        return 0;
+        return cli_one_operand("approve", "a manifest path", npos);
 }
 
 static int load(struct approve_ctx *c)

@@ -15,9 +15,11 @@
 
 #include "admission.h"
 #include "cleanup.h"
+#include "cli.h"
 #include "commands.h"
 #include "host-probe.h"
 #include "jsonw.h"
+#include "report-json.h"
 #include "shields.h"
 
 /* A detail longer than this, or any consequence, moves to a note. */
@@ -32,38 +34,24 @@ struct doctor {
         bool json;
 };
 
-static bool parse_bool(const char *s, bool *ret)
-{
-        static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-        static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
-
-        for (size_t i = 0; i < 6; i++) {
-                if (strcmp(s, yes[i]) == 0)
-                        return *ret = true;
-                if (strcmp(s, no[i]) == 0)
-                        return !(*ret = false);
-        }
-        return false;
-}
-
 static int parse_args(int argc, char **argv, struct doctor *d)
 {
         int npos = 0;
 
         for (int i = 1; i < argc; i++) {
                 const char *a = argv[i];
+                int json = cli_bool_flag(a, "--json", &d->json);
 
                 if (strcmp(a, "--") == 0) {
                         npos += argc - i - 1;
                         break;
                 }
-                if (strcmp(a, "--json") == 0)
-                        d->json = true;
-                else if (strncmp(a, "--json=", 7) == 0) {
-                        if (!parse_bool(a + 7, &d->json))
-                                return bento_usage_error("doctor", "invalid value for --json: %s",
-                                                         a + 7);
-                } else if (a[0] == '-' && a[1] != '\0')
+                if (json < 0)
+                        return bento_usage_error("doctor", "invalid value for --json: %s",
+                                                 a + strlen("--json="));
+                if (json > 0)
+                        continue;
+                if (a[0] == '-' && a[1] != '\0')
                         return bento_usage_error("doctor", "unknown flag: %s", a);
                 else
                         npos++;
@@ -112,15 +100,6 @@ static void print_table(const struct host_report *r)
         }
 }
 
-static void print_wrapped(const char *text, size_t width, const char *first, const char *indent)
-{
-        cleanup_free char *s = admission_wrap(text, width, first, indent);
-
-        fputs(s ? s : text, stdout);
-        if (!s)
-                putchar('\n');
-}
-
 static void print_notes(const struct host_report *r)
 {
         for (int l = 0; l < BENTO_LAYER_MAX; l++) {
@@ -131,7 +110,7 @@ static void print_notes(const struct host_report *r)
                         continue;
                 host_report_disclosure(s, text, sizeof(text));
                 printf("\n%s (%s):\n", bento_layer_name(l), bento_state_name(s->state));
-                print_wrapped(text, 78, "  ", "  ");
+                cli_print_wrapped(stdout, text, 78, "  ", "  ");
         }
 }
 
@@ -140,7 +119,7 @@ static void fact(const char *key, const char *value)
         char first[32];
 
         host_fmt(first, sizeof(first), "  %-16s", key);
-        print_wrapped(value, 78, first, "                  ");
+        cli_print_wrapped(stdout, value, 78, first, "                  ");
 }
 
 static void print_cgroup_facts(const struct host_facts *f)
@@ -226,7 +205,7 @@ static void print_shields(const struct doctor *d)
                          "$%s -> \"%s\" names a path no shield can follow, so the shields that "
                          "variable would move are dropped",
                          s->unshieldable[i].variable, s->unshieldable[i].value);
-                print_wrapped(buf, 78, "  ", "    ");
+                cli_print_wrapped(stdout, buf, 78, "  ", "    ");
         }
 }
 
@@ -280,7 +259,7 @@ static void print_summary(const struct doctor *d)
                  judged == 0   ? ""
                  : judged == 1 ? " --strict refuses a manifest that needs it."
                                : " --strict refuses a manifest that needs any of them.");
-        print_wrapped(text, 78, "", "");
+        cli_print_wrapped(stdout, text, 78, "", "");
 }
 
 static void print_verdict(const struct doctor *d)
@@ -294,7 +273,7 @@ static void print_verdict(const struct doctor *d)
                          "refused. Set $HOME to an absolute path other than /, or give uid %u an "
                          "entry in /etc/passwd. --allow-degraded does not help.",
                          d->shield_err.msg, (unsigned) getuid());
-                print_wrapped(text, 78, "", "");
+                cli_print_wrapped(stdout, text, 78, "", "");
         }
         if (d->verdict.baseline_short) {
                 puts("A core guarantee every run needs is not fully enforced on this host.");
@@ -331,19 +310,8 @@ static void json_layers(struct bento_jsonw *w, const struct host_report *r)
 {
         bento_jsonw_key(w, "layers");
         bento_jsonw_open_array(w);
-        for (int l = 0; l < BENTO_LAYER_MAX; l++) {
-                const struct layer_status *s = host_report_get(r, l);
-
-                bento_jsonw_open_object(w);
-                bento_jsonw_kstring(w, "layer", bento_layer_name(l));
-                bento_jsonw_kstring(w, "tier", bento_tier_name(bento_layer_tier(l)));
-                bento_jsonw_kstring(w, "state", bento_state_name(s->state));
-                if (s->detail[0])
-                        bento_jsonw_kstring(w, "detail", s->detail);
-                if (s->consequences[0])
-                        bento_jsonw_kstring(w, "consequences", s->consequences);
-                bento_jsonw_close_object(w);
-        }
+        for (int l = 0; l < BENTO_LAYER_MAX; l++)
+                report_json_layer(w, r, l);
         bento_jsonw_close_array(w);
 }
 

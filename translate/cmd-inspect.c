@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "inspect.h"
 
@@ -37,13 +38,9 @@ int cmd_inspect(int argc, char **argv)
                 else if (npos++ == 0)
                         dir = a;
         }
-        if (npos == 0)
-                return bento_usage_error("inspect", "inspect needs a bundle directory");
-        if (npos > 1)
-                return bento_usage_error("inspect",
-                                         "inspect takes a bundle directory and nothing else, but "
-                                         "got %d arguments",
-                                         npos);
+        rc = cli_one_operand("inspect", "a bundle directory", npos);
+        if (rc != 0)
+                return rc;
         if (inspect_bundle(dir, &r, &err) < 0) {
                 fprintf(stderr, "bento: cannot inspect %s: %s\n", dir, err.msg);
                 return BENTO_EXIT_REFUSED;

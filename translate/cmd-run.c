@@ -44,7 +44,6 @@ static int stream_lost(int e)
 static int refuse(const struct run_opts *o, const char *reason, const struct host_report *report)
 {
         static const struct host_report none;
-        char *text;
 
         if (o->json) {
                 errno = 0;
@@ -52,27 +51,8 @@ static int refuse(const struct run_opts *o, const char *reason, const struct hos
                         return stream_lost(errno);
                 return BENTO_EXIT_REFUSED;
         }
-        text = admission_wrap(reason, 78 - 7, "bento: refusing to run: ", "       ");
-        fputs(text ? text : reason, stderr);
-        if (!text)
-                fputc('\n', stderr);
-        free(text);
+        cli_print_wrapped(stderr, reason, 78 - 7, "bento: refusing to run: ", "       ");
         return BENTO_EXIT_REFUSED;
-}
-
-/* --json=<bool> with strconv.ParseBool's spellings (§3.1); -1 otherwise. */
-static int json_value(const char *v)
-{
-        static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-        static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
-
-        for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-                if (strcmp(v, yes[i]) == 0)
-                        return 1;
-                if (strcmp(v, no[i]) == 0)
-                        return 0;
-        }
-        return -1;
 }
 
 /* §3.1: scanned left to right before anything else, so that even a usage
@@ -82,11 +62,9 @@ static bool json_wanted(int argc, char **argv)
         bool json = false;
 
         for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-                if (strcmp(argv[i], "--json") == 0)
-                        json = true;
-                else if (strncmp(argv[i], "--json=", 7) == 0 && json_value(argv[i] + 7) >= 0)
-                        json = json_value(argv[i] + 7) == 1;
-                else if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--run-id") == 0)
+                if (cli_bool_flag(argv[i], "--json", &json) != 0)
+                        continue; /* a bad value leaves json as it was */
+                if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--run-id") == 0)
                         i++;
         }
         return json;
@@ -102,11 +80,13 @@ static int usage(const struct run_opts *o, const char *msg)
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
         int npos = 0;
-        bool dashdash = false;
+        bool dashdash = false, json_again = false;
 
         o->json = json_wanted(argc, argv);
         for (int i = 1; i < argc; i++) {
                 const char *a = argv[i];
+                /* Only checked here: json_wanted() has set o->json. */
+                int json = cli_bool_flag(a, "--json", &json_again);
 
                 if (dashdash || a[0] != '-' || a[1] == '\0') {
                         if (npos++ == 0)
@@ -119,12 +99,11 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
                         o->allow_degraded = true;
                 else if (strcmp(a, "--allow-unapproved") == 0)
                         o->allow_unapproved = true;
-                else if (strcmp(a, "--json") == 0)
-                        continue; /* json_wanted() read it */
-                else if (strncmp(a, "--json=", 7) == 0) {
-                        if (json_value(a + 7) < 0)
-                                return usage(o, "invalid value for --json (want true or false)");
-                } else if (strcmp(a, "--env") == 0 && i + 1 < argc) {
+                else if (json < 0)
+                        return usage(o, "invalid value for --json (want true or false)");
+                else if (json > 0)
+                        continue;
+                else if (strcmp(a, "--env") == 0 && i + 1 < argc) {
                         if (o->n_env == RUN_ENV_MAX)
                                 return usage(o, "too many --env values");
                         o->env[o->n_env++] = argv[++i];
@@ -351,11 +330,13 @@ static int prepare(struct run_ctx *c)
 
 static int admit(struct run_ctx *c)
 {
+        struct host_probe_opts popts = {0};
         struct host_report probe;
         cleanup_free char *text = NULL;
 
         admission_needs_of(c->l.m, c->o.run_id != NULL, &c->needs);
-        host_probe(NULL, NULL, &probe);
+        popts.skip_cgroups = !c->needs.memory && !c->needs.pids && !c->needs.cpu;
+        host_probe(&popts, NULL, &probe);
         admission_decide(&probe, &c->needs, c->posture, &c->a);
         if (c->a.outcome == ADMISSION_REFUSED) {
                 if (c->o.json)

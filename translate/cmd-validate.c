@@ -32,21 +32,6 @@ struct validate_opts {
         bool json, strict, relocatable;
 };
 
-/* --json, or --json=<bool> with strconv.ParseBool's spellings (§3.1). */
-static int json_flag(const char *arg, bool *ret)
-{
-        static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-        static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
-
-        for (size_t i = 0; i < 6; i++) {
-                if (strcmp(arg, yes[i]) == 0)
-                        return *ret = true, 0;
-                if (strcmp(arg, no[i]) == 0)
-                        return *ret = false, 0;
-        }
-        return -1;
-}
-
 static int parse_args(int argc, char **argv, struct validate_opts *o)
 {
         int npos = 0;
@@ -54,16 +39,16 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
 
         for (int i = 1; i < argc; i++) {
                 const char *a = argv[i];
+                int json = dashdash ? 0 : cli_bool_flag(a, "--json", &o->json);
 
+                if (json < 0)
+                        return bento_usage_error("validate", "invalid value for --json: %s",
+                                                 a + strlen("--json="));
+                if (json > 0)
+                        continue;
                 if (!dashdash && strcmp(a, "--") == 0)
                         dashdash = true;
-                else if (!dashdash && strcmp(a, "--json") == 0)
-                        o->json = true;
-                else if (!dashdash && strncmp(a, "--json=", 7) == 0) {
-                        if (json_flag(a + 7, &o->json) < 0)
-                                return bento_usage_error("validate", "invalid value for --json: %s",
-                                                         a + 7);
-                } else if (!dashdash && strcmp(a, "--strict") == 0)
+                else if (!dashdash && strcmp(a, "--strict") == 0)
                         o->strict = true;
                 else if (!dashdash && strcmp(a, "--relocatable") == 0)
                         o->relocatable = true;
@@ -72,14 +57,7 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
                 else if (npos++ == 0)
                         o->path = a;
         }
-        if (npos == 0)
-                return bento_usage_error("validate", "validate needs a manifest path");
-        if (npos > 1)
-                return bento_usage_error("validate",
-                                         "validate takes a manifest path and nothing else, but "
-                                         "got %d arguments",
-                                         npos);
-        return 0;
+        return cli_one_operand("validate", "a manifest path", npos);
 }
 
 /* Load through the trust inspection (§2.4), worded like every verb's

@@ -71,7 +71,7 @@ static int add_bind(struct compile_plan *plan, const char *path, const char *con
 static int add_ro_bind(struct compile_plan *plan, const char *path, struct bento_err *err)
 {
         struct stat st;
-        bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+        bool dir = path_stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 
         return add_bind(plan, path, dir ? opts_ro : opts_file_ro, err);
 }
@@ -134,7 +134,7 @@ static bool link_inside(const char *path, char *const *bound, size_t n, char **r
         struct stat st;
         ssize_t len;
 
-        if (lstat(path, &st) < 0 || !S_ISLNK(st.st_mode))
+        if (path_lstat(path, &st) < 0 || !S_ISLNK(st.st_mode))
                 return false;
         len = readlink(path, text, sizeof(text) - 1);
         if (len <= 0 || path_resolve(path, &real) < 0)
@@ -143,7 +143,7 @@ static bool link_inside(const char *path, char *const *bound, size_t n, char **r
         for (size_t i = 0; i < n; i++) {
                 struct stat bst;
 
-                if (strcmp(bound[i], path) != 0 && lstat(bound[i], &bst) == 0 &&
+                if (strcmp(bound[i], path) != 0 && path_lstat(bound[i], &bst) == 0 &&
                     !S_ISLNK(bst.st_mode) && path_within(bound[i], real)) {
                         *ret_text = strdup(text);
                         return *ret_text != NULL;
@@ -248,11 +248,15 @@ static int add_grants(const struct policy_path *grants, size_t n, bool write,
                  * write grant is created before the run (§4.5 step 6). */
                 if (!write && !g->exists)
                         continue;
+                /* An existing read grant keeps the kind policy_resolve()
+                 * stat()ed (this process only ever adds paths that were
+                 * missing), so add_ro_bind()'s stat need not be repeated. */
                 if (!write && strcmp(g->real, "/") == 0)
                         r = add_whole_root(plan, err);
+                else if (write)
+                        r = add_bind(plan, g->real, opts_rw, err);
                 else
-                        r = write ? add_bind(plan, g->real, opts_rw, err)
-                                  : add_ro_bind(plan, g->real, err);
+                        r = add_bind(plan, g->real, g->is_dir ? opts_ro : opts_file_ro, err);
                 if (r < 0)
                         return r;
         }
@@ -279,7 +283,7 @@ static int add_grant_link(const struct policy_path *g, struct compile_plan *plan
         dir = name ? strdup(name) : NULL;
         if (!dir)
                 return bento_err_set(err, ENOMEM, "mounts");
-        if (strcmp(name, g->real) == 0 || lstat(name, &st) < 0 || !S_ISLNK(st.st_mode))
+        if (strcmp(name, g->real) == 0 || path_lstat(name, &st) < 0 || !S_ISLNK(st.st_mode))
                 return 0;
         slash = strrchr(dir, '/');
         *(slash == dir ? slash + 1 : slash) = '\0';
@@ -349,6 +353,9 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
 
         if (!shield_file)
                 return bento_err_set(err, ENOMEM, "mounts");
+        /* Planning changes nothing on the host and asks about the system
+         * paths several times over (path.h). */
+        path_cache_begin();
         r = add_fresh(plan, err);
         if (r >= 0)
                 r = add_system(p, plan, err);
@@ -366,6 +373,7 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
         if (r >= 0 && p->interpreter.real && p->interpreter.exists)
                 r = add_mount(plan, p->interpreter.real, "bind", p->interpreter.real, opts_file_ro,
                               err);
+        path_cache_end();
         return r;
 }
 

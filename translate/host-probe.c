@@ -13,8 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jsonw.h"
-
 static const char *const layer_names[BENTO_LAYER_MAX] = {
     [BENTO_LAYER_FILESYSTEM] = "filesystem",
     [BENTO_LAYER_NETWORK] = "network",
@@ -126,21 +124,6 @@ bool host_report_fully_enforced(const struct host_report *r)
                 any = true;
         }
         return any;
-}
-
-void host_report_write_layer(struct bento_jsonw *w, const struct host_report *r, enum bento_layer l)
-{
-        const struct layer_status *s = host_report_get(r, l);
-
-        bento_jsonw_open_object(w);
-        bento_jsonw_kstring(w, "layer", bento_layer_name(l));
-        bento_jsonw_kstring(w, "tier", bento_tier_name(bento_layer_tier(l)));
-        bento_jsonw_kstring(w, "state", bento_state_name(s->state));
-        if (s->detail[0])
-                bento_jsonw_kstring(w, "detail", s->detail);
-        if (s->consequences[0])
-                bento_jsonw_kstring(w, "consequences", s->consequences);
-        bento_jsonw_close_object(w);
 }
 
 /* ---- facts -> layers ---- */

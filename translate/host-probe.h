@@ -105,13 +105,6 @@ void host_report_disclosure(const struct layer_status *s, char *buf, size_t size
  * the report's `fully_enforced`. */
 bool host_report_fully_enforced(const struct host_report *r);
 
-struct bento_jsonw;
-
-/* Layer l of r as the JSON object doctor --json and run --json both carry
- * (§3.6, §3.2.1): layer, tier, state, and detail / consequences when set. */
-void host_report_write_layer(struct bento_jsonw *w, const struct host_report *r,
-                             enum bento_layer l);
-
 /* ---- facts ---- */
 
 enum host_ns_verdict {

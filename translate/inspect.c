@@ -16,25 +16,12 @@
 #include "fileio.h"
 #include "inspect.h"
 #include "path.h"
+#include "policy.h"
 
-/* The system paths bento binds read-only (policy-system.c, §4.5 step 6). */
-static const char *const system_paths[] = {
-    "/usr",
-    "/bin",
-    "/sbin",
-    "/lib",
-    "/lib64",
-    "/lib32",
-    "/libx32",
-    "/etc/ld.so.cache",
-    "/etc/ld.so.conf",
-    "/etc/ld.so.conf.d",
-    "/etc/ssl",
-    "/etc/ca-certificates",
-    "/etc/pki",
-    "/etc/alternatives",
-    "/nix/store",
-};
+/* Read-only binds taken for system ones besides policy_system_candidates
+ * (§4.5 step 6): /nix/store, an interpreter's whole-store read path, and
+ * the multilib directories beside /lib64. */
+static const char *const more_system_paths[] = {"/lib32", "/libx32", "/nix/store", NULL};
 
 /* No write grant may land at or beneath these. */
 static const char *const never_writable[] = {"/usr",   "/bin",   "/sbin",   "/lib",
@@ -96,26 +83,32 @@ static bool has_option(const struct bento_json *opts, const char *want)
         return false;
 }
 
-static bool in_list(const char *const *list, size_t n, const char *path, bool beneath)
+static bool never_writable_path(const char *path)
 {
-        for (size_t i = 0; i < n; i++)
-                if (beneath ? path_within(list[i], path) : strcmp(list[i], path) == 0)
+        for (size_t i = 0; i < N_OF(never_writable); i++)
+                if (path_within(never_writable[i], path))
                         return true;
+        return false;
+}
+
+static bool in_system_list(const char *const *list, const char *dest)
+{
+        for (size_t i = 0; list[i]; i++) {
+                cleanup_free char *real = NULL;
+
+                if (strcmp(list[i], dest) == 0)
+                        return true;
+                /* Merged /usr: /lib64 bound at its resolved /usr/lib64, and so on. */
+                if (path_resolve(list[i], &real) == 0 && strcmp(real, dest) == 0)
+                        return true;
+        }
         return false;
 }
 
 static bool is_system(const char *dest)
 {
-        if (in_list(system_paths, N_OF(system_paths), dest, false))
-                return true;
-        /* Merged /usr: /lib64 bound at its resolved /usr/lib64, and so on. */
-        for (size_t i = 0; i < N_OF(system_paths); i++) {
-                cleanup_free char *real = NULL;
-
-                if (path_resolve(system_paths[i], &real) == 0 && strcmp(real, dest) == 0)
-                        return true;
-        }
-        return false;
+        return in_system_list(policy_system_candidates, dest) ||
+               in_system_list(more_system_paths, dest);
 }
 
 static bool is_arg(const struct inspect_report *r, const char *dest)
@@ -182,8 +175,7 @@ static int classify_bind(struct inspect_report *r, size_t i)
         }
         if (!m->ro) {
                 m->role = INSPECT_WRITE;
-                if (in_list(never_writable, N_OF(never_writable), m->destination, true) ||
-                    strcmp(m->destination, "/") == 0)
+                if (never_writable_path(m->destination) || strcmp(m->destination, "/") == 0)
                         return inspect_flag(r,
                                             "the system path \"%s\" is bound writable: no "
                                             "manifest grants writes there",

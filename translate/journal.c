@@ -243,27 +243,13 @@ static int render_entry(const struct journal_entry *e, char **ret, size_t *ret_l
         return bento_jsonw_finish(&w, ret, ret_len);
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                data += n;
-                len -= (size_t) n;
-        }
-        return 0;
-}
-
 /* Temporary file in dir, written, 0600, flushed, renamed onto dir/name. */
 static int replace_entry(const char *dir, const char *name, const char *data, size_t len,
                          struct bento_err *err)
 {
         cleanup_free char *tmp = NULL, *dst = NULL;
-        cleanup_close int fd = -1, dfd = -1;
+        cleanup_close int fd = -1;
+        const char *step = NULL;
         int r;
 
         if (asprintf(&tmp, "%s/.bento-approval-XXXXXX", dir) < 0 ||
@@ -272,22 +258,9 @@ static int replace_entry(const char *dir, const char *name, const char *data, si
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return bento_err_set(err, errno, "cannot create a temporary file in '%s'", dir);
-        r = write_all(fd, data, len);
-        if (r == 0 && fchmod(fd, 0600) < 0)
-                r = -errno;
-        if (r == 0 && fsync(fd) < 0)
-                r = -errno;
-        if (r == 0 && close(TAKE_FD(fd)) < 0)
-                r = -errno;
-        if (r == 0 && rename(tmp, dst) < 0)
-                r = -errno;
-        if (r < 0) {
-                (void) unlink(tmp);
+        r = bento_commit_temp_file(TAKE_FD(fd), tmp, dst, data, len, 0600, &step);
+        if (r < 0)
                 return bento_err_set(err, -r, "cannot write the approval record '%s'", dst);
-        }
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0)
-                (void) fsync(dfd);
         return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 
 /* An append-only buffer with a sticky error, so the emitters below need
  * no error checks of their own; the first failure is reported at the end. */
@@ -320,60 +321,6 @@ static int resolve_target(const char *path, char **ret_real, struct stat *ret_st
         return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                data += n;
-                len -= (size_t) n;
-        }
-        return 0;
-}
-
-/* Write, set the mode, flush and close the temporary file, then rename it
- * onto real.  Returns 0 or -errno with *ret_step naming what failed. */
-static int fill_and_rename(int *fd, const char *tmp, const char *real, const char *data, size_t len,
-                           mode_t mode, const char **ret_step)
-{
-        int r;
-
-        *ret_step = "write";
-        r = write_all(*fd, data, len);
-        if (r == 0) {
-                *ret_step = "set the mode of";
-                r = fchmod(*fd, mode) < 0 ? -errno : 0;
-        }
-        if (r == 0) {
-                *ret_step = "flush";
-                r = fsync(*fd) < 0 ? -errno : 0;
-        }
-        if (r == 0) {
-                *ret_step = "close";
-                r = close(TAKE_FD(*fd)) < 0 ? -errno : 0;
-        }
-        if (r == 0) {
-                *ret_step = "rename into place";
-                r = rename(tmp, real) < 0 ? -errno : 0;
-        }
-        return r;
-}
-
-/* The rename is durable only once the directory is flushed; a failure here
- * cannot undo anything, so it is ignored (as fsync on some file systems'
- * directories always fails). */
-static void sync_dir(const char *dir)
-{
-        cleanup_close int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-        if (fd >= 0)
-                (void) fsync(fd);
-}
-
 static int replace_file(const char *shown, const char *real, const char *data, size_t len,
                         mode_t mode, struct bento_err *err)
 {
@@ -393,12 +340,9 @@ static int replace_file(const char *shown, const char *real, const char *data, s
                                      "'%s' (replacing the manifest needs write and search "
                                      "permission on that directory)",
                                      shown, dir);
-        r = fill_and_rename(&fd, tmp, real, data, len, mode, &step);
-        if (r < 0) {
-                (void) unlink(tmp);
+        r = bento_commit_temp_file(TAKE_FD(fd), tmp, real, data, len, mode, &step);
+        if (r < 0)
                 return bento_err_set(err, -r, "cannot %s '%s'", step, tmp);
-        }
-        sync_dir(dir);
         return 0;
 }
 

@@ -24,21 +24,7 @@
 #include "manifest-internal.h"
 #include "manifest.h"
 #include "screen.h"
-
-static void cleanup_yaml_parser_fn(yaml_parser_t *p)
-{
-        yaml_parser_delete(p);
-}
-
-/* yaml_event_delete() zeroes the event, and a zeroed event holds nothing, so
- * this is safe on events that were never filled. */
-static void cleanup_yaml_event_fn(yaml_event_t *e)
-{
-        yaml_event_delete(e);
-}
-
-#define cleanup_yaml_parser __attribute__((cleanup(cleanup_yaml_parser_fn)))
-#define cleanup_yaml_event  __attribute__((cleanup(cleanup_yaml_event_fn)))
+#include "yaml-cleanup.h"
 
 struct loader {
         yaml_parser_t *parser;

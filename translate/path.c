@@ -5,8 +5,18 @@
  * component-boundary containment, and the §5.6 "Existing" resolution.  realpath(3) cannot be used
  * for the latter: a shield must land on where a path *would* be once created, so a missing tail and
  * a dangling final link have to resolve too.
+ *
+ * Resolving a manifest asks the host the same questions many times over
+ * (every shield rule and every grant is resolved and stat()ed from several
+ * places, each one component by component), so inside a path_cache_begin()
+ * scope the answers are memoised: lstat(2) and readlink(2) per absolute
+ * path, stat(2) and access(2) derived from or stored next to them, and
+ * whole path_resolve() results.  The memo only ever replays what the host
+ * answered during the scope; the scope owner resets it when it changes the
+ * host itself.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +106,389 @@ bool path_beneath(const char *parent, const char *child)
         return strncmp(parent, child, n) == 0 && child[n] == '/' && child[n + 1] != '\0';
 }
 
+/* ---- the memo ------------------------------------------------------ */
+
+enum {
+        HAVE_LSTAT = 1u << 0,
+        HAVE_LINK = 1u << 1,
+        HAVE_RESOLVED = 1u << 2,
+        HAVE_ACCESS = 1u << 3, /* shifted by the access(2) mode, 0..7 */
+};
+
+struct memo {
+        char *key;
+        size_t len;
+        uint64_t hash;
+        unsigned have;
+        int lstat_errno; /* 0: lst holds the answer */
+        struct stat lst;
+        char *link;     /* readlink text; NULL when it failed */
+        char *resolved; /* path_resolve() of key */
+        int access_errno[8];
+};
+
+static struct {
+        unsigned depth;
+        struct memo **slots; /* open addressing, linear probing */
+        size_t cap, n;
+} cache;
+
+static uint64_t hash_step(uint64_t h, char c)
+{
+        return (h ^ (unsigned char) c) * 0x100000001b3ULL;
+}
+
+#define HASH_SEED 0xcbf29ce484222325ULL
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+        uint64_t h = HASH_SEED;
+
+        for (size_t i = 0; i < n; i++)
+                h = hash_step(h, s[i]);
+        return h;
+}
+
+static struct memo *memo_find(const char *s, size_t n, uint64_t h)
+{
+        if (!cache.cap)
+                return NULL;
+        for (size_t i = h & (cache.cap - 1);; i = (i + 1) & (cache.cap - 1)) {
+                struct memo *e = cache.slots[i];
+
+                if (!e)
+                        return NULL;
+                if (e->hash == h && e->len == n && memcmp(e->key, s, n) == 0)
+                        return e;
+        }
+}
+
+static int memo_grow(void)
+{
+        size_t cap = cache.cap ? cache.cap * 2 : 1024;
+        struct memo **slots = calloc(cap, sizeof(*slots));
+
+        if (!slots)
+                return -ENOMEM;
+        for (size_t i = 0; i < cache.cap; i++) {
+                struct memo *e = cache.slots[i];
+                size_t j = e ? e->hash & (cap - 1) : 0;
+
+                if (!e)
+                        continue;
+                while (slots[j])
+                        j = (j + 1) & (cap - 1);
+                slots[j] = e;
+        }
+        free(cache.slots);
+        cache.slots = slots;
+        cache.cap = cap;
+        return 0;
+}
+
+/* The entry for s[0..n), created empty when new; NULL outside a scope or
+ * when out of memory (the caller then asks the host directly). */
+static struct memo *memo_get(const char *s, size_t n, uint64_t h)
+{
+        struct memo *e;
+        size_t i;
+
+        if (cache.depth == 0)
+                return NULL;
+        e = memo_find(s, n, h);
+        if (e)
+                return e;
+        if ((cache.n + 1) * 2 > cache.cap && memo_grow() < 0)
+                return NULL;
+        e = calloc(1, sizeof(*e));
+        if (!e || !(e->key = strndup(s, n))) {
+                free(e);
+                return NULL;
+        }
+        e->len = n;
+        e->hash = h;
+        for (i = h & (cache.cap - 1); cache.slots[i]; i = (i + 1) & (cache.cap - 1))
+                ;
+        cache.slots[i] = e;
+        cache.n++;
+        return e;
+}
+
+void path_cache_reset(void)
+{
+        for (size_t i = 0; i < cache.cap; i++) {
+                struct memo *e = cache.slots[i];
+
+                if (!e)
+                        continue;
+                free(e->key);
+                free(e->link);
+                free(e->resolved);
+                free(e);
+        }
+        free(cache.slots);
+        cache.slots = NULL;
+        cache.cap = cache.n = 0;
+}
+
+void path_cache_begin(void)
+{
+        cache.depth++;
+}
+
+void path_cache_end(void)
+{
+        if (cache.depth > 0 && --cache.depth == 0)
+                path_cache_reset();
+}
+
+/* A walk through a missing name or a non-directory fails there, whatever
+ * follows: when an ancestor of the absolute path s is known to fail with
+ * ENOENT or ENOTDIR, so does s, with the same errno.  0 when none is. */
+static int failed_ancestor(const char *s, size_t n)
+{
+        uint64_t h = HASH_SEED;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct memo *e;
+
+                if (s[i] == '/' && i > 0 && (e = memo_find(s, i, h)) && (e->have & HAVE_LSTAT) &&
+                    (e->lstat_errno == ENOENT || e->lstat_errno == ENOTDIR))
+                        return e->lstat_errno;
+                h = hash_step(h, s[i]);
+        }
+        return 0;
+}
+
+/* The memo of an absolute path (hash h) with its lstat(2) answer filled
+ * in; NULL outside a scope (or out of memory). */
+static struct memo *memo_lstat_h(const char *s, size_t n, uint64_t h)
+{
+        struct memo *e;
+
+        if (cache.depth == 0 || s[0] != '/')
+                return NULL;
+        e = memo_get(s, n, h);
+        if (!e || (e->have & HAVE_LSTAT))
+                return e;
+        e->lstat_errno = failed_ancestor(s, n);
+        if (!e->lstat_errno && lstat(e->key, &e->lst) < 0)
+                e->lstat_errno = errno;
+        e->have |= HAVE_LSTAT;
+        return e;
+}
+
+static struct memo *memo_lstat(const char *s, size_t n)
+{
+        return cache.depth ? memo_lstat_h(s, n, hash_bytes(s, n)) : NULL;
+}
+
+int path_lstat(const char *path, struct stat *st)
+{
+        const struct memo *e = memo_lstat(path, strlen(path));
+
+        if (!e)
+                return lstat(path, st);
+        if (e->lstat_errno) {
+                errno = e->lstat_errno;
+                return -1;
+        }
+        *st = e->lst;
+        return 0;
+}
+
+/* stat(2) differs from lstat(2) only in following a final symlink: the
+ * walk up to the last name, and any failure on the way, are the same. */
+int path_stat(const char *path, struct stat *st)
+{
+        const struct memo *e = memo_lstat(path, strlen(path));
+
+        if (!e || (!e->lstat_errno && S_ISLNK(e->lst.st_mode)))
+                return stat(path, st);
+        if (e->lstat_errno) {
+                errno = e->lstat_errno;
+                return -1;
+        }
+        *st = e->lst;
+        return 0;
+}
+
+int path_access(const char *path, int mode)
+{
+        size_t n = strlen(path);
+        struct memo *e = mode >= 0 && mode < 8 && path[0] == '/' && cache.depth
+                             ? memo_get(path, n, hash_bytes(path, n))
+                             : NULL;
+
+        if (!e)
+                return access(path, mode);
+        if (!(e->have & (HAVE_ACCESS << mode))) {
+                e->access_errno[mode] = access(path, mode) < 0 ? errno : 0;
+                e->have |= HAVE_ACCESS << mode;
+        }
+        if (e->access_errno[mode]) {
+                errno = e->access_errno[mode];
+                return -1;
+        }
+        return 0;
+}
+
+bool path_parent_len(const char *child, size_t n)
+{
+        /* path_beneath()'s two cases: the root, and a prefix that ends
+         * where child has a slash followed by more. */
+        if (n == 1 && child[0] == '/')
+                return child[1] != '\0';
+        return child[n] == '/' && child[n + 1] != '\0';
+}
+
+/* ---- sorted paths ------------------------------------------------------ */
+
+static int entry_cmp(const void *a, const void *b)
+{
+        const struct path_index_entry *x = a, *y = b;
+        int c = strcmp(x->key, y->key);
+
+        if (c)
+                return c;
+        return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Does key equal s[0..n)? */
+static bool key_is(const char *key, const char *s, size_t n)
+{
+        return strncmp(key, s, n) == 0 && key[n] == '\0';
+}
+
+/* The run of entries whose key equals s[0..n) (hash h): true and [*lo,
+ * *hi) when there is one. */
+static bool run_find(const struct path_index *ix, const char *s, size_t n, uint64_t h, size_t *lo,
+                     size_t *hi)
+{
+        for (size_t j = h & (ix->cap_runs - 1); ix->runs[j]; j = (j + 1) & (ix->cap_runs - 1)) {
+                size_t i = ix->runs[j] - 1;
+
+                if (!key_is(ix->e[i].key, s, n))
+                        continue;
+                *lo = i;
+                while (i < ix->n && strcmp(ix->e[i].key, ix->e[*lo].key) == 0)
+                        i++;
+                *hi = i;
+                return true;
+        }
+        return false;
+}
+
+int path_index_init(struct path_index *ix, const char *const *keys, size_t n)
+{
+        *ix = (struct path_index){0};
+        ix->e = calloc(n + 1, sizeof(*ix->e));
+        ix->cap_runs = 16;
+        while (ix->cap_runs < 2 * (n + 1))
+                ix->cap_runs *= 2;
+        ix->runs = calloc(ix->cap_runs, sizeof(*ix->runs));
+        if (!ix->e || !ix->runs) {
+                path_index_done(ix);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                ix->e[i] = (struct path_index_entry){keys[i], i};
+        ix->n = n;
+        if (n)
+                qsort(ix->e, n, sizeof(*ix->e), entry_cmp);
+        for (size_t i = 0; i < n; i++) {
+                size_t j;
+
+                if (i > 0 && strcmp(ix->e[i - 1].key, ix->e[i].key) == 0)
+                        continue;
+                j = hash_bytes(ix->e[i].key, strlen(ix->e[i].key)) & (ix->cap_runs - 1);
+                while (ix->runs[j])
+                        j = (j + 1) & (ix->cap_runs - 1);
+                ix->runs[j] = i + 1;
+        }
+        return 0;
+}
+
+void path_index_done(struct path_index *ix)
+{
+        free(ix->e);
+        free(ix->runs);
+        *ix = (struct path_index){0};
+}
+
+void path_index_equal(const struct path_index *ix, const char *key, size_t len, size_t *lo,
+                      size_t *hi)
+{
+        if (!run_find(ix, key, len, hash_bytes(key, len), lo, hi))
+                *lo = *hi = 0;
+}
+
+void path_index_within(const struct path_index *ix, const char *child, path_index_fn fn,
+                       void *userdata)
+{
+        uint64_t h = HASH_SEED;
+        size_t lo, hi;
+
+        /* One pass: the hash of each prefix is the running hash there. */
+        for (size_t k = 0;; k++) {
+                bool whole = child[k] == '\0';
+
+                if ((whole || path_parent_len(child, k)) && run_find(ix, child, k, h, &lo, &hi))
+                        fn(lo, hi, whole, userdata);
+                if (whole)
+                        return;
+                h = hash_step(h, child[k]);
+        }
+}
+
+/* strcmp(key, s[0..n) + "/"). */
+static int key_cmp_dir(const char *key, const char *s, size_t n)
+{
+        int c = strncmp(key, s, n);
+
+        if (c)
+                return c;
+        return strcmp(key + n, "/");
+}
+
+void path_index_beneath(const struct path_index *ix, const char *parent, size_t *lo, size_t *hi)
+{
+        /* The keys that start with parent + "/" and go on (for the root,
+         * with "/" and go on): a contiguous run in strcmp order, just
+         * after parent + "/" itself. */
+        size_t n = strcmp(parent, "/") == 0 ? 0 : strlen(parent);
+        size_t i = 0, end = ix->n;
+
+        while (i < end) {
+                size_t mid = i + (end - i) / 2;
+
+                if (key_cmp_dir(ix->e[mid].key, parent, n) <= 0)
+                        i = mid + 1;
+                else
+                        end = mid;
+        }
+        *lo = i;
+        while (i < ix->n && strncmp(ix->e[i].key, parent, n) == 0 && ix->e[i].key[n] == '/')
+                i++;
+        *hi = i;
+}
+
+static void note_any(size_t lo, size_t hi, bool whole, void *userdata)
+{
+        (void) whole;
+        *(bool *) userdata = *(bool *) userdata || lo < hi;
+}
+
+bool path_index_holds(const struct path_index *ix, const char *path)
+{
+        bool any = false;
+
+        path_index_within(ix, path, note_any, &any);
+        return any;
+}
+
+/* ---- §5.6 resolution --------------------------------------------------- */
+
 /* readlink into a heap string; NULL when it fails (treated as missing). */
 static char *read_link(const char *path)
 {
@@ -108,15 +501,88 @@ static char *read_link(const char *path)
         return strdup(buf);
 }
 
-/* cur is a clean absolute directory; step it to its parent in place. */
-static void step_up(char *cur)
-{
-        char *slash = strrchr(cur, '/');
+/* What a walk learns about one name: missing (or unreadable), a directory
+ * or file to step into, or a link and its text. */
+enum step_kind {
+        STEP_MISSING,
+        STEP_ENTER,
+        STEP_LINK,
+};
 
-        if (slash == cur)
-                cur[1] = '\0';
-        else if (slash)
-                *slash = '\0';
+/* *own receives the link text when it is not memoised (caller frees). */
+static enum step_kind step_lookup(const char *next, size_t n, uint64_t h, const char **target,
+                                  char **own)
+{
+        struct memo *e = memo_lstat_h(next, n, h);
+        struct stat st;
+
+        if (!e) {
+                if (lstat(next, &st) < 0)
+                        return STEP_MISSING;
+                if (!S_ISLNK(st.st_mode))
+                        return STEP_ENTER;
+                *target = *own = read_link(next);
+                return *own ? STEP_LINK : STEP_MISSING;
+        }
+        if (e->lstat_errno)
+                return STEP_MISSING;
+        if (!S_ISLNK(e->lst.st_mode))
+                return STEP_ENTER;
+        if (!(e->have & HAVE_LINK)) {
+                e->link = read_link(e->key);
+                e->have |= HAVE_LINK;
+        }
+        *target = e->link;
+        return e->link ? STEP_LINK : STEP_MISSING;
+}
+
+/* The resolved prefix of a walk: a clean absolute path, at least "/", and
+ * its memo hash (kept up as names are appended). */
+struct walk {
+        char *s;
+        size_t len, cap;
+        uint64_t h;
+};
+
+/* Append "/" + name (no slash after the root). */
+static int walk_push(struct walk *w, const char *name, size_t n)
+{
+        size_t want = w->len + n + 2;
+
+        if (want > w->cap) {
+                size_t cap = want * 2;
+                char *s = realloc(w->s, cap);
+
+                if (!s)
+                        return -ENOMEM;
+                w->s = s;
+                w->cap = cap;
+        }
+        if (w->len > 1) {
+                w->s[w->len++] = '/';
+                w->h = hash_step(w->h, '/');
+        }
+        memcpy(w->s + w->len, name, n);
+        w->len += n;
+        w->s[w->len] = '\0';
+        for (size_t i = 0; i < n; i++)
+                w->h = hash_step(w->h, name[i]);
+        return 0;
+}
+
+static void walk_truncate(struct walk *w, size_t len)
+{
+        w->len = len;
+        w->s[len] = '\0';
+        w->h = hash_bytes(w->s, len);
+}
+
+/* Step to the parent directory in place. */
+static void walk_up(struct walk *w)
+{
+        char *slash = strrchr(w->s, '/');
+
+        walk_truncate(w, slash == w->s ? 1 : (size_t) (slash - w->s));
 }
 
 /* Replace *rest with target + "/" + tail. */
@@ -131,61 +597,86 @@ static int splice_link(char **rest, const char *target, const char *tail)
         return 0;
 }
 
-int path_resolve(const char *p, char **ret)
+/* The walk itself; *ret is a heap string.  `clean` is path_clean(p). */
+static int resolve_walk(const char *clean, struct walk *w, char **ret)
 {
-        cleanup_free char *rest = path_clean(p);
-        cleanup_free char *cur = strdup("/");
+        cleanup_free char *rest = strdup(clean);
         unsigned links = 0;
         size_t i = 0;
 
-        if (!rest || !cur)
+        if (!rest || walk_push(w, "", 0) < 0)
                 return -ENOMEM;
+        w->s[0] = '/';
+        walk_truncate(w, 1);
         for (;;) {
-                cleanup_free char *next = NULL, *target = NULL;
-                struct stat st;
-                size_t len;
+                cleanup_free char *own = NULL;
+                const char *target = NULL;
+                size_t len, parent;
 
                 i += strspn(rest + i, "/");
                 len = strcspn(rest + i, "/");
                 if (len == 0)
                         break;
-                if (len == 1 && rest[i] == '.') {
+                if (len <= 2 && rest[i] == '.' && (len == 1 || rest[i + 1] == '.')) {
+                        if (len == 2)
+                                walk_up(w);
                         i += len;
                         continue;
                 }
-                if (len == 2 && rest[i] == '.' && rest[i + 1] == '.') {
-                        step_up(cur);
-                        i += len;
-                        continue;
-                }
-                if (asprintf(&next, "%s%s%.*s", cur, strcmp(cur, "/") ? "/" : "", (int) len,
-                             rest + i) < 0)
+                parent = w->len;
+                if (walk_push(w, rest + i, len) < 0)
                         return -ENOMEM;
                 i += len;
-                if (lstat(next, &st) < 0 || (S_ISLNK(st.st_mode) && !(target = read_link(next)))) {
-                        /* Missing (or unreadable): the rest can only be spelled. */
-                        *ret = path_join(next, rest + i);
-                        return *ret ? 0 : -ENOMEM;
-                }
-                if (!S_ISLNK(st.st_mode)) {
-                        free(cur);
-                        cur = TAKE_PTR(next);
+                switch (step_lookup(w->s, w->len, w->h, &target, &own)) {
+                case STEP_ENTER:
                         continue;
+                case STEP_MISSING:
+                        /* Missing (or unreadable): the rest can only be spelled. */
+                        *ret = path_join(w->s, rest + i);
+                        return *ret ? 0 : -ENOMEM;
+                case STEP_LINK:
+                        break;
                 }
                 if (++links > RESOLVE_LINKS_MAX) {
                         /* A loop: leave the path as it was spelled. */
-                        *ret = path_clean(p);
+                        *ret = strdup(clean);
                         return *ret ? 0 : -ENOMEM;
                 }
-                if (target[0] == '/') {
-                        /* Back to "/"; cur always holds at least "/". */
-                        cur[0] = '/';
-                        cur[1] = '\0';
-                }
+                /* Back to the link's directory, or to "/" for an absolute one. */
+                walk_truncate(w, target[0] == '/' ? 1 : parent);
                 if (splice_link(&rest, target, rest + i) < 0)
                         return -ENOMEM;
                 i = 0;
         }
-        *ret = TAKE_PTR(cur);
+        *ret = strdup(w->s);
+        return *ret ? 0 : -ENOMEM;
+}
+
+int path_resolve(const char *p, char **ret)
+{
+        cleanup_free char *clean = path_clean(p);
+        struct walk w = {0};
+        struct memo *e = NULL;
+        char *out = NULL;
+        int r;
+
+        if (!clean)
+                return -ENOMEM;
+        if (cache.depth) {
+                size_t n = strlen(clean);
+
+                e = memo_get(clean, n, hash_bytes(clean, n));
+        }
+        if (e && (e->have & HAVE_RESOLVED)) {
+                *ret = strdup(e->resolved);
+                return *ret ? 0 : -ENOMEM;
+        }
+        r = resolve_walk(clean, &w, &out);
+        free(w.s);
+        if (r < 0)
+                return r;
+        if (e && (e->resolved = strdup(out)))
+                e->have |= HAVE_RESOLVED;
+        *ret = out;
         return 0;
 }

@@ -9,6 +9,8 @@
 #define BENTO_PATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
 
 /* Lexical clean (as Go's path.Clean): collapse "//", ".", "..", drop a
  * trailing slash.  Heap string, NULL only when out of memory. */
@@ -24,10 +26,67 @@ bool path_within(const char *parent, const char *child);
 /* child lies strictly beneath parent. */
 bool path_beneath(const char *parent, const char *child);
 
+/* Is child[0..n) a parent child lies beneath (path_beneath(child[0..n),
+ * child))?  Looping n over 0..strlen(child) names every such parent. */
+bool path_parent_len(const char *child, size_t n);
+
 /* §5.6 "Existing" resolution: follow symlinks as far as the path exists,
  * resolve a dangling link against its resolved parent, append the missing
  * rest lexically, and give a path that loops back cleaned but unresolved.
  * Returns 0 or -ENOMEM. */
 int path_resolve(const char *p, char **ret);
+
+/* A memo of host lookups for one stretch of work that does not change the
+ * host (resolving a manifest asks about the same paths many times over).
+ * Between path_cache_begin() and the matching path_cache_end() (scopes
+ * nest), path_resolve() and the path_*stat()/path_access() calls below
+ * answer from what the host said the first time; the outermost end drops
+ * it.  Whoever changes the host inside a scope calls path_cache_reset(). */
+void path_cache_begin(void);
+void path_cache_end(void);
+void path_cache_reset(void);
+
+/* lstat(2), stat(2), access(2), with their return and errno, memoised for
+ * absolute paths inside a scope (the system call itself outside one). */
+int path_lstat(const char *path, struct stat *st);
+int path_stat(const char *path, struct stat *st);
+int path_access(const char *path, int mode);
+
+/* Many paths sorted for containment queries, so checking P paths against
+ * N costs O(P * depth * log N) instead of O(P * N).  Keys are borrowed;
+ * ids are the keys' positions in the array given to path_index_init(), and
+ * every range below lists equal keys in id order. */
+struct path_index_entry {
+        const char *key;
+        size_t id;
+};
+
+struct path_index {
+        struct path_index_entry *e; /* sorted by key, then id */
+        size_t n;
+        size_t *runs; /* hash of the distinct keys: 1 + the first entry of each */
+        size_t cap_runs;
+};
+
+/* Returns 0 or -ENOMEM. */
+int path_index_init(struct path_index *ix, const char *const *keys, size_t n);
+void path_index_done(struct path_index *ix);
+
+/* [*lo, *hi): the entries whose key equals key[0..len) (empty: lo == hi). */
+void path_index_equal(const struct path_index *ix, const char *key, size_t len, size_t *lo,
+                      size_t *hi);
+
+/* fn(lo, hi, whole, userdata) for each run [lo, hi) of equal keys that hold
+ * child (path_within(key, child)); whole when the key is child itself. */
+typedef void (*path_index_fn)(size_t lo, size_t hi, bool whole, void *userdata);
+void path_index_within(const struct path_index *ix, const char *child, path_index_fn fn,
+                       void *userdata);
+
+/* [*lo, *hi): the entries whose key lies strictly beneath parent
+ * (path_beneath(parent, key)). */
+void path_index_beneath(const struct path_index *ix, const char *parent, size_t *lo, size_t *hi);
+
+/* Does some key equal path or hold it (path_within(key, path))? */
+bool path_index_holds(const struct path_index *ix, const char *path);
 
 #endif

@@ -41,7 +41,7 @@ const char *permissions_exec_words(enum manifest_exec e)
         }
 }
 
-static void print_limits(FILE *f, const struct manifest_limits *l)
+void permissions_print_limits(FILE *f, const struct manifest_limits *l)
 {
         const char *sep = "";
 
@@ -82,5 +82,5 @@ void permissions_print(FILE *f, const struct manifest *m)
                 print_rule(f, &m->network[i], i == 0);
         fputs(m->n_network ? "]\n" : "\n", f);
         fprintf(f, "%-14s%s\n", "exec:", permissions_exec_words(m->exec));
-        print_limits(f, &m->limits);
+        permissions_print_limits(f, &m->limits);
 }

@@ -15,6 +15,10 @@
 /* Print the permission lines of m to f (no header, no footer). */
 void permissions_print(FILE *f, const struct manifest *m);
 
+/* The "limits:" line of l ("memory 512M, cpu 50%, pids 64"); nothing when
+ * the manifest sets no limit. */
+void permissions_print_limits(FILE *f, const struct manifest_limits *l);
+
 /* What exec allows, in the words of the "exec:" line. */
 const char *permissions_exec_words(enum manifest_exec e);
 

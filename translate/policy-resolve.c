@@ -73,7 +73,7 @@ static int resolve_one(struct policy_path *pp, const char *written, const char *
                 return -EINVAL;
         if (path_resolve(pp->expanded, &pp->real) < 0)
                 return bento_err_set(err, ENOMEM, "path resolution");
-        if (stat(pp->real, &st) < 0) {
+        if (path_stat(pp->real, &st) < 0) {
                 pp->stat_errno = errno;
                 return 0;
         }
@@ -166,7 +166,7 @@ static int resolve_interpreter(struct policy *p, const char *path_env, struct be
                 ip->expanded = TAKE_PTR(found);
                 if (path_resolve(ip->expanded, &ip->real) < 0)
                         return bento_err_set(err, ENOMEM, "path resolution");
-                if (stat(ip->real, &st) == 0)
+                if (path_stat(ip->real, &st) == 0)
                         ip->exists = true;
                 return 0;
         }

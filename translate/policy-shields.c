@@ -124,7 +124,7 @@ static char *existing_parent(const char *path)
                 char *slash = strrchr(cur, '/');
 
                 *(slash == cur ? slash + 1 : slash) = '\0';
-                if (lstat(cur, &st) == 0)
+                if (path_lstat(cur, &st) == 0)
                         break;
         }
         return cur;
@@ -139,12 +139,12 @@ static int check_carve(struct policy *p, const struct shield_rule *rule, struct 
         struct stat st;
         char *msg = NULL;
 
-        if (lstat(rule->path, &st) == 0)
+        if (path_lstat(rule->path, &st) == 0)
                 return 0;
         parent = existing_parent(rule->path);
         if (!parent)
                 return bento_err_set(err, ENOMEM, "shields");
-        if (access(parent, W_OK) == 0)
+        if (path_access(parent, W_OK) == 0)
                 return 0;
         for (size_t i = 0; i < p->n_writes; i++)
                 if (path_within(p->writes[i].real, rule->path))
@@ -225,6 +225,24 @@ static int add_unique(char ***v, size_t *n, const char *path)
         return 0;
 }
 
+/* Add path and each missing ancestor of it to v. */
+static int missing_points(const char *path, char ***v, size_t *n)
+{
+        cleanup_free char *cur = strdup(path);
+        struct stat st;
+
+        if (!cur)
+                return -ENOMEM;
+        while (strcmp(cur, "/") != 0 && path_lstat(cur, &st) < 0 && errno == ENOENT) {
+                char *slash = strrchr(cur, '/');
+
+                if (add_unique(v, n, cur) < 0)
+                        return -ENOMEM;
+                *(slash == cur ? slash + 1 : slash) = '\0';
+        }
+        return 0;
+}
+
 /* Deepest first, then by name: children go before their parents. */
 static int cmp_deepest(const void *a, const void *b)
 {
@@ -239,23 +257,17 @@ int policy_missing_mount_points(const struct policy *p, char ***ret, size_t *ret
 {
         cleanup_strv char **v = calloc(1, sizeof(char *));
         size_t n = 0;
+        int r = 0;
 
         if (!v)
                 return bento_err_set(err, ENOMEM, "mount points");
-        for (size_t i = 0; i < p->n_shield_mounts; i++) {
-                cleanup_free char *cur = strdup(p->shield_mounts[i].rule->path);
-                struct stat st;
-
-                if (!cur)
-                        return bento_err_set(err, ENOMEM, "mount points");
-                while (strcmp(cur, "/") != 0 && lstat(cur, &st) < 0 && errno == ENOENT) {
-                        char *slash = strrchr(cur, '/');
-
-                        if (add_unique(&v, &n, cur) < 0)
-                                return bento_err_set(err, ENOMEM, "mount points");
-                        *(slash == cur ? slash + 1 : slash) = '\0';
-                }
-        }
+        /* Shields in one checkout share their missing parents. */
+        path_cache_begin();
+        for (size_t i = 0; r >= 0 && i < p->n_shield_mounts; i++)
+                r = missing_points(p->shield_mounts[i].rule->path, &v, &n);
+        path_cache_end();
+        if (r < 0)
+                return bento_err_set(err, ENOMEM, "mount points");
         if (n)
                 qsort(v, n, sizeof(char *), cmp_deepest);
         *ret = TAKE_PTR(v);

@@ -18,7 +18,7 @@
 /* The directories an interpreter may live in without a prefix bind. */
 static const char *const base_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib64"};
 
-static const char *const system_candidates[] = {
+const char *const policy_system_candidates[] = {
     "/usr",
     "/bin",
     "/sbin",
@@ -31,6 +31,7 @@ static const char *const system_candidates[] = {
     "/etc/ca-certificates",
     "/etc/pki",
     "/etc/alternatives",
+    NULL,
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -123,12 +124,12 @@ int policy_system_paths(struct policy *p, struct bento_err *err)
 {
         int r;
 
-        for (size_t i = 0; i < N_OF(system_candidates); i++) {
+        for (size_t i = 0; policy_system_candidates[i]; i++) {
                 struct stat st;
 
-                if (lstat(system_candidates[i], &st) < 0)
+                if (lstat(policy_system_candidates[i], &st) < 0)
                         continue;
-                r = add_path(p, system_candidates[i], err);
+                r = add_path(p, policy_system_candidates[i], err);
                 if (r < 0)
                         return r;
         }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "path.h"
 #include "policy-internal.h"
 
 static void path_done(struct policy_path *pp)
@@ -62,6 +63,9 @@ int policy_resolve(const struct manifest *m, const struct policy_host *host, str
                 p->host = *host;
                 p->host_given = true;
         }
+        /* Nothing below changes the host, and every step asks it about the
+         * same paths again (path.h): answer each question once. */
+        path_cache_begin();
         r = policy_resolve_paths(p, host, err);
         if (r >= 0)
                 r = policy_shields(p, host, err);
@@ -69,6 +73,7 @@ int policy_resolve(const struct manifest *m, const struct policy_host *host, str
                 r = policy_system_paths(p, err);
         if (r >= 0)
                 r = policy_shield_mounts(p, err);
+        path_cache_end();
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(p);
@@ -135,6 +140,8 @@ int policy_prepare_writes(struct policy **p, struct bento_err *err)
         }
         if (!created)
                 return 0;
+        /* The host changed: nothing it said before may be replayed. */
+        path_cache_reset();
         if (policy_resolve((*p)->m, (*p)->host_given ? &(*p)->host : NULL, &fresh, err) < 0 ||
             !fresh)
                 return err->code ? -err->code : -EINVAL;

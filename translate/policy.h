@@ -78,6 +78,10 @@ struct policy {
         size_t n_refusals;
 };
 
+/* §4.5 step 6: the system paths every sandbox gets read-only, each one
+ * that exists on the host (NULL-terminated).  inspect recognises them. */
+extern const char *const policy_system_candidates[];
+
 /* Resolve m on this host.  Fails only for what makes resolution itself
  * impossible (`~user`, HOME unset or not absolute when `~` is used, a path
  * still naming `~`, out of memory); everything a run would refuse is

@@ -13,6 +13,7 @@
 
 #include "cleanup.h"
 #include "jsonw.h"
+#include "report-json.h"
 #include "run-blocked.h"
 #include "run.h"
 
@@ -92,22 +93,10 @@ static void write_report(struct bento_jsonw *w, const struct host_report *r, con
         bento_jsonw_key(w, "layers");
         bento_jsonw_open_array(w);
         for (int l = 0; r && l < BENTO_LAYER_MAX; l++) {
-                const struct layer_status *s;
-
                 if (!r->present[l] && !(required && required[l]))
                         continue;
-                s = host_report_get(r, (enum bento_layer) l);
                 any = true;
-                bento_jsonw_open_object(w);
-                bento_jsonw_kstring(w, "layer", bento_layer_name((enum bento_layer) l));
-                bento_jsonw_kstring(w, "tier",
-                                    bento_tier_name(bento_layer_tier((enum bento_layer) l)));
-                bento_jsonw_kstring(w, "state", bento_state_name(s->state));
-                if (s->detail[0])
-                        bento_jsonw_kstring(w, "detail", s->detail);
-                if (s->consequences[0])
-                        bento_jsonw_kstring(w, "consequences", s->consequences);
-                bento_jsonw_close_object(w);
+                report_json_layer(w, r, (enum bento_layer) l);
         }
         bento_jsonw_close_array(w);
         /* A report with no layers is never "fully enforced" (§3.2.1). */
@@ -149,8 +138,6 @@ static void write_shields(struct bento_jsonw *w, const struct policy *p)
                 bento_jsonw_close_array(w);
         }
         for (size_t i = 0; p->opted && p->shields && i < p->shields->n_rules; i++) {
-                const struct shield_rule *r = &p->shields->rules[i];
-
                 if (!p->opted[i])
                         continue;
                 if (!opted) {
@@ -158,12 +145,7 @@ static void write_shields(struct bento_jsonw *w, const struct policy *p)
                         bento_jsonw_open_array(w);
                 }
                 opted = true;
-                bento_jsonw_open_object(w);
-                bento_jsonw_kstring(w, "path", r->literal);
-                if (strcmp(r->literal, r->path) != 0)
-                        bento_jsonw_kstring(w, "on_host", r->path);
-                bento_jsonw_kstring(w, "holds", shield_holds_to_string(r->holds));
-                bento_jsonw_close_object(w);
+                report_json_shielded_grant(w, &p->shields->rules[i]);
         }
         if (opted)
                 bento_jsonw_close_array(w);
@@ -206,19 +188,14 @@ static void write_autoexec(struct bento_jsonw *w, const struct run_autoexec *a)
 static void write_shadowed_dirs(struct bento_jsonw *w, const struct run_view *v)
 {
         struct run_shadows s = {0};
-        struct bento_err ignored = {0};
-        const char *last = NULL;
 
-        if (run_path_shadows(v->p, run_passed_value(v->p->m, v->o, "PATH"), &s, &ignored) < 0 ||
-            s.n == 0)
+        if (!run_view_shadows(v, &s))
                 return;
         bento_jsonw_key(w, "shadowed_path_dirs");
         bento_jsonw_open_array(w);
         for (size_t i = 0; i < s.n; i++)
-                if (!last || strcmp(last, s.v[i].dir) != 0) {
+                if (run_shadow_new_dir(&s, i))
                         bento_jsonw_string(w, s.v[i].dir);
-                        last = s.v[i].dir;
-                }
         bento_jsonw_close_array(w);
         run_shadows_done(&s);
 }

@@ -242,3 +242,20 @@ void run_shadows_done(struct run_shadows *s)
         free(s->v);
         *s = (struct run_shadows){0};
 }
+
+bool run_view_shadows(const struct run_view *v, struct run_shadows *ret)
+{
+        struct bento_err ignored = {0};
+
+        if (run_path_shadows(v->p, run_passed_value(v->p->m, v->o, "PATH"), ret, &ignored) < 0)
+                return false;
+        if (ret->n > 0)
+                return true;
+        run_shadows_done(ret);
+        return false;
+}
+
+bool run_shadow_new_dir(const struct run_shadows *s, size_t i)
+{
+        return i == 0 || strcmp(s->v[i - 1].dir, s->v[i].dir) != 0;
+}

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "cli.h"
 #include "path.h"
 #include "run-blocked.h"
 #include "run.h"
@@ -27,7 +28,7 @@ static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One paragraph, wrapped at 78 columns, every line "[bento] ". */
 static void say(const char *fmt, ...)
 {
-        cleanup_free char *text = NULL, *wrapped = NULL;
+        cleanup_free char *text = NULL;
         va_list ap;
         int n;
 
@@ -36,32 +37,41 @@ static void say(const char *fmt, ...)
         va_end(ap);
         if (n < 0)
                 return;
-        wrapped = admission_wrap(text, WRAP, "[bento] ", "[bento] ");
-        fputs(wrapped ? wrapped : text, stderr);
-        if (!wrapped)
-                fputc('\n', stderr);
+        cli_print_wrapped(stderr, text, WRAP, "[bento] ", "[bento] ");
+}
+
+/* The shield mounts by what the script sees of them. */
+struct shield_tally {
+        size_t hidden, read_only, discarded;
+};
+
+static struct shield_tally tally_shields(const struct policy *p)
+{
+        size_t kinds[SHIELD_MOUNT_MAX] = {0};
+
+        for (size_t i = 0; i < p->n_shield_mounts; i++)
+                kinds[p->shield_mounts[i].kind]++;
+        return (struct shield_tally){
+            .hidden = kinds[SHIELD_MOUNT_HIDDEN_DIR] + kinds[SHIELD_MOUNT_HIDDEN_FILE],
+            .read_only = kinds[SHIELD_MOUNT_READ_ONLY] + kinds[SHIELD_MOUNT_READ_ONLY_FILE],
+            .discarded = kinds[SHIELD_MOUNT_DISCARDED],
+        };
 }
 
 static void shields_summary(const struct policy *p)
 {
-        size_t kinds[SHIELD_MOUNT_MAX] = {0};
-        size_t hidden, ro, discarded;
+        struct shield_tally t = tally_shields(p);
 
         if (p->n_shield_mounts == 0)
                 return;
-        for (size_t i = 0; i < p->n_shield_mounts; i++)
-                kinds[p->shield_mounts[i].kind]++;
-        hidden = kinds[SHIELD_MOUNT_HIDDEN_DIR] + kinds[SHIELD_MOUNT_HIDDEN_FILE];
-        ro = kinds[SHIELD_MOUNT_READ_ONLY] + kinds[SHIELD_MOUNT_READ_ONLY_FILE];
-        discarded = kinds[SHIELD_MOUNT_DISCARDED];
         fprintf(stderr,
                 "[bento] sandbox engaged: %zu credential/host-service path(s) shielded (%zu "
                 "hidden",
-                p->n_shield_mounts, hidden);
-        if (ro)
-                fprintf(stderr, ", %zu read-only", ro);
-        if (discarded)
-                fprintf(stderr, ", %zu discarded", discarded);
+                p->n_shield_mounts, t.hidden);
+        if (t.read_only)
+                fprintf(stderr, ", %zu read-only", t.read_only);
+        if (t.discarded)
+                fprintf(stderr, ", %zu discarded", t.discarded);
         fputs("); --json lists them\n", stderr);
 }
 
@@ -91,14 +101,11 @@ static void opted_in(const struct policy *p)
  * indented under it (§3.2.2 item 6). */
 static void layer_line(const char *layer, const char *tier, const char *state, const char *why)
 {
-        cleanup_free char *text = NULL, *wrapped = NULL;
+        cleanup_free char *text = NULL;
 
         if (asprintf(&text, "%s (%s tier): %s - %s", layer, tier, state, why) < 0)
                 return;
-        wrapped = admission_wrap(text, WRAP, "[bento]   ", "[bento]     ");
-        fputs(wrapped ? wrapped : text, stderr);
-        if (!wrapped)
-                fputc('\n', stderr);
+        cli_print_wrapped(stderr, text, WRAP, "[bento]   ", "[bento]     ");
 }
 
 /* One shadowed name, or a directory bento could not list; every name
@@ -129,11 +136,8 @@ static void shadow_line(const struct run_shadow *x)
 static void path_shadow_note(const struct run_view *v)
 {
         struct run_shadows s = {0};
-        struct bento_err ignored = {0};
-        const char *last = NULL;
 
-        if (run_path_shadows(v->p, run_passed_value(v->p->m, v->o, "PATH"), &s, &ignored) < 0 ||
-            s.n == 0)
+        if (!run_view_shadows(v, &s))
                 return;
         say("note: PATH is passed through, but the box does not carry every directory on it, "
             "so these commands resolve to another copy inside (or the directory's contents "
@@ -142,11 +146,10 @@ static void path_shadow_note(const struct run_view *v)
                 shadow_line(&s.v[i]);
         say("Grant each of these directories in `read:` to run the host's copies:");
         for (size_t i = 0; i < s.n; i++)
-                if (!last || strcmp(last, s.v[i].dir) != 0) {
+                if (run_shadow_new_dir(&s, i)) {
                         cleanup_free char *dir = text_quote(s.v[i].dir);
 
                         fprintf(stderr, "[bento]   %s\n", dir ? dir : s.v[i].dir);
-                        last = s.v[i].dir;
                 }
         run_shadows_done(&s);
 }
@@ -387,30 +390,19 @@ static bool explain_failure(const struct run_view *v, bool exec_enforced)
 
 static void legend_line(const char *err, const char *field)
 {
-        cleanup_free char *text = NULL, *wrapped = NULL;
+        cleanup_free char *text = NULL;
 
         if (asprintf(&text, "\"%s\" - %s", err, field) < 0)
                 return;
-        wrapped = admission_wrap(text, WRAP, "[bento]   ", "[bento]     ");
-        fputs(wrapped ? wrapped : text, stderr);
-        if (!wrapped)
-                fputc('\n', stderr);
+        cli_print_wrapped(stderr, text, WRAP, "[bento]   ", "[bento]     ");
 }
 
 /* §3.2.4 */
 static void denial_legend(const struct run_view *v, bool after_hint, bool exec_enforced)
 {
-        const struct policy *p = v->p;
-        const struct manifest *m = p->m;
-        bool ro_shield = false, hidden = false, discarded = false;
+        const struct manifest *m = v->p->m;
+        struct shield_tally t = tally_shields(v->p);
 
-        for (size_t i = 0; i < p->n_shield_mounts; i++) {
-                enum shield_mount_kind k = p->shield_mounts[i].kind;
-
-                ro_shield |= k == SHIELD_MOUNT_READ_ONLY || k == SHIELD_MOUNT_READ_ONLY_FILE;
-                hidden |= k == SHIELD_MOUNT_HIDDEN_DIR || k == SHIELD_MOUNT_HIDDEN_FILE;
-                discarded |= k == SHIELD_MOUNT_DISCARDED;
-        }
         if (after_hint)
                 say("if the script's error was a denial, this is what denials look like:");
         else
@@ -418,7 +410,7 @@ static void denial_legend(const struct run_view *v, bool after_hint, bool exec_e
                     "they look like this:");
         if (m->n_write == 0)
                 legend_line("Read-only file system", "the manifest grants no `write:` directory");
-        else if (ro_shield)
+        else if (t.read_only)
                 legend_line("Read-only file system",
                             "a path outside the `write:` grants, or a shielded path inside one");
         else
@@ -434,10 +426,10 @@ static void denial_legend(const struct run_view *v, bool after_hint, bool exec_e
                 legend_line("Operation not permitted", m->exec == MANIFEST_EXEC_NONE_STRICT
                                                            ? "on a command: exec: none-strict"
                                                            : "on a command: exec: none");
-        if (hidden)
+        if (t.hidden)
                 say("  hidden shields raise no error at all: the script sees an empty directory "
                     "or a zero-byte file.");
-        if (discarded)
+        if (t.discarded)
                 say("  a write to a discarded shield succeeds and lands on a scratch mount that "
                     "goes away with the run.");
 }

@@ -185,6 +185,15 @@ struct run_view {
         const struct run_blocked *blocked;
 };
 
+/* The shadowed names of the PATH the run passed through (§3.2.2 item 5),
+ * into *ret (free with run_shadows_done()).  False when there are none to
+ * tell, or they could not be worked out; then *ret is empty. */
+bool run_view_shadows(const struct run_view *v, struct run_shadows *ret);
+
+/* Entry i is the first of its directory (the entries of one directory are
+ * consecutive). */
+bool run_shadow_new_dir(const struct run_shadows *s, size_t i);
+
 /* §8.2: the HOME note, on stderr. */
 void run_home_note(const struct policy *p);
 

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,64 +75,171 @@ void shield_refusals_free(struct shield_refusal *r, size_t n)
         free(r);
 }
 
+/* lit[i]: a read grant string-equals DenyAll rule i's literal path. */
+static int literal_opt_ins(const struct shield_set *s, const char *const *reads, size_t n_reads,
+                           bool *lit)
+{
+        struct path_index ix;
+        size_t lo, hi;
+
+        if (path_index_init(&ix, reads, n_reads) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_rules; i++) {
+                const struct shield_rule *r = &s->rules[i];
+
+                if (r->deny != SHIELD_DENY_ALL || r->origin == SHIELD_ORIGIN_WORKSPACE)
+                        continue;
+                path_index_equal(&ix, r->literal, strlen(r->literal), &lo, &hi);
+                lit[i] = lo < hi;
+        }
+        path_index_done(&ix);
+        return 0;
+}
+
 int shields_opt_ins(const struct shield_set *s, const char *const *reads, size_t n_reads,
                     bool **ret, struct bento_err *err)
 {
-        bool *lit = calloc(s->n_rules + 1, sizeof(bool));
+        cleanup_free bool *lit = calloc(s->n_rules + 1, sizeof(bool));
+        cleanup_free size_t *named = calloc(s->n_rules + 1, sizeof(size_t));
         bool *opted = calloc(s->n_rules + 1, sizeof(bool));
+        size_t n_named = 0;
 
-        if (!lit || !opted) {
-                free(lit);
+        if (!lit || !named || !opted || literal_opt_ins(s, reads, n_reads, lit) < 0) {
                 free(opted);
                 return bento_err_set(err, ENOMEM, "read opt-in");
         }
-        for (size_t i = 0; i < s->n_rules; i++)
-                for (size_t j = 0; j < n_reads; j++)
-                        if (s->rules[i].deny == SHIELD_DENY_ALL &&
-                            s->rules[i].origin != SHIELD_ORIGIN_WORKSPACE &&
-                            strcmp(reads[j], s->rules[i].literal) == 0)
-                                lit[i] = true;
+        for (size_t j = 0; j < s->n_rules; j++)
+                if (lit[j])
+                        named[n_named++] = j;
         /* §5.8 speaks of opted-in *targets*: every DenyAll rule landing on
          * an opted-in store's resolved path is lifted with it. */
         for (size_t i = 0; i < s->n_rules; i++)
-                for (size_t j = 0; j < s->n_rules && !opted[i]; j++)
-                        opted[i] = lit[j] && s->rules[i].deny == SHIELD_DENY_ALL &&
-                                   strcmp(s->rules[i].path, s->rules[j].path) == 0;
-        free(lit);
+                for (size_t j = 0; j < n_named && !opted[i]; j++)
+                        opted[i] = s->rules[i].deny == SHIELD_DENY_ALL &&
+                                   strcmp(s->rules[i].path, s->rules[named[j]].path) == 0;
         *ret = opted;
         return 0;
 }
 
-/* Does r cover the grant under either spelling? */
-static bool hits(const struct shield_rule *r, const struct g *g)
+/* The rules sorted by both spellings, for the per-grant queries. */
+struct rules {
+        const struct shield_set *s;
+        const bool *opted;
+        struct path_index path, literal;
+};
+
+static int rules_init(struct rules *rs, const struct shield_set *s, const bool *opted)
 {
-        if (r->dir)
-                return path_within(r->path, g->resolved) || path_within(r->literal, g->clean);
-        return strcmp(r->path, g->resolved) == 0 || strcmp(r->literal, g->clean) == 0;
+        cleanup_free const char **paths = calloc(s->n_rules + 1, sizeof(char *));
+        cleanup_free const char **literals = calloc(s->n_rules + 1, sizeof(char *));
+
+        *rs = (struct rules){.s = s, .opted = opted};
+        if (!paths || !literals)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_rules; i++) {
+                paths[i] = s->rules[i].path;
+                literals[i] = s->rules[i].literal;
+        }
+        if (path_index_init(&rs->path, paths, s->n_rules) < 0 ||
+            path_index_init(&rs->literal, literals, s->n_rules) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
-/* Does the grant strictly contain r under any spelling (§5.9 item 7 also
- * counts the literal location when the home is a symlink)? */
-static bool contains(const struct shield_rule *r, const struct g *g)
+static void rules_done(struct rules *rs)
 {
-        return path_beneath(g->resolved, r->path) || path_beneath(g->resolved, r->literal) ||
-               path_beneath(g->clean, r->literal);
+        path_index_done(&rs->path);
+        path_index_done(&rs->literal);
 }
 
-static const struct shield_rule *
-find_rule(const struct shield_set *s, const bool *opted, const struct g *g, enum shield_deny deny,
-          bool skip_opted, bool (*match)(const struct shield_rule *, const struct g *))
+/* What a query asks of a rule besides where it lies. */
+struct want {
+        enum shield_deny deny;
+        bool skip_opted;
+};
+
+static bool wanted(const struct rules *rs, const struct want *w, size_t id)
 {
-        for (size_t i = 0; i < s->n_rules; i++)
-                if (s->rules[i].deny == deny && !(skip_opted && opted[i]) && match(&s->rules[i], g))
-                        return &s->rules[i];
-        return NULL;
+        return rs->s->rules[id].deny == w->deny && !(w->skip_opted && rs->opted[id]);
 }
 
-static int check_shield_reads(const struct shield_set *s, const bool *opted, const struct g *g,
-                              struct verdicts *v, struct bento_err *err)
+/* The lowest wanted id in [lo, hi) of ix, files only when whole; *best
+ * keeps the lowest seen so far (SIZE_MAX: none). */
+static void lowest(const struct rules *rs, const struct want *w, const struct path_index *ix,
+                   size_t lo, size_t hi, bool whole, size_t *best)
 {
-        const struct shield_rule *r = find_rule(s, opted, g, SHIELD_DENY_ALL, true, hits);
+        for (size_t i = lo; i < hi; i++) {
+                size_t id = ix->e[i].id;
+
+                if (id < *best && (whole || rs->s->rules[id].dir) && wanted(rs, w, id))
+                        *best = id;
+        }
+}
+
+/* What covering() hands path_index_within()'s callback. */
+struct cover {
+        const struct rules *rs;
+        const struct want *w;
+        const struct path_index *ix;
+        size_t *best;
+};
+
+static void cover_run(size_t lo, size_t hi, bool whole, void *userdata)
+{
+        const struct cover *c = userdata;
+
+        lowest(c->rs, c->w, c->ix, lo, hi, whole, c->best);
+}
+
+/* Rules whose key (in ix) covers p: a dir rule at p or above it, a file
+ * rule exactly at p (§5.2). */
+static void covering(const struct rules *rs, const struct want *w, const struct path_index *ix,
+                     const char *p, size_t *best)
+{
+        struct cover c = {rs, w, ix, best};
+
+        path_index_within(ix, p, cover_run, &c);
+}
+
+static const struct shield_rule *pick(const struct rules *rs, size_t best)
+{
+        return best == SIZE_MAX ? NULL : &rs->s->rules[best];
+}
+
+/* The first rule (in set order) that covers the grant under either
+ * spelling: its path the resolved grant, its literal the clean one. */
+static const struct shield_rule *find_hit(const struct rules *rs, const struct g *g,
+                                          enum shield_deny deny, bool skip_opted)
+{
+        const struct want w = {deny, skip_opted};
+        size_t best = SIZE_MAX;
+
+        covering(rs, &w, &rs->path, g->resolved, &best);
+        covering(rs, &w, &rs->literal, g->clean, &best);
+        return pick(rs, best);
+}
+
+/* The first DenyAll rule the grant strictly contains under any spelling
+ * (§5.9 item 7 also counts the literal location when the home is a
+ * symlink). */
+static const struct shield_rule *find_contained(const struct rules *rs, const struct g *g)
+{
+        const struct want w = {SHIELD_DENY_ALL, false};
+        size_t best = SIZE_MAX, lo, hi;
+
+        path_index_beneath(&rs->path, g->resolved, &lo, &hi);
+        lowest(rs, &w, &rs->path, lo, hi, true, &best);
+        path_index_beneath(&rs->literal, g->resolved, &lo, &hi);
+        lowest(rs, &w, &rs->literal, lo, hi, true, &best);
+        path_index_beneath(&rs->literal, g->clean, &lo, &hi);
+        lowest(rs, &w, &rs->literal, lo, hi, true, &best);
+        return pick(rs, best);
+}
+
+static int check_shield_reads(const struct rules *rs, const struct g *g, struct verdicts *v,
+                              struct bento_err *err)
+{
+        const struct shield_rule *r = find_hit(rs, g, SHIELD_DENY_ALL, true);
 
         if (!r)
                 return 0;
@@ -142,27 +250,25 @@ static int check_shield_reads(const struct shield_set *s, const bool *opted, con
                       g->shown, r->literal, r->literal);
 }
 
-static int check_shield_writes(const struct shield_set *s, const bool *opted, const struct g *g,
-                               enum shield_check check, struct verdicts *v, struct bento_err *err)
+static int check_shield_writes(const struct rules *rs, const struct g *g, enum shield_check check,
+                               struct verdicts *v, struct bento_err *err)
 {
         const struct shield_rule *r;
 
         if (check == SHIELD_CHECK_WRITE_INSIDE_DENY_ALL &&
-            (r = find_rule(s, opted, g, SHIELD_DENY_ALL, false, hits)))
+            (r = find_hit(rs, g, SHIELD_DENY_ALL, false)))
                 return refuse(v, check, g, err,
                               "write grant \"%s\" is inside the always-shielded path \"%s\" and "
                               "cannot be honored; there is no opt-in for a write, so remove the "
                               "grant or write somewhere else",
                               g->shown, r->literal);
-        if (check == SHIELD_CHECK_WRITE_DENY_WRITE &&
-            (r = find_rule(s, opted, g, SHIELD_DENY_WRITE, false, hits)))
+        if (check == SHIELD_CHECK_WRITE_DENY_WRITE && (r = find_hit(rs, g, SHIELD_DENY_WRITE, false)))
                 return refuse(v, check, g, err,
                               "write grant \"%s\" is at or inside the write-shielded path \"%s\" "
                               "and cannot be honored - the shield is read-only and there is no "
                               "opt-in, so remove the grant or write somewhere else",
                               g->shown, r->literal);
-        if (check == SHIELD_CHECK_WRITE_CONTAINS &&
-            (r = find_rule(s, opted, g, SHIELD_DENY_ALL, false, contains)))
+        if (check == SHIELD_CHECK_WRITE_CONTAINS && (r = find_contained(rs, g)))
                 return refuse(v, check, g, err,
                               "write grant \"%s\" contains the always-shielded path \"%s\", so its "
                               "parent would be writable and the store could be replaced; grant a "
@@ -197,23 +303,62 @@ static char *flip_basename(const char *path)
 
 /* §5.6: on a case-insensitive filesystem the shield's other spelling is a
  * second, unshielded name for the same store. */
-static bool case_alias(const struct shield_rule *r, const struct g *g)
+static bool case_alias(const struct shield_rule *r)
 {
         cleanup_free char *flipped = NULL;
         struct stat a, b;
 
-        if (!path_beneath(g->resolved, r->path) || lstat(r->path, &a) < 0)
+        if (path_lstat(r->path, &a) < 0)
                 return false;
         flipped = flip_basename(r->path);
-        return flipped && lstat(flipped, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+        return flipped && path_lstat(flipped, &b) == 0 && a.st_dev == b.st_dev &&
+               a.st_ino == b.st_ino;
 }
 
-static int check_case(const struct shield_set *s, const bool *opted, const struct g *g,
-                      struct verdicts *v, struct bento_err *err)
+static int id_cmp(const void *a, const void *b)
 {
-        const struct shield_rule *r = find_rule(s, opted, g, SHIELD_DENY_ALL, true, case_alias);
+        size_t x = *(const size_t *) a, y = *(const size_t *) b;
 
-        if (!r)
+        return x < y ? -1 : x > y;
+}
+
+/* The first DenyAll rule (not opted in) strictly inside the grant that has
+ * a case-folded alias; -ENOMEM, 0 none, 1 found (*ret). */
+static int find_case_alias(const struct rules *rs, const struct g *g,
+                           const struct shield_rule **ret)
+{
+        const struct want w = {SHIELD_DENY_ALL, true};
+        cleanup_free size_t *ids = NULL;
+        size_t lo, hi, n = 0;
+
+        path_index_beneath(&rs->path, g->resolved, &lo, &hi);
+        if (lo == hi)
+                return 0;
+        ids = calloc(hi - lo, sizeof(*ids));
+        if (!ids)
+                return -ENOMEM;
+        for (size_t i = lo; i < hi; i++)
+                if (wanted(rs, &w, rs->path.e[i].id))
+                        ids[n++] = rs->path.e[i].id;
+        if (n)
+                qsort(ids, n, sizeof(*ids), id_cmp);
+        for (size_t i = 0; i < n; i++)
+                if (case_alias(&rs->s->rules[ids[i]])) {
+                        *ret = &rs->s->rules[ids[i]];
+                        return 1;
+                }
+        return 0;
+}
+
+static int check_case(const struct rules *rs, const struct g *g, struct verdicts *v,
+                      struct bento_err *err)
+{
+        const struct shield_rule *r = NULL;
+        int found = find_case_alias(rs, g, &r);
+
+        if (found < 0)
+                return bento_err_set(err, ENOMEM, "grant checks");
+        if (!found)
                 return 0;
         return refuse(v, SHIELD_CHECK_CASE_FOLDED, g, err,
                       "grant \"%s\" contains the always-shielded path \"%s\" on a "
@@ -259,7 +404,7 @@ static int check_host(const struct g *g, enum shield_check check, struct verdict
         struct stat st;
 
         if (check == SHIELD_CHECK_PROC_PID && is_proc_pid(g->resolved) &&
-            lstat(g->resolved, &st) == 0)
+            path_lstat(g->resolved, &st) == 0)
                 return refuse(v, check, g, err,
                               "grant \"%s\" resolves to \"%s\", a host process's directory in "
                               "/proc; remove it, the sandbox always has its own /proc",
@@ -270,7 +415,7 @@ static int check_host(const struct g *g, enum shield_check check, struct verdict
                                       "grant \"%s\" resolves to \"%s\", a pseudo-filesystem the "
                                       "sandbox mounts fresh; grant a specific path inside it",
                                       g->shown, g->resolved);
-        if (check == SHIELD_CHECK_LOOP && stat(g->raw, &st) < 0 && errno == ELOOP)
+        if (check == SHIELD_CHECK_LOOP && path_stat(g->raw, &st) < 0 && errno == ELOOP)
                 return refuse(v, check, g, err,
                               "grant \"%s\" loops through itself on the host; fix the link or "
                               "drop the grant",
@@ -282,7 +427,7 @@ static int check_write_dir(const struct g *g, struct verdicts *v, struct bento_e
 {
         struct stat st;
 
-        if (stat(g->raw, &st) == 0)
+        if (path_stat(g->raw, &st) == 0)
                 return S_ISDIR(st.st_mode)
                            ? 0
                            : refuse(v, SHIELD_CHECK_WRITE_NOT_DIR, g, err,
@@ -297,8 +442,8 @@ static int check_write_dir(const struct g *g, struct verdicts *v, struct bento_e
                       g->shown, strerror(errno));
 }
 
-static int check_one(const struct shield_set *s, const bool *opted, enum shield_check c,
-                     const struct g *g, bool write, struct verdicts *v, struct bento_err *err)
+static int check_one(const struct rules *rs, enum shield_check c, const struct g *g, bool write,
+                     struct verdicts *v, struct bento_err *err)
 {
         switch (c) {
         case SHIELD_CHECK_WRITE_ROOT:
@@ -308,15 +453,15 @@ static int check_one(const struct shield_set *s, const bool *opted, enum shield_
                                       "writable; grant a specific directory");
                 return 0;
         case SHIELD_CHECK_READ_INSIDE:
-                return write ? 0 : check_shield_reads(s, opted, g, v, err);
+                return write ? 0 : check_shield_reads(rs, g, v, err);
         case SHIELD_CHECK_WRITE_INSIDE_DENY_ALL:
         case SHIELD_CHECK_WRITE_DENY_WRITE:
         case SHIELD_CHECK_WRITE_CONTAINS:
-                return write ? check_shield_writes(s, opted, g, c, v, err) : 0;
+                return write ? check_shield_writes(rs, g, c, v, err) : 0;
         case SHIELD_CHECK_CASE_FOLDED:
-                return check_case(s, opted, g, v, err);
+                return check_case(rs, g, v, err);
         case SHIELD_CHECK_WORKSPACE_REDIRECT:
-                return write ? check_redirect(s, g, v, err) : 0;
+                return write ? check_redirect(rs->s, g, v, err) : 0;
         case SHIELD_CHECK_PROC_PID:
         case SHIELD_CHECK_MANAGED_MOUNT:
         case SHIELD_CHECK_LOOP:
@@ -358,27 +503,38 @@ static struct g *grants_prepare(const struct shield_grant *in, size_t n)
 
 /* Checks in spec order over reads then writes; a grant refused once is not
  * checked again, so each grant yields at most its first refusal. */
-static int run_checks(const struct shield_set *s, const bool *opted, struct g *gs, size_t n_reads,
-                      size_t n, struct verdicts *v, struct bento_err *err)
+static int run_all(const struct rules *rs, struct g *gs, size_t n_reads, size_t n, bool *done,
+                   struct verdicts *v, struct bento_err *err)
 {
-        cleanup_free bool *done = calloc(n + 1, sizeof(bool));
-
-        if (!done)
-                return bento_err_set(err, ENOMEM, "grant checks");
         for (int c = SHIELD_CHECK_WRITE_ROOT; c < SHIELD_CHECK_MAX; c++) {
                 for (size_t i = 0; i < n; i++) {
                         int r;
 
                         if (done[i])
                                 continue;
-                        r = check_one(s, opted, (enum shield_check) c, &gs[i], i >= n_reads, v,
-                                      err);
+                        r = check_one(rs, (enum shield_check) c, &gs[i], i >= n_reads, v, err);
                         if (r < 0)
                                 return r;
                         done[i] = r > 0;
                 }
         }
         return 0;
+}
+
+static int run_checks(const struct shield_set *s, const bool *opted, struct g *gs, size_t n_reads,
+                      size_t n, struct verdicts *v, struct bento_err *err)
+{
+        cleanup_free bool *done = calloc(n + 1, sizeof(bool));
+        struct rules rs;
+        int r = rules_init(&rs, s, opted);
+
+        if (!done || r < 0) {
+                rules_done(&rs);
+                return bento_err_set(err, ENOMEM, "grant checks");
+        }
+        r = run_all(&rs, gs, n_reads, n, done, v, err);
+        rules_done(&rs);
+        return r;
 }
 
 int shields_check_grants(const struct shield_set *s, const struct shield_grants *in,

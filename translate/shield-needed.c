@@ -15,13 +15,15 @@
 #include "cleanup.h"
 #include "shield-internal.h"
 
-/* paths are already clean (clean_all()). */
-static bool reaches(char *const *paths, size_t n, const char *path)
+/* Does an exposed path reach path: hold it, or lie inside it? */
+static bool reaches(const struct path_index *ix, const char *path)
 {
-        for (size_t i = 0; i < n; i++)
-                if (path_within(paths[i], path) || path_within(path, paths[i]))
-                        return true;
-        return false;
+        size_t lo, hi;
+
+        if (path_index_holds(ix, path))
+                return true;
+        path_index_beneath(ix, path, &lo, &hi);
+        return lo < hi;
 }
 
 /* The paths cleaned once, not once per rule (a large manifest has hundreds
@@ -39,14 +41,14 @@ static char **clean_all(const char *const *paths, size_t n)
 }
 
 /* One decision per rule: 0 not needed, 1 needed. */
-static bool needed(const struct shield_rule *r, bool exists, char *const *exposed, size_t n_exposed,
-                   char *const *writes, size_t n_writes)
+static bool needed(const struct shield_rule *r, bool exists, const struct path_index *exposed,
+                   const struct path_index *writes)
 {
-        if (!reaches(exposed, n_exposed, r->path))
+        if (!reaches(exposed, r->path))
                 return false;
         if (r->deny == SHIELD_DENY_ALL && exists)
                 return true;
-        return reaches(writes, n_writes, r->path);
+        return reaches(writes, r->path);
 }
 
 static enum shield_mount_kind kind_of(const struct shield_rule *r, bool exists, bool is_dir)
@@ -61,17 +63,14 @@ static enum shield_mount_kind kind_of(const struct shield_rule *r, bool exists, 
 }
 
 /* A hidden path inside a readable-but-read-only tree must be mounted even
- * when nothing else asks for it: the parent's rebind would show it. */
-static bool inside_needed_write_dir(const struct shield_set *s, const bool *need,
-                                    const bool *exists, const struct shield_rule *r)
+ * when nothing else asks for it: the parent's rebind would show it.  dirs
+ * lists the needed DenyWrite dirs that exist. */
+static bool inside_needed_write_dir(const struct shield_set *s, const size_t *dirs, size_t n_dirs,
+                                    const struct shield_rule *r)
 {
-        for (size_t j = 0; j < s->n_rules; j++) {
-                const struct shield_rule *p = &s->rules[j];
-
-                if (need[j] && exists[j] && p->deny == SHIELD_DENY_WRITE && p->dir &&
-                    path_beneath(p->path, r->path))
+        for (size_t j = 0; j < n_dirs; j++)
+                if (path_beneath(s->rules[dirs[j]].path, r->path))
                         return true;
-        }
         return false;
 }
 
@@ -87,6 +86,36 @@ static int mount_cmp(const void *a, const void *b)
         return c ? c : (int) x->kind - (int) y->kind;
 }
 
+/* §5.8's first pass: which rules an exposed path reaches, and whether
+ * each exists (and is a directory) on the host. */
+static int decide(const struct shield_set *s, const struct shield_exposure *x, bool *need,
+                  bool *exists, bool *is_dir)
+{
+        cleanup_strv char **exposed = clean_all(x->exposed, x->n_exposed);
+        cleanup_strv char **writes = clean_all(x->writes, x->n_writes);
+        struct path_index ex = {0}, wr = {0};
+        int r = -ENOMEM;
+
+        if (exposed && writes &&
+            path_index_init(&ex, (const char *const *) exposed, x->n_exposed) >= 0 &&
+            path_index_init(&wr, (const char *const *) writes, x->n_writes) >= 0) {
+                for (size_t i = 0; i < s->n_rules; i++) {
+                        const struct shield_rule *rule = &s->rules[i];
+                        struct stat st;
+
+                        exists[i] = path_stat(rule->path, &st) == 0;
+                        is_dir[i] = exists[i] && S_ISDIR(st.st_mode);
+                        if (rule->deny == SHIELD_DENY_ALL && x->opted && x->opted[i])
+                                continue;
+                        need[i] = needed(rule, exists[i], &ex, &wr);
+                }
+                r = 0;
+        }
+        path_index_done(&ex);
+        path_index_done(&wr);
+        return r;
+}
+
 int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
                    struct shield_mount **ret, size_t *ret_n, struct bento_err *err)
 {
@@ -95,27 +124,22 @@ int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
         cleanup_free bool *exists = calloc(s->n_rules + 1, sizeof(bool));
         cleanup_free bool *is_dir = calloc(s->n_rules + 1, sizeof(bool));
         cleanup_free struct shield_mount *m = calloc(s->n_rules + 1, sizeof(*m));
-        cleanup_strv char **exposed = clean_all(x->exposed, x->n_exposed);
-        cleanup_strv char **writes = clean_all(x->writes, x->n_writes);
-        size_t n = 0;
+        cleanup_free size_t *dirs = calloc(s->n_rules + 1, sizeof(size_t));
+        size_t n = 0, n_dirs = 0;
 
-        if (!need || !exists || !is_dir || !m || !exposed || !writes)
+        if (!need || !exists || !is_dir || !m || !dirs || decide(s, x, need, exists, is_dir) < 0)
                 return bento_err_set(err, ENOMEM, "shield mounts");
-        for (size_t i = 0; i < s->n_rules; i++) {
-                const struct shield_rule *r = &s->rules[i];
-                struct stat st;
-
-                exists[i] = stat(r->path, &st) == 0;
-                is_dir[i] = exists[i] && S_ISDIR(st.st_mode);
-                if (r->deny == SHIELD_DENY_ALL && opted && opted[i])
-                        continue;
-                need[i] = needed(r, exists[i], exposed, x->n_exposed, writes, x->n_writes);
-        }
+        /* The second pass only ever marks DenyAll rules, so the needed
+         * DenyWrite dirs are known before it starts. */
+        for (size_t j = 0; j < s->n_rules; j++)
+                if (need[j] && exists[j] && s->rules[j].deny == SHIELD_DENY_WRITE &&
+                    s->rules[j].dir)
+                        dirs[n_dirs++] = j;
         for (size_t i = 0; i < s->n_rules; i++) {
                 const struct shield_rule *r = &s->rules[i];
 
                 if (!need[i] && r->deny == SHIELD_DENY_ALL && exists[i] && !(opted && opted[i]))
-                        need[i] = inside_needed_write_dir(s, need, exists, r);
+                        need[i] = inside_needed_write_dir(s, dirs, n_dirs, r);
                 if (need[i])
                         m[n++] = (struct shield_mount){r, kind_of(r, exists[i], is_dir[i])};
         }

@@ -87,23 +87,81 @@ static bool on_nested_anchor(const struct shield_set *s, const char *path)
         return false;
 }
 
-/* An equal rule is merged: a default claim (no source) wins over a
- * relocation's, since the source is diagnostic only. */
-static bool merge_duplicate(struct shield_set *s, const char *path, enum shield_deny deny, bool dir,
-                            const char *source, enum shield_origin origin)
+static size_t path_hash(const char *p)
 {
-        for (size_t i = 0; i < s->n_rules; i++) {
-                struct shield_rule *r = &s->rules[i];
+        size_t h = 0xcbf29ce484222325ULL;
 
-                if (r->deny != deny || r->dir != dir || strcmp(r->path, path) != 0)
-                        continue;
-                if (r->source && !source) {
-                        r->source = NULL;
-                        r->origin = origin;
-                }
-                return true;
+        for (; *p; p++)
+                h = (h ^ (unsigned char) *p) * 0x100000001b3ULL;
+        return h;
+}
+
+static void hash_insert(size_t *slots, size_t cap, const struct shield_rule *rules, size_t i)
+{
+        size_t j = path_hash(rules[i].path) & (cap - 1);
+
+        while (slots[j])
+                j = (j + 1) & (cap - 1);
+        slots[j] = i + 1;
+}
+
+/* Bring the table up to every rule (at most half full).  -ENOMEM. */
+static int hash_update(struct shield_set *s)
+{
+        if ((s->n_rules + 1) * 2 > s->cap_hashed) {
+                size_t cap = s->cap_hashed ? s->cap_hashed : 256;
+                size_t *slots;
+
+                while ((s->n_rules + 1) * 2 > cap)
+                        cap *= 2;
+                slots = calloc(cap, sizeof(*slots));
+                if (!slots)
+                        return -ENOMEM;
+                free(s->hashed);
+                s->hashed = slots;
+                s->cap_hashed = cap;
+                s->n_hashed = 0;
         }
-        return false;
+        for (; s->n_hashed < s->n_rules; s->n_hashed++)
+                hash_insert(s->hashed, s->cap_hashed, s->rules, s->n_hashed);
+        return 0;
+}
+
+/* The first rule equal to (path, deny, dir), or NULL. */
+static struct shield_rule *find_equal(const struct shield_set *s, const char *path,
+                                      enum shield_deny deny, bool dir)
+{
+        struct shield_rule *best = NULL;
+
+        for (size_t j = path_hash(path) & (s->cap_hashed - 1); s->hashed[j];
+             j = (j + 1) & (s->cap_hashed - 1)) {
+                struct shield_rule *r = &s->rules[s->hashed[j] - 1];
+
+                if (r->deny == deny && r->dir == dir && strcmp(r->path, path) == 0 &&
+                    (!best || r < best))
+                        best = r;
+        }
+        return best;
+}
+
+/* An equal rule is merged: a default claim (no source) wins over a
+ * relocation's, since the source is diagnostic only.  -ENOMEM, 0 no
+ * equal rule, 1 merged. */
+static int merge_duplicate(struct shield_set *s, const char *path, enum shield_deny deny, bool dir,
+                           const char *source, enum shield_origin origin)
+{
+        struct shield_rule *r;
+
+        if (hash_update(s) < 0)
+                return -ENOMEM;
+        r = find_equal(s, path, deny, dir);
+        if (!r)
+                return 0;
+        if (r->source && !source) {
+                r->source = NULL;
+                r->origin = origin;
+        }
+        return 1;
 }
 
 static int grow(void **items, size_t *cap, size_t n, size_t size)
@@ -128,6 +186,7 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
 {
         cleanup_free char *lit = path_clean(literal), *path = NULL, *g = NULL;
         struct shield_rule *r;
+        int dup;
 
         if (!lit || path_resolve(lit, &path) < 0 || (spec->grant && !(g = strdup(spec->grant))))
                 return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
@@ -136,9 +195,10 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
         if (!shields_shieldable(s, path) &&
             !(spec->origin == SHIELD_ORIGIN_HOME && on_nested_anchor(s, path)))
                 return 1; /* cppcheck-suppress memleak */
-        if (merge_duplicate(s, path, spec->deny, spec->dir, spec->source, spec->origin))
+        dup = merge_duplicate(s, path, spec->deny, spec->dir, spec->source, spec->origin);
+        if (dup > 0)
                 return 0; /* cppcheck-suppress memleak */
-        if (grow((void **) &s->rules, &s->cap_rules, s->n_rules, sizeof(*s->rules)) < 0)
+        if (dup < 0 || grow((void **) &s->rules, &s->cap_rules, s->n_rules, sizeof(*s->rules)) < 0)
                 /* cppcheck-suppress memleak */
                 return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
         r = &s->rules[s->n_rules++];
@@ -189,6 +249,7 @@ struct shield_set *shield_set_free(struct shield_set *s)
                 free(s->rules[i].grant);
         }
         free(s->rules);
+        free(s->hashed);
         for (size_t i = 0; i < s->n_unshieldable; i++)
                 free(s->unshieldable[i].value);
         free(s->unshieldable);
@@ -213,12 +274,16 @@ static int strictness(const struct shield_rule *r)
 
 const struct shield_rule *shields_covering(const struct shield_set *s, const char *path)
 {
+        cleanup_free char *c = path_clean(path); /* once, not once per rule */
         const struct shield_rule *best = NULL;
 
+        if (!c)
+                return NULL;
         for (size_t i = 0; i < s->n_rules; i++) {
                 const struct shield_rule *r = &s->rules[i];
+                bool covers = r->dir ? path_within(r->path, c) : strcmp(r->path, c) == 0;
 
-                if (shield_rule_covers(r, path) && (!best || strictness(r) < strictness(best)))
+                if (covers && (!best || strictness(r) < strictness(best)))
                         best = r;
         }
         return best;
@@ -240,7 +305,7 @@ struct link_walk {
         const char *source;
 };
 
-static int walk_links(const struct link_walk *w, const char *dir, unsigned depth,
+static int walk_links(const struct link_walk *w, const char *dir, bool is_dir, unsigned depth,
                       struct bento_err *err);
 
 /* A symlink entry inside a store: shield its target where it lives. */
@@ -257,7 +322,7 @@ static int link_entry(const struct link_walk *w, const char *full, struct bento_
         r = shield_set_add(w->s, target,
                            &(struct shield_rule_spec){
                                .deny = SHIELD_DENY_ALL,
-                               .dir = stat(target, &st) == 0 && S_ISDIR(st.st_mode),
+                               .dir = path_stat(target, &st) == 0 && S_ISDIR(st.st_mode),
                                .holds = w->holds,
                                .source = w->source,
                                .origin = SHIELD_ORIGIN_LINK,
@@ -266,27 +331,43 @@ static int link_entry(const struct link_walk *w, const char *full, struct bento_
         return r < 0 ? r : 0;
 }
 
-static int walk_entry(const struct link_walk *w, const char *dir, const char *name, unsigned depth,
-                      struct bento_err *err)
+/* type is the entry's d_type; DT_UNKNOWN asks lstat(2). */
+static int walk_entry(const struct link_walk *w, const char *dir, const char *name,
+                      unsigned char type, unsigned depth, struct bento_err *err)
 {
         cleanup_free char *full = path_join(dir, name);
         struct stat st;
 
         if (!full)
                 return bento_err_set(err, ENOMEM, "credential links");
-        if (lstat(full, &st) < 0)
-                return 0;
-        if (S_ISLNK(st.st_mode))
+        if (type == DT_UNKNOWN) {
+                if (path_lstat(full, &st) < 0)
+                        return 0;
+                type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+        }
+        if (type == DT_LNK)
                 return link_entry(w, full, err);
-        if (S_ISDIR(st.st_mode) && depth < SHIELD_WALK_DEPTH_MAX)
-                return walk_links(w, full, depth + 1, err);
+        if (type == DT_DIR && depth < SHIELD_WALK_DEPTH_MAX)
+                return walk_links(w, full, true, depth + 1, err);
         return 0;
 }
 
-static int walk_links(const struct link_walk *w, const char *dir, unsigned depth,
+/* Could dir be opened as a directory?  False only when the host already
+ * said it is missing or neither a directory nor a link. */
+static bool may_open(const char *dir)
+{
+        struct stat st;
+
+        if (path_lstat(dir, &st) < 0)
+                return errno != ENOENT && errno != ENOTDIR;
+        return S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode);
+}
+
+/* is_dir: the walk already knows dir is a directory. */
+static int walk_links(const struct link_walk *w, const char *dir, bool is_dir, unsigned depth,
                       struct bento_err *err)
 {
-        cleanup_dir DIR *d = opendir(dir);
+        cleanup_dir DIR *d = is_dir || may_open(dir) ? opendir(dir) : NULL;
         struct dirent *de;
 
         if (!d)
@@ -296,7 +377,7 @@ static int walk_links(const struct link_walk *w, const char *dir, unsigned depth
 
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
-                r = walk_entry(w, dir, de->d_name, depth, err);
+                r = walk_entry(w, dir, de->d_name, de->d_type, depth, err);
                 if (r < 0)
                         return r;
         }
@@ -319,7 +400,7 @@ int shields_expand_links(struct shield_set *s, struct bento_err *err)
                 dir = strdup(s->rules[i].path);
                 if (!dir)
                         return bento_err_set(err, ENOMEM, "credential links");
-                r = walk_links(&w, dir, 1, err);
+                r = walk_links(&w, dir, false, 1, err);
                 if (r < 0)
                         return r;
         }

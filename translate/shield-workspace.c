@@ -51,7 +51,7 @@ static int ws_worktrees(const struct ws *w, const char *gitdir, struct bento_err
 
         if (!wt)
                 return bento_err_set(err, ENOMEM, "workspace shields");
-        if (lstat(wt, &st) < 0)
+        if (path_lstat(wt, &st) < 0)
                 return 0;
         if (!S_ISDIR(st.st_mode) || !(d = opendir(wt)))
                 return ws_add(w, wt, "", true, err);
@@ -63,7 +63,7 @@ static int ws_worktrees(const struct ws *w, const char *gitdir, struct bento_err
                 e = path_join(wt, de->d_name);
                 if (!e)
                         return bento_err_set(err, ENOMEM, "workspace shields");
-                if (lstat(e, &st) < 0)
+                if (path_lstat(e, &st) < 0)
                         continue;
                 if (S_ISLNK(st.st_mode))
                         r = ws_add(w, e, "", true, err);
@@ -91,7 +91,7 @@ static bool has_regular(const char *dir, const char *name)
         cleanup_free char *p = path_join(dir, name);
         struct stat st;
 
-        return p && lstat(p, &st) == 0 && S_ISREG(st.st_mode);
+        return p && path_lstat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static int ws_modules(const struct ws *w, const char *dir, unsigned depth, struct bento_err *err);
@@ -111,7 +111,7 @@ static int ws_modules_entries(const struct ws *w, const char *dir, DIR *d, unsig
                 e = path_join(dir, de->d_name);
                 if (!e)
                         return bento_err_set(err, ENOMEM, "workspace shields");
-                if (lstat(e, &st) < 0)
+                if (path_lstat(e, &st) < 0)
                         continue;
                 if (S_ISLNK(st.st_mode))
                         r = ws_add(w, e, "", true, err);
@@ -129,7 +129,7 @@ static int ws_modules(const struct ws *w, const char *dir, unsigned depth, struc
         struct stat st;
         int r = 0;
 
-        if (lstat(dir, &st) < 0 || (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)))
+        if (path_lstat(dir, &st) < 0 || (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)))
                 return 0;
         if (S_ISLNK(st.st_mode) || depth > SHIELD_WALK_DEPTH_MAX || !(d = opendir(dir)))
                 return ws_add(w, dir, "", true, err);
@@ -151,7 +151,7 @@ static int ws_root(const struct ws *w, const char *root, struct bento_err *err)
 
         if (!git)
                 return bento_err_set(err, ENOMEM, "workspace shields");
-        if (lstat(git, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (path_lstat(git, &st) == 0 && S_ISREG(st.st_mode)) {
                 /* A gitfile: the real gitdir is elsewhere; pin the pointer. */
                 r = ws_add(w, git, "", false, err);
         } else {
@@ -183,7 +183,7 @@ static char *checkout_root(const char *dir)
 
                 if (!git)
                         return NULL;
-                if (lstat(git, &st) == 0)
+                if (path_lstat(git, &st) == 0)
                         break;
                 if (strcmp(cur, "/") == 0)
                         return strdup(dir);
@@ -211,7 +211,7 @@ int shields_add_workspace(struct shield_set *s, const char *const *writes, size_
 
                 if (path_resolve(writes[i], &g) < 0)
                         return bento_err_set(err, ENOMEM, "workspace shields");
-                if (stat(g, &st) < 0 || !S_ISDIR(st.st_mode))
+                if (path_stat(g, &st) < 0 || !S_ISDIR(st.st_mode))
                         continue;
                 if (!(root = checkout_root(g)))
                         return bento_err_set(err, ENOMEM, "workspace shields");

@@ -103,6 +103,10 @@ struct shield_set {
         char *runtime_dir; /* cleaned absolute XDG_RUNTIME_DIR, or NULL */
         struct shield_rule *rules;
         size_t n_rules, cap_rules;
+        /* shield-resolve.c's lookup of equal rules: 1 + rule index per
+         * slot (0 empty) over the first n_hashed rules. */
+        size_t *hashed;
+        size_t cap_hashed, n_hashed;
         struct shield_unshieldable *unshieldable;
         size_t n_unshieldable, cap_unshieldable;
 };

@@ -27,6 +27,17 @@ static void sub(FILE *f, const char *tag, char *text)
         free(text);
 }
 
+/* A verdict line ("runnable:", "grants:") whose wrapped reason is text. */
+static void verdict(FILE *f, const char *label, char *text)
+{
+        char first[16];
+
+        snprintf(first, sizeof(first), LABEL, label);
+        if (text)
+                text_wrap(f, first, "    ", text);
+        free(text);
+}
+
 static void on_host(FILE *f, const struct policy_path *pp, bool with_name)
 {
         cleanup_free char *real = NULL, *written = NULL;
@@ -245,9 +256,6 @@ static void print_network(FILE *f, const struct validate_report *r)
 
 static void print_exec_limits(FILE *f, const struct manifest *m)
 {
-        const struct manifest_limits *l = &m->limits;
-        const char *sep = "";
-
         fprintf(f, LABEL "%s\n", "exec:", permissions_exec_words(m->exec));
         if (m->exec == MANIFEST_EXEC_NONE_STRICT)
                 sub(f, "note: ",
@@ -257,16 +265,7 @@ static void print_exec_limits(FILE *f, const struct manifest *m)
                 sub(f, "note: ",
                     text_printf("execveat is blocked as well: the exec gate lets exactly one "
                                 "exec through, the runtime's own start of the entrypoint."));
-        if (!*l->memory && !*l->cpu && !l->has_pids)
-                return;
-        fprintf(f, LABEL, "limits:");
-        if (*l->memory)
-                fprintf(f, "memory %s", l->memory), sep = ", ";
-        if (*l->cpu)
-                fprintf(f, "%scpu %s", sep, l->cpu), sep = ", ";
-        if (l->has_pids)
-                fprintf(f, "%spids %lld", sep, (long long) l->pids);
-        fputc('\n', f);
+        permissions_print_limits(f, &m->limits);
 }
 
 static void print_footer(FILE *f, const struct validate_report *r)
@@ -309,13 +308,10 @@ static void print_runnable(FILE *f, const struct validate_report *r)
 
         fputc('\n', f);
         if (!p) {
-                cleanup_free char *t = text_printf(
-                    "unknown - this host could not answer: it could not resolve the manifest's "
-                    "paths (%s)",
-                    r->resolve_error ? r->resolve_error : "unknown reason");
-
-                if (t)
-                        text_wrap(f, "runnable:     ", "    ", t);
+                verdict(f, "runnable:",
+                        text_printf("unknown - this host could not answer: it could not resolve "
+                                    "the manifest's paths (%s)",
+                                    r->resolve_error ? r->resolve_error : "unknown reason"));
                 return;
         }
         if (p->n_problems == 0) {
@@ -401,13 +397,10 @@ static void print_grants_verdict(FILE *f, const struct validate_report *r)
                 fprintf(f, LABEL "unknown - the grants could not be resolved on this host\n",
                         "grants:");
         } else if (!p->shields) {
-                cleanup_free char *t = text_printf(
-                    "unknown - this host could not work out where its shields anchor, so no "
-                    "grant was checked against them (%s)",
-                    p->shields_error ? p->shields_error : "no home directory");
-
-                if (t)
-                        text_wrap(f, "grants:       ", "    ", t);
+                verdict(f, "grants:",
+                        text_printf("unknown - this host could not work out where its shields "
+                                    "anchor, so no grant was checked against them (%s)",
+                                    p->shields_error ? p->shields_error : "no home directory"));
         } else if (p->n_refusals > 0) {
                 fprintf(f, LABEL "NO - the grants marked REFUSED above cannot be honored\n",
                         "grants:");

@@ -12,6 +12,7 @@
 
 #include "cleanup.h"
 #include "jsonw.h"
+#include "report-json.h"
 #include "validate.h"
 
 static void list(struct bento_jsonw *w, const char *key, char *const *v, size_t n)
@@ -87,14 +88,8 @@ static void shielded_grants(struct bento_jsonw *w, const struct validate_report 
         for (size_t i = 0; i < p->n_reads; i++) {
                 const struct shield_rule *rule = r->read_opt_in[i];
 
-                if (!rule)
-                        continue;
-                bento_jsonw_open_object(w);
-                bento_jsonw_kstring(w, "path", rule->literal);
-                if (strcmp(rule->path, rule->literal) != 0)
-                        bento_jsonw_kstring(w, "on_host", rule->path);
-                bento_jsonw_kstring(w, "holds", shield_holds_to_string(rule->holds));
-                bento_jsonw_close_object(w);
+                if (rule)
+                        report_json_shielded_grant(w, rule);
         }
         bento_jsonw_close_array(w);
 }

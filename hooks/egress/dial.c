@@ -3,7 +3,6 @@
 #include "dial.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,9 +34,7 @@ static int connect_one(const struct sockaddr *sa, socklen_t len, int64_t deadlin
                 return TAKE_FD(fd);
         if (errno != EINPROGRESS)
                 return -errno;
-        w = egress_wait(fd, POLLOUT, deadline_ms);
-        if (w == 0)
-                return -ETIMEDOUT;
+        w = egress_wait_writable(fd, deadline_ms);
         if (w < 0)
                 return w;
         if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)

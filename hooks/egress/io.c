@@ -36,6 +36,15 @@ int egress_wait(int fd, short events, int64_t deadline_ms)
         }
 }
 
+int egress_wait_writable(int fd, int64_t deadline_ms)
+{
+        int w = egress_wait(fd, POLLOUT, deadline_ms);
+
+        if (w == 0)
+                return -ETIMEDOUT;
+        return w < 0 ? w : 0;
+}
+
 int egress_write_all(int fd, const void *buf, size_t len, int64_t deadline_ms)
 {
         const char *p = buf;
@@ -53,9 +62,7 @@ int egress_write_all(int fd, const void *buf, size_t len, int64_t deadline_ms)
                         continue;
                 if (n < 0 && errno != EAGAIN)
                         return -errno;
-                w = egress_wait(fd, POLLOUT, deadline_ms);
-                if (w == 0)
-                        return -ETIMEDOUT;
+                w = egress_wait_writable(fd, deadline_ms);
                 if (w < 0)
                         return w;
         }

@@ -19,6 +19,10 @@ int64_t egress_now_ms(void);
  * -errno on failure. */
 int egress_wait(int fd, short events, int64_t deadline_ms);
 
+/* Wait until fd is writable (or has an error to report) before
+ * deadline_ms.  Returns 0, -ETIMEDOUT or -errno. */
+int egress_wait_writable(int fd, int64_t deadline_ms);
+
 /* Write all of buf before deadline_ms.  Returns 0, -ETIMEDOUT or -errno. */
 int egress_write_all(int fd, const void *buf, size_t len, int64_t deadline_ms);
 

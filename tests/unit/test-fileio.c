@@ -2,7 +2,8 @@
 /*
  * Unit tests for bundle/fileio.c in a private temporary directory: capped
  * reads, refusal of symlinks and special files, atomic replacement with
- * the requested mode and no leftovers.
+ * the requested mode and no leftovers, the durable commit of a temporary
+ * file.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -138,6 +139,36 @@ TEST(write_failures_name_the_file)
 {
         ASSERT_EQ(bento_write_file_atomic(at("nodir/file"), "x", 1, 0600, &err), -ENOENT);
         ASSERT_CONTAINS(err.msg, "nodir/file");
+}
+
+TEST(commit_temp_file)
+{
+        char tmp[128];
+        cleanup_free char *data = NULL;
+        const char *step = NULL;
+        size_t len = 0;
+        struct stat st;
+        int fd;
+
+        snprintf(tmp, sizeof(tmp), "%s/.c-XXXXXX", dir);
+        fd = mkostemp(tmp, O_CLOEXEC);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_OK(bento_commit_temp_file(fd, tmp, at("c"), "durable", 7, 0640, &step));
+        ASSERT_TRUE(step == NULL); /* written only on failure */
+        ASSERT_OK(bento_read_file(at("c"), 100, &data, &len, &err));
+        ASSERT_STREQ(data, "durable");
+        ASSERT_TRUE(stat(at("c"), &st) == 0);
+        ASSERT_EQ(st.st_mode & 07777, 0640);
+        ASSERT_TRUE(access(tmp, F_OK) < 0);
+        /* A rename that cannot happen removes the temporary file. */
+        snprintf(tmp, sizeof(tmp), "%s/.c-XXXXXX", dir);
+        fd = mkostemp(tmp, O_CLOEXEC);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(bento_commit_temp_file(fd, tmp, at("nodir/c"), "x", 1, 0600, &step), -ENOENT);
+        ASSERT_STREQ(step, "rename into place");
+        ASSERT_TRUE(access(tmp, F_OK) < 0);
+        unlink(at("c"));
+        ASSERT_EQ(entries(), 1);
 }
 
 TEST(reads_proc_and_pipes)
