@@ -366,14 +366,19 @@ def test_without_nnp_the_filter_is_installed_before_the_identity_switch(rt, bund
 def test_profile_denying_execve_blocks_the_target_too(rt, bundle, nnp):
     """No seam: the runtime's own execve of the target is subject to the
     filter.  create succeeds (the filter is compiled and, without NNP,
-    even installed), start lets the init go, and its exec fails."""
+    even installed), start lets the init go, its exec fails, and start
+    says so: a target that never ran is the runtime's failure."""
     b = seccomp_bundle(bundle, profile(syscalls=[rule(["execve", "execveat"], "SCMP_ACT_ERRNO")]), nnp=nnp)
     b.probe("exit", "0")
     cid, pid = rt.create_ok(b)
     assert rt.status(cid) == "created"
-    rt.start_ok(cid)
+    res = rt.start(cid)
+    assert res.rc == 1, res
+    assert 'cannot start container %s: exec "%s": Operation not permitted' % (cid, PROBE_IN) in res.err, res
     assert REAPER.exit_code(pid) == 126
-    rt.wait_status(cid, "stopped")
+    # a start that failed leaves no container behind
+    gone = rt.state(cid)
+    assert gone.rc != 0 and "does not exist" in gone.err, gone
     err = open(rt.err_path(cid)).read()
     assert 'bento-runtime: exec "%s": Operation not permitted' % PROBE_IN in err, err
 
@@ -514,7 +519,8 @@ def test_notify_target_cannot_start_once_the_agent_is_gone(rt, bundle, agent):
     b = seccomp_bundle(bundle, gate_profile(ag.socket))
     b.probe("exit", "0")
     cid, pid = rt.create_ok(b)
-    rt.start_ok(cid)
+    res = rt.start(cid)
+    assert res.rc == 1 and 'exec "%s": Function not implemented' % PROBE_IN in res.err, res
     assert ag.wait() == 0, ag.stderr()
     assert REAPER.exit_code(pid, timeout=30) == 126
     err = open(rt.err_path(cid)).read()
