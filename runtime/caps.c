@@ -125,21 +125,23 @@ const char *rt_cap_set_name(enum oci_cap_set set)
         return set_names[set];
 }
 
+/* The kernel's last capability cannot change while we run: found once (by
+ * the probe, or from /proc in kernel_last_cap) and inherited by the init. */
+static int known_last_cap = -1;
+
 int rt_cap_last_supported(void)
 {
-        /* the kernel's answer cannot change while we run: probe once */
-        static int last = -1;
         int c;
 
-        if (last >= 0)
-                return last;
+        if (known_last_cap >= 0)
+                return known_last_cap;
         /* PR_CAPBSET_READ fails with EINVAL exactly above the kernel's last
          * capability; the bound only guards against a kernel bug. */
         for (c = 0; c < 1024; c++)
                 if (prctl(PR_CAPBSET_READ, (unsigned long) c, 0, 0, 0) < 0 && errno == EINVAL)
                         break;
-        last = c - 1;
-        return last;
+        known_last_cap = c - 1;
+        return known_last_cap;
 }
 
 /* The runtime runs in the host's /proc, so here the documented file is
@@ -162,7 +164,8 @@ static int kernel_last_cap(void)
         v = strtol(buf, &end, 10);
         if (errno != 0 || end == buf || (*end != '\n' && *end != '\0') || v < 0 || v > 1023)
                 return rt_cap_last_supported();
-        return (int) v;
+        known_last_cap = (int) v;
+        return known_last_cap;
 }
 
 /* Append "line\n" to buf.  The line quotes config text, so control
@@ -313,12 +316,11 @@ static int raise_effective(int last, struct held *ret, struct bento_err *err)
         return 0;
 }
 
-static int drop_bounding(uint64_t keep, int last, struct bento_err *err)
+/* bound: the bounding set before, read once (one prctl per capability). */
+static int drop_bounding(uint64_t keep, uint64_t bound, int last, struct bento_err *err)
 {
         for (int c = 0; c <= last; c++) {
-                if (c < MASK_BITS && (keep & BIT(c)))
-                        continue;
-                if (cap_get_bound(c) != 1)
+                if (c < MASK_BITS ? (keep & BIT(c)) || !(bound & BIT(c)) : cap_get_bound(c) != 1)
                         continue;
                 if (cap_drop_bound(c) < 0) {
                         const char *name = rt_cap_to_name(c);
@@ -352,8 +354,8 @@ static int set_flags(cap_t c, cap_flag_t flag, uint64_t mask, struct bento_err *
  * permitted, inheritable may only gain capabilities that are bounded and,
  * without CAP_SETPCAP, permitted.  Returns the granted sets in ret_prm and
  * ret_inh for the ambient step. */
-static int set_main_sets(const uint64_t *want, const struct held *h, int last, uint64_t *ret_prm,
-                         uint64_t *ret_inh, struct bento_err *err)
+static int set_main_sets(const uint64_t *want, const struct held *h, uint64_t bound,
+                         uint64_t *ret_prm, uint64_t *ret_inh, struct bento_err *err)
 {
         cleanup_cap cap_t c = cap_init();
         uint64_t prm, eff, inh, inh_ok;
@@ -363,7 +365,7 @@ static int set_main_sets(const uint64_t *want, const struct held *h, int last, u
                 return bento_err_set(err, errno, "process.capabilities: cap_init");
         prm = want[OCI_CAP_PERMITTED] & h->prm;
         eff = want[OCI_CAP_EFFECTIVE] & prm;
-        inh_ok = h->inh | bound_mask(last);
+        inh_ok = h->inh | bound;
         if (!(h->prm & BIT(CAP_SETPCAP)))
                 inh_ok &= h->prm | h->inh;
         inh = want[OCI_CAP_INHERITABLE] & inh_ok;
@@ -407,7 +409,7 @@ static int set_ambient(uint64_t mask, struct bento_err *err)
 int rt_caps_apply(const struct oci_capabilities *caps, struct bento_err *err)
 {
         uint64_t want[_OCI_CAP_SET_MAX];
-        uint64_t prm = 0, inh = 0;
+        uint64_t prm = 0, inh = 0, bound;
         struct held held = {0};
         int last = rt_cap_last_supported();
         int r;
@@ -417,10 +419,13 @@ int rt_caps_apply(const struct oci_capabilities *caps, struct bento_err *err)
         r = raise_effective(last, &held, err);
         if (r < 0)
                 return r;
-        r = drop_bounding(want[OCI_CAP_BOUNDING], last, err);
+        bound = bound_mask(last);
+        r = drop_bounding(want[OCI_CAP_BOUNDING], bound, last, err);
         if (r < 0)
                 return r;
-        r = set_main_sets(want, &held, last, &prm, &inh, err);
+        /* every drop succeeded: what is left is what was kept */
+        bound &= want[OCI_CAP_BOUNDING];
+        r = set_main_sets(want, &held, bound, &prm, &inh, err);
         if (r < 0)
                 return r;
         return set_ambient(want[OCI_CAP_AMBIENT] & prm & inh, err);

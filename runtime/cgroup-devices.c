@@ -9,14 +9,56 @@
 #include "cgroup-internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
 
 static const char *const default_allow[] = {
     "c *:* m",   "b *:* m",   "c 1:3 rwm", "c 1:5 rwm", "c 1:7 rwm",   "c 1:8 rwm",
     "c 1:9 rwm", "c 5:0 rwm", "c 5:1 rwm", "c 5:2 rwm", "c 136:* rwm", "c 10:200 rwm",
 };
+
+/* devices.allow and devices.deny, each opened once: v1 takes one rule per
+ * write(), and the policy is a dozen rules or more. */
+struct dev_files {
+        const struct cg_hier *h;
+        int fd[2]; /* deny, allow; -1 until first used */
+};
+
+static void dev_files_close(struct dev_files *f)
+{
+        for (int i = 0; i < 2; i++)
+                if (f->fd[i] >= 0)
+                        close(f->fd[i]);
+}
+
+static int dev_write(struct dev_files *f, bool allow, const char *line, struct bento_err *err)
+{
+        const char *name = allow ? "devices.allow" : "devices.deny";
+        size_t len = strlen(line);
+
+        if (f->fd[allow] < 0) {
+                cleanup_free char *path = cg_file(f->h, name);
+
+                if (!path)
+                        return bento_err_set(err, ENOMEM, "cgroup file");
+                f->fd[allow] = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+                if (f->fd[allow] < 0)
+                        return bento_err_set(err, errno, "cannot open %s", path);
+        }
+        if (write(f->fd[allow], line, len) != (ssize_t) len) {
+                int e = errno ? errno : EIO;
+                cleanup_free char *path = cg_file(f->h, name);
+
+                return bento_err_set(err, e, "cannot write '%s' to %s", line, path ? path : name);
+        }
+        return 0;
+}
 
 static void fmt_id(int64_t v, char *buf, size_t size)
 {
@@ -48,7 +90,7 @@ static void rule_line(const struct bento_json *rule, char *buf, size_t size, boo
                  access && access->type == BENTO_JSON_STRING ? access->u.string.s : "rwm");
 }
 
-static int allow_config_devices(const struct cg_hier *h, const struct oci_config *cfg,
+static int allow_config_devices(struct dev_files *f, const struct oci_config *cfg,
                                 struct bento_err *err)
 {
         for (size_t i = 0; cfg && i < cfg->linux_.n_devices; i++) {
@@ -60,7 +102,7 @@ static int allow_config_devices(const struct cg_hier *h, const struct oci_config
                         continue;
                 snprintf(line, sizeof(line), "%c %" PRId64 ":%" PRId64 " rwm",
                          d->type == 'b' ? 'b' : 'c', d->major, d->minor);
-                r = cg_write(h, "devices.allow", line, err);
+                r = dev_write(f, true, line, err);
                 if (r < 0)
                         return bento_err_prefix(err, "linux.devices[%zu]", i);
         }
@@ -87,25 +129,25 @@ static int check_default(const struct cg_hier *h, bool want_all, struct bento_er
 
 /* Writing "a" to devices.deny drops every exception: the defaults are
  * given back after it, so rules that follow can still narrow them. */
-static int allow_defaults(const struct cg_hier *h, const struct oci_config *cfg,
-                          struct bento_err *err)
+static int allow_defaults(struct dev_files *f, const struct oci_config *cfg, struct bento_err *err)
 {
         int r = 0;
 
         for (size_t i = 0; r >= 0 && i < sizeof(default_allow) / sizeof(default_allow[0]); i++)
-                r = cg_write(h, "devices.allow", default_allow[i], err);
-        return r < 0 ? r : allow_config_devices(h, cfg, err);
+                r = dev_write(f, true, default_allow[i], err);
+        return r < 0 ? r : allow_config_devices(f, cfg, err);
 }
 
 int cg_devices_apply(const struct cg_hier *h, const struct oci_config *cfg,
                      const struct bento_json *rules, struct bento_err *err)
 {
+        struct dev_files f = {.h = h, .fd = {-1, -1}};
         bool want_all = false;
         int r;
 
-        r = cg_write(h, "devices.deny", "a", err);
+        r = dev_write(&f, false, "a", err);
         if (r >= 0)
-                r = allow_defaults(h, cfg, err);
+                r = allow_defaults(&f, cfg, err);
         for (size_t i = 0; r >= 0 && rules && i < rules->u.array.n; i++) {
                 const struct bento_json *rule = rules->u.array.items[i];
                 bool allow = bento_json_get(rule, "allow")->u.boolean;
@@ -113,14 +155,17 @@ int cg_devices_apply(const struct cg_hier *h, const struct oci_config *cfg,
                 char line[96];
 
                 rule_line(rule, line, sizeof(line), &all);
-                r = cg_write(h, allow ? "devices.allow" : "devices.deny", line, err);
-                if (r < 0)
+                r = dev_write(&f, allow, line, err);
+                if (r < 0) {
+                        dev_files_close(&f);
                         return bento_err_prefix(err, "linux.resources.devices[%zu]", i);
+                }
                 if (all)
                         want_all = allow;
                 if (all && !allow)
-                        r = allow_defaults(h, cfg, err);
+                        r = allow_defaults(&f, cfg, err);
         }
+        dev_files_close(&f);
         if (r < 0)
                 return bento_err_prefix(err, "devices cgroup");
         return check_default(h, want_all, err);

@@ -45,6 +45,7 @@ struct cg_layout {
         enum cg_mode mode;
         struct cg_hier h[CG_MAX_HIER];
         size_t n;
+        bool from_mountinfo; /* mounts from mountinfo, not just their usual places */
 };
 
 /* What linux.resources asks for, checked (cgroup-limits.c). */
@@ -67,9 +68,30 @@ struct cg_limits {
 
 const char *cg_mode_name(enum cg_mode mode);
 
-/* The hierarchies of this host and the caller's place in each. */
-int cg_layout_load(struct cg_layout *ret, struct bento_err *err);
+/* The hierarchies of this host and the caller's place in each.  Their
+ * mounts are looked for at the usual places first (cgroup-usual.c), and in
+ * /proc/self/mountinfo when one is not there or `mountinfo` is set. */
+int cg_layout_load(struct cg_layout *ret, bool mountinfo, struct bento_err *err);
 void cg_layout_done(struct cg_layout *l);
+
+/* Every comma-separated token of wanted is in list. */
+bool cg_tokens_in(const char *wanted, const char *list);
+
+/* h is mounted at mnt, the mount showing the hierarchy from root on: 1 with
+ * h->mnt set and h->base made relative to root, 0 when the caller's cgroup
+ * (h->base) is not below root, -ENOMEM. */
+int cg_hier_set_mount(struct cg_hier *h, const char *mnt, const char *root);
+
+/* ---- cgroup-usual.c ---- */
+
+/* Find h's mount at its usual place: /sys/fs/cgroup/<name> for a v1
+ * hierarchy, /sys/fs/cgroup for v2 alone and /sys/fs/cgroup/unified next
+ * to v1 hierarchies (with_v1), checked with statmount(2) to be a mount of
+ * that very hierarchy.  1: found (as cg_hier_set_mount); 2: v2 next to v1
+ * and no cgroup2 mount at .../unified, which counts as not mounted (as for
+ * crun and runc); 0: not there, or the kernel cannot tell (read
+ * mountinfo); -ENOMEM. */
+int cg_mount_at_usual_place(struct cg_hier *h, bool with_v1);
 
 /* The hierarchy that carries a controller ("memory", "cpu", "freezer", ...):
  * the v1 one whose key lists it, else the unified one on v2; NULL. */
@@ -77,7 +99,8 @@ struct cg_hier *cg_find(const struct cg_layout *l, const char *controller);
 
 /* Set every hierarchy's path from applied.cgroup ({"paths": {key: path},
  * "created": {key: n}}) of a record; hierarchies it does not name stay
- * unused.  Paths must be absolute, without "." or ".." components. */
+ * unused.  Paths must be absolute, without "." or ".." components.
+ * Returns 1 when the record names a hierarchy the layout does not have. */
 int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
                         struct bento_err *err);
 

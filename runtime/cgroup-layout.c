@@ -48,8 +48,7 @@ static bool has_token(const char *list, const char *tok, size_t len)
         return false;
 }
 
-/* Every comma-separated token of wanted is in list. */
-static bool all_tokens_in(const char *wanted, const char *list)
+bool cg_tokens_in(const char *wanted, const char *list)
 {
         for (const char *p = wanted; *p;) {
                 size_t n = strcspn(p, ",");
@@ -136,37 +135,48 @@ static int parse_mounts(char *mountinfo, struct cg_mounts *ret)
 
 /* The hierarchy-relative path of the caller becomes relative to where the
  * hierarchy is mounted: mnt then names the hierarchy root as seen from
- * here (normally root is "/" and nothing changes).  The last matching
- * entry wins: mountinfo lists mounts in the order they were made, and a
- * later mount (at the same point or above it) covers an earlier one, so
- * the first match may be one that can no longer be reached. */
+ * here (normally root is "/" and nothing changes). */
+int cg_hier_set_mount(struct cg_hier *h, const char *mnt, const char *root)
+{
+        size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+
+        if (rl && (strncmp(h->base, root, rl) != 0 || (h->base[rl] && h->base[rl] != '/')))
+                return 0;
+        /* the visible part of the hierarchy starts at root: keep paths
+         * relative to it */
+        memmove(h->base, h->base + rl, strlen(h->base + rl) + 1);
+        if (!h->base[0]) {
+                h->base[0] = '/';
+                h->base[1] = '\0';
+        }
+        h->mnt = strdup(mnt);
+        return h->mnt ? 1 : -ENOMEM;
+}
+
+/* The last matching entry wins: mountinfo lists mounts in the order they
+ * were made, and a later mount (at the same point or above it) covers an
+ * earlier one, so the first match may be one that can no longer be
+ * reached. */
 static int find_mount(const struct cg_mounts *ms, struct cg_hier *h)
 {
         for (size_t i = ms->n; i-- > 0;) {
                 const struct cg_mount *m = &ms->m[i];
-                size_t rl;
+                int r;
 
-                if (m->v2 != h->v2 || (!h->v2 && !all_tokens_in(h->key, m->superopts)))
+                if (m->v2 != h->v2 || (!h->v2 && !cg_tokens_in(h->key, m->superopts)))
                         continue;
-                rl = strcmp(m->root, "/") == 0 ? 0 : strlen(m->root);
-                if (rl &&
-                    (strncmp(h->base, m->root, rl) != 0 || (h->base[rl] && h->base[rl] != '/')))
-                        continue;
-                /* the visible part of the hierarchy starts at root: keep
-                 * paths relative to it */
-                memmove(h->base, h->base + rl, strlen(h->base + rl) + 1);
-                if (!h->base[0]) {
-                        h->base[0] = '/';
-                        h->base[1] = '\0';
-                }
-                h->mnt = strdup(m->mnt);
-                return h->mnt ? 1 : -ENOMEM;
+                r = cg_hier_set_mount(h, m->mnt, m->root);
+                if (r != 0)
+                        return r;
         }
         return 0;
 }
 
-/* One /proc/self/cgroup line: "hierarchy-id:controllers:path". */
-static int add_hierarchy(struct cg_layout *l, char *line, const struct cg_mounts *ms)
+/* One /proc/self/cgroup line: "hierarchy-id:controllers:path".  Without
+ * ms, the hierarchy is looked for at its usual place only, and -EAGAIN
+ * says it is not there (mountinfo must be read after all); with_v1: the
+ * host has v1 hierarchies too. */
+static int add_hierarchy(struct cg_layout *l, char *line, const struct cg_mounts *ms, bool with_v1)
 {
         char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         struct cg_hier *h;
@@ -191,7 +201,12 @@ static int add_hierarchy(struct cg_layout *l, char *line, const struct cg_mounts
                 return -ENOMEM;
         }
         memcpy(h->base, c2 + 1, path_len + 1);
-        r = find_mount(ms, h);
+        if (ms) {
+                r = find_mount(ms, h);
+        } else {
+                r = cg_mount_at_usual_place(h, with_v1);
+                r = r == 2 ? 0 : r == 0 ? -EAGAIN : r;
+        }
         if (r <= 0) {
                 free(h->key);
                 free(h->base);
@@ -201,30 +216,77 @@ static int add_hierarchy(struct cg_layout *l, char *line, const struct cg_mounts
         return 0;
 }
 
-int cg_layout_load(struct cg_layout *ret, struct bento_err *err)
+/* A line of /proc/self/cgroup names v1 controllers ("4:memory:/"). */
+static bool lists_v1(const char *cgroups)
 {
-        cleanup_free char *cgroups = NULL, *mountinfo = NULL;
+        for (const char *p = cgroups; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+                const char *c1 = strchr(p, ':');
+
+                if (c1 && c1[1] != ':' && c1[1] != '\n' && c1[1] != '\0')
+                        return true;
+        }
+        return false;
+}
+
+/* Every hierarchy of /proc/self/cgroup (modified in place), with its mount
+ * from ms, or at its usual place when ms is NULL (-EAGAIN: not there). */
+static int add_all(struct cg_layout *l, char *cgroups, const struct cg_mounts *ms)
+{
+        bool with_v1 = lists_v1(cgroups);
+        char *save = NULL;
+        int r = 0;
+
+        for (char *line = strtok_r(cgroups, "\n", &save); line && r >= 0;
+             line = strtok_r(NULL, "\n", &save))
+                r = add_hierarchy(l, line, ms, with_v1);
+        return r;
+}
+
+static int load_from_mountinfo(struct cg_layout *l, char *cgroups, struct bento_err *err)
+{
+        cleanup_free char *mountinfo = NULL;
         cleanup_mounts struct cg_mounts ms = {.m = NULL, .n = 0};
         size_t len = 0;
-        bool v1 = false, v2 = false;
-        char *save = NULL;
         int r;
 
-        memset(ret, 0, sizeof(*ret));
-        r = bento_read_file("/proc/self/cgroup", 65536, &cgroups, &len, err);
-        if (r >= 0)
-                r = bento_read_file("/proc/self/mountinfo", (size_t) 4 << 20, &mountinfo, &len,
-                                    err);
+        r = bento_read_file("/proc/self/mountinfo", (size_t) 4 << 20, &mountinfo, &len, err);
         if (r < 0)
                 return r;
         /* parsed once, for every hierarchy */
         r = parse_mounts(mountinfo, &ms);
-        for (char *line = strtok_r(cgroups, "\n", &save); line && r >= 0;
-             line = strtok_r(NULL, "\n", &save))
-                r = add_hierarchy(ret, line, &ms);
+        if (r >= 0)
+                r = add_all(l, cgroups, &ms);
+        if (r < 0)
+                return bento_err_set(err, -r, "cgroup hierarchies");
+        l->from_mountinfo = true;
+        return 0;
+}
+
+int cg_layout_load(struct cg_layout *ret, bool mountinfo, struct bento_err *err)
+{
+        cleanup_free char *cgroups = NULL, *copy = NULL;
+        size_t len = 0;
+        bool v1 = false, v2 = false;
+        int r;
+
+        memset(ret, 0, sizeof(*ret));
+        r = bento_read_file("/proc/self/cgroup", 65536, &cgroups, &len, err);
+        if (r < 0)
+                return r;
+        r = -EAGAIN;
+        if (!mountinfo) {
+                copy = strdup(cgroups);
+                r = copy ? add_all(ret, copy, NULL) : -ENOMEM;
+                if (r == -EAGAIN)
+                        cg_layout_done(ret);
+                else if (r < 0)
+                        r = bento_err_set(err, -r, "cgroup hierarchies");
+        }
+        if (r == -EAGAIN)
+                r = load_from_mountinfo(ret, cgroups, err);
         if (r < 0) {
                 cg_layout_done(ret);
-                return bento_err_set(err, -r, "cgroup hierarchies");
+                return r;
         }
         for (size_t i = 0; i < ret->n; i++)
                 *(ret->h[i].v2 ? &v2 : &v1) = true;
@@ -272,12 +334,14 @@ int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
 {
         const struct bento_json *paths = bento_json_get(applied, "paths");
         const struct bento_json *made = bento_json_get(applied, "created");
+        int unknown = 0;
 
         if (!paths || paths->type != BENTO_JSON_OBJECT)
                 return bento_err_setx(err, EINVAL, "state record: applied.cgroup.paths missing");
         for (size_t i = 0; i < paths->u.object.n; i++) {
                 const struct bento_json *v = paths->u.object.values[i];
                 const struct bento_json *m = bento_json_get(made, paths->u.object.keys[i]);
+                bool known = false;
 
                 if (v->type != BENTO_JSON_STRING || !path_ok(v->u.string.s))
                         return bento_err_setx(err, EINVAL,
@@ -287,6 +351,7 @@ int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
                 for (size_t j = 0; j < l->n; j++) {
                         if (strcmp(l->h[j].key, paths->u.object.keys[i]) != 0)
                                 continue;
+                        known = true;
                         free(l->h[j].path);
                         l->h[j].path = strdup(v->u.string.s);
                         if (!l->h[j].path)
@@ -296,8 +361,10 @@ int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
                                            ? (int) m->u.number.i
                                            : 0;
                 }
+                if (!known)
+                        unknown = 1;
         }
-        return 0;
+        return unknown;
 }
 
 int cg_layout_describe(const struct cg_layout *l, struct bento_json *obj)
@@ -456,11 +523,15 @@ int cg_make(struct cg_hier *h, struct bento_err *err)
         }
 }
 
-static void sleep_ms(long ms)
+/* 0.1 ms, doubling up to 20 ms; adds the delay to *waited_us. */
+static void backoff(long *delay_us, long *waited_us)
 {
-        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = *delay_us * 1000L};
 
         nanosleep(&ts, NULL);
+        *waited_us += *delay_us;
+        if (*delay_us < 20000)
+                *delay_us = *delay_us * 2 < 20000 ? *delay_us * 2 : 20000;
 }
 
 int cg_unmake(struct cg_hier *h, struct bento_err *err)
@@ -473,9 +544,10 @@ int cg_unmake(struct cg_hier *h, struct bento_err *err)
                 return bento_err_set(err, ENOMEM, "cgroup path");
         if (h->made <= 0)
                 return 0;
-        /* exiting tasks leave the cgroup a moment after they are reaped */
-        for (int i = 0; i < 300 && (r = rmdir(full)) < 0 && errno == EBUSY; i++)
-                sleep_ms(i < 20 ? 5 : 20);
+        /* exiting tasks leave the cgroup a moment after they are reaped:
+         * retry for up to about 6 s, soon at first */
+        for (long d = 100, waited = 0; (r = rmdir(full)) < 0 && errno == EBUSY && waited < 6000000;)
+                backoff(&d, &waited);
         if (r < 0 && errno != ENOENT)
                 return bento_err_set(err, errno, "cannot remove cgroup %s", full);
         for (int i = 1; i < h->made && (slash = strrchr(full, '/')) && slash > full; i++) {

@@ -18,6 +18,7 @@
 #include "cgroup.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,16 @@ static void cleanup_layout_fn(struct cg_layout *l)
 }
 #define cleanup_layout __attribute__((cleanup(cleanup_layout_fn)))
 
-static void sleep_ms(long ms)
+/* Poll delays: 0.1 ms first (what is waited for is usually a task that
+ * is just leaving), doubling up to cap_us; adds the delay to *waited_us. */
+static void backoff(long *delay_us, long cap_us, long *waited_us)
 {
-        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = *delay_us * 1000L};
 
         nanosleep(&ts, NULL);
+        *waited_us += *delay_us;
+        if (*delay_us < cap_us)
+                *delay_us = *delay_us * 2 < cap_us ? *delay_us * 2 : cap_us;
 }
 
 /* "a//b/" → "/a/b" appended to prefix; NULL for "." or ".." components. */
@@ -151,6 +157,46 @@ static int make_all(const struct rt_context *ctx, struct cg_layout *l, bool want
         return r;
 }
 
+/* `create`: v1 hierarchies get their "tasks" file opened for the init
+ * (rt_cgroup_info.self_fds), the others the init's pid. */
+static int hand_over(const struct cg_layout *l, pid_t pid, struct rt_cgroup_info *ret,
+                     struct bento_err *err)
+{
+        char buf[32];
+
+        snprintf(buf, sizeof(buf), "%d", (int) pid);
+        for (size_t i = 0; i < l->n; i++) {
+                cleanup_free char *tasks = NULL;
+                int fd;
+
+                if (!l->h[i].path)
+                        continue;
+                if (l->h[i].v2 || ret->n_self_fds == RT_CGROUP_MAX_SELF) {
+                        int r = cg_write(&l->h[i], "cgroup.procs", buf, err);
+
+                        if (r < 0)
+                                return bento_err_prefix(err, "cannot move the container process "
+                                                             "into its cgroup");
+                        continue;
+                }
+                tasks = cg_file(&l->h[i], "tasks");
+                if (!tasks)
+                        return bento_err_set(err, ENOMEM, "cgroup file");
+                fd = open(tasks, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+                if (fd < 0)
+                        return bento_err_set(err, errno, "cannot open %s", tasks);
+                ret->self_fds[ret->n_self_fds++] = fd;
+        }
+        return 0;
+}
+
+static void close_self_fds(struct rt_cgroup_info *info)
+{
+        for (size_t i = 0; i < info->n_self_fds; i++)
+                close(info->self_fds[i]);
+        info->n_self_fds = 0;
+}
+
 static int move_in(const struct cg_layout *l, pid_t pid, struct bento_err *err)
 {
         char buf[32];
@@ -224,6 +270,60 @@ static int apply_all(const struct rt_context *ctx, const struct cg_layout *l,
         return cg_devices_apply(dev, ctx->cfg, lim->devices, err);
 }
 
+/* A cgroupfs cgroup entered but not yet read back (rt_cgroup_enter_finish). */
+struct cg_pending {
+        struct cg_layout l;
+        struct bento_json *dev; /* v2 device rules, as for finish_enter */
+};
+
+static void pending_free(struct cg_pending *p)
+{
+        if (!p)
+                return;
+        cg_layout_done(&p->l);
+        bento_json_free(p->dev);
+        free(p);
+}
+
+/* Keep the layout (taken over from *l) for the read-back later. */
+static int defer_describe(struct cg_layout *l, struct bento_json *dev, struct rt_cgroup_info *ret,
+                          struct bento_err *err)
+{
+        struct cg_pending *p = calloc(1, sizeof(*p));
+
+        ret->path = p ? strdup(primary(l)->path) : NULL;
+        if (!ret->path) {
+                free(p);
+                bento_json_free(dev);
+                return bento_err_set(err, ENOMEM, "cgroup state");
+        }
+        p->l = *l;
+        l->n = 0;
+        p->dev = dev;
+        ret->pending = p;
+        return 0;
+}
+
+int rt_cgroup_enter_finish(struct rt_cgroup_info *info, struct bento_err *err)
+{
+        struct cg_pending *p = info->pending;
+        struct bento_json *applied;
+
+        if (!p)
+                return 0;
+        applied = describe(&p->l, NULL);
+        if (applied && p->dev && bento_json_object_set(applied, "devices", p->dev) < 0)
+                applied = bento_json_free(applied);
+        /* consumed either way */
+        p->dev = NULL;
+        if (!applied)
+                return bento_err_set(err, ENOMEM, "cgroup state");
+        info->applied = applied;
+        info->pending = NULL;
+        pending_free(p);
+        return 0;
+}
+
 static int enter_systemd(const struct rt_context *ctx, pid_t pid, struct cg_layout *l,
                          const struct cg_limits *lim, struct rt_cgroup_info *ret,
                          struct bento_err *err);
@@ -238,7 +338,7 @@ int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_in
         int r;
 
         memset(ret, 0, sizeof(*ret));
-        r = cg_layout_load(&l, err);
+        r = cg_layout_load(&l, false, err);
         if (r >= 0)
                 r = cg_limits_parse(ctx->cfg->linux_.resources, l.mode, "linux.resources", &lim,
                                     err);
@@ -261,19 +361,24 @@ int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_in
         if (r >= 0)
                 r = apply_all(ctx, &l, &lim, &dev, err);
         if (r >= 0)
-                r = move_in(&l, pid, err);
+                r = hand_over(&l, pid, ret, err);
         if (r >= 0)
-                r = finish_enter(&l, NULL, TAKE_PTR(dev), ret, err);
-        if (r < 0)
+                r = defer_describe(&l, TAKE_PTR(dev), ret, err);
+        if (r < 0) {
+                close_self_fds(ret);
                 undo(&l, pid);
+        }
         return r;
 }
 
 void rt_cgroup_info_done(struct rt_cgroup_info *info)
 {
+        close_self_fds(info);
         free(info->path);
         info->path = NULL;
         info->applied = bento_json_free(info->applied);
+        pending_free(info->pending);
+        info->pending = NULL;
 }
 
 /* The layout with the container's paths, from a record (or from a fresh
@@ -288,10 +393,18 @@ static int open_applied(const char *path, const struct bento_json *applied, stru
         if (!applied)
                 return bento_err_setx(err, EINVAL, "state record: cgroup %s without applied.cgroup",
                                       path);
-        r = cg_layout_load(l, err);
+        r = cg_layout_load(l, false, err);
         if (r >= 0)
                 r = cg_layout_set_paths(l, applied, err);
-        return r;
+        /* a hierarchy the record names but that was not at its usual place
+         * (a record from a runtime that looked elsewhere): look everywhere */
+        if (r > 0 && !l->from_mountinfo) {
+                cg_layout_done(l);
+                r = cg_layout_load(l, true, err);
+                if (r >= 0)
+                        r = cg_layout_set_paths(l, applied, err);
+        }
+        return r < 0 ? r : 0;
 }
 
 static int open_rec(const struct bento_record *rec, struct cg_layout *l, struct bento_err *err)
@@ -309,34 +422,60 @@ static const char *unit_of(const struct bento_json *applied)
 static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, int spare_pidfd,
                       struct bento_err *err);
 
-static int remove_applied(const char *path, const struct bento_json *applied, struct bento_err *err)
+static int remove_layout(struct cg_layout *l, const char *unit, struct bento_err *err)
+{
+        struct bento_err ignored;
+        int r = 0;
+
+        /* whatever outlived the init (no pid namespace of its own) goes too */
+        (void) kill_procs(l, SIGKILL, 0, -1, &ignored);
+        if (unit)
+                (void) cg_systemd_stop(unit, &ignored);
+        for (size_t i = 0; i < l->n && r >= 0; i++)
+                if (l->h[i].path)
+                        r = cg_unmake(&l->h[i], err);
+        return r;
+}
+
+static long oom_kills_in(const struct cg_layout *l)
+{
+        const struct cg_hier *m = cg_find(l, "memory");
+        int64_t v = 0;
+        int r;
+
+        if (!m || !m->path)
+                return 0;
+        r = cg_read_keyed(m, m->v2 ? "memory.events" : "memory.oom_control", "oom_kill", &v);
+        return r == -ENOENT ? 0 : r < 0 ? r : (long) v;
+}
+
+static int remove_applied(const char *path, const struct bento_json *applied, long *ret_oom,
+                          struct bento_err *err)
 {
         cleanup_layout struct cg_layout l = {.n = 0};
-        struct bento_err ignored;
         int r = open_applied(path, applied, &l, err);
 
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
                 return r;
-        /* whatever outlived the init (no pid namespace of its own) goes too */
-        (void) kill_procs(&l, SIGKILL, 0, -1, &ignored);
-        if (unit_of(applied))
-                (void) cg_systemd_stop(unit_of(applied), &ignored);
-        for (size_t i = 0; i < l.n && r >= 0; i++)
-                if (l.h[i].path)
-                        r = cg_unmake(&l.h[i], err);
-        return r;
+        if (ret_oom)
+                *ret_oom = oom_kills_in(&l);
+        return remove_layout(&l, unit_of(applied), err);
 }
 
-int rt_cgroup_remove(const struct bento_record *rec, struct bento_err *err)
+int rt_cgroup_remove(const struct bento_record *rec, long *ret_oom_kills, struct bento_err *err)
 {
-        return remove_applied(rec->cgroup_path, bento_json_get(rec->extra, "cgroup"), err);
+        return remove_applied(rec->cgroup_path, bento_json_get(rec->extra, "cgroup"), ret_oom_kills,
+                              err);
 }
 
 int rt_cgroup_info_remove(const struct rt_cgroup_info *info, struct bento_err *err)
 {
-        return remove_applied(info->path, info->applied, err);
+        /* (pending: the systemd driver never defers, so there is no unit) */
+        if (info->pending)
+                return remove_layout(&info->pending->l, NULL, err);
+        return remove_applied(info->path, info->applied, NULL, err);
 }
 
 static int frozen_in(const struct cg_layout *l)
@@ -374,7 +513,7 @@ static int set_frozen(const struct cg_layout *l, bool freeze, struct bento_err *
 
         if (!v1 && (!(f = primary(l)) || !f->v2))
                 return bento_err_setx(err, ENOTSUP, "no freezer for the container's cgroup");
-        for (int i = 0; i < 500; i++) {
+        for (long i = 0, d = 100, waited = 0; waited < 5000000; i++) {
                 /* a v1 cgroup can stay FREEZING while tasks are busy: ask again */
                 if (i % 10 == 0) {
                         r = v1 ? cg_write(f, "freezer.state", freeze ? "FROZEN" : "THAWED", err)
@@ -384,7 +523,7 @@ static int set_frozen(const struct cg_layout *l, bool freeze, struct bento_err *
                 }
                 if (frozen_in(l) == (freeze ? 1 : 0))
                         return 0;
-                sleep_ms(10);
+                backoff(&d, 10000, &waited);
         }
         if (freeze)
                 (void) set_frozen(l, false, err);
@@ -462,8 +601,9 @@ static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, int spare
                 froze = set_frozen(l, true, err) >= 0;
         r = signal_pids(h, sig, spare, &n, err);
         /* without a freezer, go round until no process is left to find */
-        for (int i = 0; r >= 0 && !froze && was != 1 && n > 0 && sig == SIGKILL && i < 20; i++) {
-                sleep_ms(5);
+        for (long d = 100, waited = 0;
+             r >= 0 && !froze && was != 1 && n > 0 && sig == SIGKILL && waited < 100000;) {
+                backoff(&d, 5000, &waited);
                 r = signal_pids(h, sig, spare, &n, err);
         }
         if (r >= 0 && spare_pidfd >= 0 &&
@@ -500,17 +640,11 @@ long rt_cgroup_oom_kills(const struct bento_record *rec)
 {
         cleanup_layout struct cg_layout l = {.n = 0};
         struct bento_err ignored;
-        const struct cg_hier *m;
-        int64_t v = 0;
         int r = open_rec(rec, &l, &ignored);
 
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
-        m = cg_find(&l, "memory");
-        if (!m || !m->path)
-                return 0;
-        r = cg_read_keyed(m, m->v2 ? "memory.events" : "memory.oom_control", "oom_kill", &v);
-        return r == -ENOENT ? 0 : r < 0 ? r : (long) v;
+        return oom_kills_in(&l);
 }
 
 int rt_cgroup_update(const struct bento_record *rec, const struct bento_json *resources,

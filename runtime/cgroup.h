@@ -19,6 +19,10 @@
 #include "json.h"
 #include "state.h"
 
+struct cg_pending;
+
+#define RT_CGROUP_MAX_SELF 16
+
 struct rt_cgroup_info {
         char *path;                 /* the cgroup path relative to the hierarchy root, "/a/b/<id>",
                                      * of the unified hierarchy (v2) or the freezer (v1; every
@@ -27,20 +31,41 @@ struct rt_cgroup_info {
         bool systemd;               /* created as a systemd scope */
         struct bento_json *applied; /* object: what the kernel holds after applying,
                                      * e.g. {"memory.limit": 268435456, ...}; may be NULL */
+        struct cg_pending *pending; /* entered, not yet read back: rt_cgroup_enter_finish */
+        /* The v1 hierarchies' "tasks" files of the container's cgroup,
+         * opened by us, for the init to write "0" into: it moves itself.
+         * The kernel moves a thread that moves itself without taking the
+         * global lock (cgroup_threadgroup_rwsem) that a move by pid takes,
+         * and that lock waits for an RCU grace period, several ms on a
+         * busy host.  Closed by rt_cgroup_info_done. */
+        int self_fds[RT_CGROUP_MAX_SELF];
+        size_t n_self_fds;
 };
 
 /* In `create`, after the init was cloned and before it was released into
  * the container setup.  Without linux.resources and without cgroupsPath a
  * rootless runtime may get no cgroup (info->path NULL); everything else is
- * an error when it cannot be done. */
+ * an error when it cannot be done.  The init is moved into v2 and systemd
+ * cgroups here; into v1 ones it moves itself, through ret->self_fds, as
+ * the first thing it does at sync #1.  The limits are written and checked
+ * here; reading back everything the kernel holds for the record
+ * (info->applied) may be left to rt_cgroup_enter_finish, which `create`
+ * calls while the released init sets itself up. */
 int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_info *ret,
                     struct bento_err *err);
+
+/* Fill info->applied when rt_cgroup_enter left it for later (no-op
+ * otherwise).  On failure the cgroup can still be removed with
+ * rt_cgroup_info_remove. */
+int rt_cgroup_enter_finish(struct rt_cgroup_info *info, struct bento_err *err);
 
 void rt_cgroup_info_done(struct rt_cgroup_info *info);
 
 /* Remove the container's cgroup (all hierarchies), waiting briefly for it to
- * drain.  No-op when rec->cgroup_path is NULL. */
-int rt_cgroup_remove(const struct bento_record *rec, struct bento_err *err);
+ * drain.  No-op when rec->cgroup_path is NULL.  ret_oom_kills (may be NULL)
+ * gets what rt_cgroup_oom_kills would have said just before; it is left
+ * alone without a cgroup. */
+int rt_cgroup_remove(const struct bento_record *rec, long *ret_oom_kills, struct bento_err *err);
 
 /* The same for a cgroup that rt_cgroup_enter made but that no record holds
  * yet (a create failing after the init was placed). */

@@ -22,7 +22,16 @@
 #include "log.h"
 
 /* A process the OOM killer took leaves only SIGKILL in the exit status:
- * say why, from the cgroup's counter, while the record still exists. */
+ * say why, from the cgroup's counter. */
+static void say_oom(const char *id, long n)
+{
+        if (n > 0)
+                rt_log_error("container %s was killed by the OOM killer at its memory "
+                             "limit (%ld OOM kill%s in its cgroup)",
+                             id, n, n == 1 ? "" : "s");
+}
+
+/* The same for a container that stays (--keep), while the record exists. */
 static void report_oom(struct rt_store *store, const char *id)
 {
         struct rt_container_dir dir = {.path = NULL, .fd = -1};
@@ -32,12 +41,7 @@ static void report_oom(struct rt_store *store, const char *id)
         if (rt_container_dir_open(store, id, false, &dir, &ignored) < 0)
                 return;
         if (rt_container_record_load(&dir, &rec, &ignored) >= 0) {
-                long n = rt_cgroup_oom_kills(rec);
-
-                if (n > 0)
-                        rt_log_error("container %s was killed by the OOM killer at its memory "
-                                     "limit (%ld OOM kill%s in its cgroup)",
-                                     id, n, n == 1 ? "" : "s");
+                say_oom(id, rt_cgroup_oom_kills(rec));
                 bento_record_free(rec);
         }
         rt_container_dir_close(&dir);
@@ -72,11 +76,16 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, bool
         }
         code = rt_fg_wait(c.pid, c.pidfd, sigfd, console_fd);
         close(c.pidfd);
-        report_oom(store, o->id);
-        if (!keep) {
+        if (keep) {
+                report_oom(store, o->id);
+        } else {
                 struct bento_err derr = {0};
-                if (rt_container_delete(store, o->id, true, &derr) < 0)
+                long oom = 0;
+
+                /* the counter is read from the record delete loads anyway */
+                if (rt_container_delete_counting(store, o->id, true, &oom, &derr) < 0)
                         rt_log_warning("%s", derr.msg);
+                say_oom(o->id, oom);
         }
         sigprocmask(SIG_SETMASK, &old, NULL);
         return code;

@@ -164,24 +164,45 @@ static int write_pid_file(const char *path, pid_t pid, struct bento_err *err)
         return bento_write_file_atomic(path, buf, (size_t) len, 0644, err);
 }
 
+/* What `create` writes that does not need the init: done while the init
+ * sets itself up (rt_spawn_opts.meanwhile). */
+struct early_work {
+        struct create_job *job;
+        const struct rt_context *ctx;
+        struct bento_record *rec;
+};
+
+static int do_early_work(void *arg, struct bento_err *err)
+{
+        struct early_work *w = arg;
+        int r = rt_record_start(w->ctx, &w->rec, err);
+
+        if (r >= 0)
+                r = rt_container_config_save(&w->job->dir, w->job->config_data, w->job->config_len,
+                                             err);
+        return r;
+}
+
 static int spawn_and_record(struct create_job *job, struct rt_context *ctx, struct rt_created *ret,
                             struct bento_err *err)
 {
+        struct early_work early = {.job = job, .ctx = ctx, .rec = NULL};
         cleanup_bento_record struct bento_record *rec = NULL;
         struct rt_spawn_opts so = {.child_of_caller = job->opts->child_of_caller,
                                    .console_socket = job->opts->console_socket,
                                    .keep_console =
                                        job->opts->keep_console && !job->opts->console_socket,
-                                   .fifo_path = job->fifo_path};
+                                   .fifo_path = job->fifo_path,
+                                   .meanwhile = do_early_work,
+                                   .meanwhile_arg = &early};
         struct rt_spawned sp = {.pid = 0, .pidfd = -1, .console_fd = -1};
         int r;
 
         r = rt_spawn_init(ctx, &job->plan, &so, &sp, err);
+        rec = TAKE_PTR(early.rec);
         if (r < 0)
                 return r;
-        r = rt_record_build(ctx, sp.pid, &sp.cgroup, &rec, err);
-        if (r >= 0)
-                r = rt_container_config_save(&job->dir, job->config_data, job->config_len, err);
+        r = rt_record_finish(ctx, sp.pid, &sp.cgroup, rec, err);
         if (r >= 0)
                 r = rt_container_record_save(&job->dir, rec, err);
         if (r >= 0 && job->opts->pid_file)

@@ -56,7 +56,7 @@ static int open_container(struct rt_store *store, const char *id, struct opened 
         return 0;
 }
 
-static int teardown(struct rt_store *store, const char *id, struct opened *o,
+static int teardown(struct rt_store *store, const char *id, struct opened *o, long *ret_oom,
                     struct bento_err *err);
 
 static int run_poststart(const char *id, const struct opened *o, struct bento_err *err)
@@ -65,8 +65,8 @@ static int run_poststart(const char *id, const struct opened *o, struct bento_er
         cleanup_free char *state = NULL;
         int r;
 
-        r = rt_container_config_load(&o->dir, &cfg, err);
-        if (r < 0 || cfg->n_hooks[OCI_HOOK_POSTSTART] == 0)
+        r = rt_container_hooks_config_load(&o->dir, &cfg, err);
+        if (r < 0 || !cfg || cfg->n_hooks[OCI_HOOK_POSTSTART] == 0)
                 return r;
         r = rt_hooks_state(cfg, id, o->rec->bundle, BENTO_STATUS_RUNNING, o->rec->pid, &state, err);
         if (r >= 0)
@@ -148,7 +148,7 @@ int rt_container_start(struct rt_store *store, const char *id, struct bento_err 
                 /* runtime-spec: a failed startContainer or poststart hook
                  * stops the container and goes on with its deletion */
                 struct bento_err ignored;
-                (void) teardown(store, id, &o, &ignored);
+                (void) teardown(store, id, &o, NULL, &ignored);
         }
         opened_close(&o);
         return r;
@@ -254,8 +254,24 @@ int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
         return r;
 }
 
+/* The container made its own pid namespace (its init is that namespace's
+ * init). */
+static bool own_pid_namespace(const struct bento_record *rec)
+{
+        for (size_t i = 0; i < rec->n_namespaces; i++)
+                if (!strcmp(rec->namespaces[i].type, "pid") && !rec->namespaces[i].joined)
+                        return true;
+        return false;
+}
+
 /* SIGKILL everything and wait for the init to be gone (it may be someone
- * else's child: its exit is seen through the pidfd, not waitpid). */
+ * else's child: its exit is seen through the pidfd, not waitpid).  With a
+ * pid namespace of its own, killing the init is enough: the kernel kills
+ * every other process of the namespace, and the init's exit completes
+ * only once they are all gone, so there is no walk of the cgroup to race
+ * with, and no freezer to wait for (an init that is already exiting can
+ * keep a freeze from completing).  Whatever else sits in the cgroup is
+ * killed when the cgroup is removed. */
 static int destroy(const struct bento_record *rec, struct bento_err *err)
 {
         cleanup_close int pidfd = -1;
@@ -264,7 +280,8 @@ static int destroy(const struct bento_record *rec, struct bento_err *err)
         pidfd = rt_pidfd_open_checked(rec->pid, rec->start_time, &ignored);
         if (pidfd < 0)
                 return 0; /* already gone */
-        (void) kill_all(rec, SIGKILL, pidfd, &ignored);
+        if (!own_pid_namespace(rec))
+                (void) kill_all(rec, SIGKILL, pidfd, &ignored);
         if (rt_pidfd_signal(pidfd, SIGKILL, err) < 0 && err->code != ESRCH)
                 return -err->code;
         /* a frozen task only dies once it is thawed */
@@ -278,7 +295,8 @@ static int destroy(const struct bento_record *rec, struct bento_err *err)
 
 /* After the processes are gone: the cgroup, poststop hooks (failures are
  * warnings, every hook runs), then the state directory. */
-static int teardown(struct rt_store *store, const char *id, struct opened *o, struct bento_err *err)
+static int teardown(struct rt_store *store, const char *id, struct opened *o, long *ret_oom,
+                    struct bento_err *err)
 {
         cleanup_oci_config struct oci_config *cfg = NULL;
         struct bento_err herr = {0};
@@ -287,10 +305,10 @@ static int teardown(struct rt_store *store, const char *id, struct opened *o, st
         if (o->rec && o->status != BENTO_STATUS_STOPPED)
                 r = destroy(o->rec, err);
         if (r >= 0 && o->rec)
-                r = rt_cgroup_remove(o->rec, err);
+                r = rt_cgroup_remove(o->rec, ret_oom, err);
         if (r < 0)
                 return r;
-        if (o->rec && rt_container_config_load(&o->dir, &cfg, &herr) >= 0 &&
+        if (o->rec && rt_container_hooks_config_load(&o->dir, &cfg, &herr) >= 0 && cfg &&
             cfg->n_hooks[OCI_HOOK_POSTSTOP] > 0) {
                 cleanup_free char *state = NULL;
                 char warnings[2048] = "";
@@ -308,6 +326,12 @@ static int teardown(struct rt_store *store, const char *id, struct opened *o, st
 
 int rt_container_delete(struct rt_store *store, const char *id, bool force, struct bento_err *err)
 {
+        return rt_container_delete_counting(store, id, force, NULL, err);
+}
+
+int rt_container_delete_counting(struct rt_store *store, const char *id, bool force,
+                                 long *ret_oom_kills, struct bento_err *err)
+{
         struct opened o;
         int r = 0;
 
@@ -324,7 +348,7 @@ int rt_container_delete(struct rt_store *store, const char *id, bool force, stru
                 opened_close(&o);
                 return r;
         }
-        r = teardown(store, id, &o, err);
+        r = teardown(store, id, &o, ret_oom_kills, err);
         opened_close(&o);
         return r;
 }

@@ -52,4 +52,10 @@ int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
 /* Delete: refuses a running container unless force; kills it with force. */
 int rt_container_delete(struct rt_store *store, const char *id, bool force, struct bento_err *err);
 
+/* The same, and (when ret_oom_kills is not NULL) the OOM kills counted in
+ * the container's cgroup just before it went (rt_cgroup_oom_kills): what
+ * `run` reports after its container ended, from one look at the record. */
+int rt_container_delete_counting(struct rt_store *store, const char *id, bool force,
+                                 long *ret_oom_kills, struct bento_err *err);
+
 #endif

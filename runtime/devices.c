@@ -45,17 +45,37 @@ static const struct {
     {"/dev/ptmx", "pts/ptmx"},
 };
 
-/* Resolve (creating directories) the parent of path; name gets the last
- * component.  A read-only rootfs without a /dev tmpfs gets a hint. */
+/* The directory the last node was made in, kept open for the next one:
+ * nearly all of them go to /dev, which is then resolved once. */
+struct dev_dir {
+        char dir[PATH_MAX];
+        struct rt_target t;
+};
+
+static void dev_dir_close(struct dev_dir *c)
+{
+        if (c->t.fd >= 0)
+                close(c->t.fd);
+        c->t.fd = -1;
+}
+#define cleanup_dev_dir __attribute__((cleanup(dev_dir_close)))
+
+/* Resolve (creating directories) the parent of path, or take it from the
+ * cache when it is the same directory; name gets the last component.  A
+ * read-only rootfs without a /dev tmpfs gets a hint. */
 static int open_parent(const struct rt_root *root, const char *path, const char *label,
-                       struct rt_target *parent, char *name, struct bento_err *err)
+                       struct dev_dir *cache, char *name, struct bento_err *err)
 {
         char dir[PATH_MAX];
         int r = rt_path_split(path, dir, name);
 
         if (r < 0)
                 return bento_err_set(err, -r, "%s: bad path", label);
-        r = rt_safe_resolve(root, dir, RT_SP_MKDIR, 0755, parent);
+        if (cache->t.fd >= 0 && strcmp(cache->dir, dir) == 0)
+                return 0;
+        dev_dir_close(cache);
+        snprintf(cache->dir, sizeof(cache->dir), "%s", dir);
+        r = rt_safe_resolve(root, dir, RT_SP_MKDIR, 0755, &cache->t);
         if (r == -EROFS)
                 return bento_err_set(err, -r,
                                      "%s: cannot create %s (the root filesystem is read-only; "
@@ -134,41 +154,42 @@ static int bind_host_node(const struct rt_root *root, const struct rt_target *pa
 }
 
 static int create_device(const struct rt_context *ctx, const struct rt_root *root,
-                         const struct dev_spec *d, const char *label, struct bento_err *err)
+                         struct dev_dir *cache, const struct dev_spec *d, const char *label,
+                         struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target parent = {.fd = -1};
+        const struct rt_target *parent = &cache->t;
         char name[NAME_MAX + 1];
         struct stat st;
         int r;
 
-        r = open_parent(root, d->path, label, &parent, name, err);
+        r = open_parent(root, d->path, label, cache, name, err);
         if (r < 0)
                 return r;
-        if (fstatat(parent.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (fstatat(parent->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (same_node(&st, d))
                         return 0;
                 if (!d->replace)
                         return bento_err_setx(err, EEXIST,
                                               "%s: a different file already exists at %s", label,
                                               d->path);
-                return bind_host_node(root, &parent, name, d, label, err);
+                return bind_host_node(root, parent, name, d, label, err);
         }
         if (errno != ENOENT)
                 return bento_err_set(err, errno, "%s: stat", label);
         if (!ctx->in_userns || d->type == S_IFIFO) {
-                r = make_node(&parent, name, d);
+                r = make_node(parent, name, d);
                 if (r == 0)
                         return 0;
                 if (r != -EPERM || d->type == S_IFIFO)
                         return bento_err_set(err, -r, "%s: mknod", label);
         }
-        return bind_host_node(root, &parent, name, d, label, err);
+        return bind_host_node(root, parent, name, d, label, err);
 }
 
-static int create_link(const struct rt_root *root, const char *path, const char *target,
-                       struct bento_err *err)
+static int create_link(const struct rt_root *root, struct dev_dir *cache, const char *path,
+                       const char *target, struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target parent = {.fd = -1};
+        const struct rt_target *parent = &cache->t;
         char name[NAME_MAX + 1];
         char cur[PATH_MAX];
         char label[64];
@@ -177,39 +198,39 @@ static int create_link(const struct rt_root *root, const char *path, const char 
         int r;
 
         snprintf(label, sizeof(label), "symlink %s", path);
-        r = open_parent(root, path, label, &parent, name, err);
+        r = open_parent(root, path, label, cache, name, err);
         if (r < 0)
                 return r;
-        if (symlinkat(target, parent.fd, name) == 0)
+        if (symlinkat(target, parent->fd, name) == 0)
                 return 0;
         if (errno != EEXIST)
                 return bento_err_set(err, errno, "%s", label);
-        n = readlinkat(parent.fd, name, cur, sizeof(cur) - 1);
+        n = readlinkat(parent->fd, name, cur, sizeof(cur) - 1);
         if (n >= 0 && (size_t) n == strlen(target) && memcmp(cur, target, (size_t) n) == 0)
                 return 0;
-        if (fstatat(parent.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+        if (fstatat(parent->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
                 return 0; /* the image knows better; leave its directory alone */
-        if (unlinkat(parent.fd, name, 0) < 0 || symlinkat(target, parent.fd, name) < 0)
+        if (unlinkat(parent->fd, name, 0) < 0 || symlinkat(target, parent->fd, name) < 0)
                 return bento_err_set(err, errno, "%s: replace existing file", label);
         return 0;
 }
 
-static int create_console(const struct rt_root *root, struct bento_err *err)
+static int create_console(const struct rt_root *root, struct dev_dir *cache, struct bento_err *err)
 {
-        cleanup_rt_target struct rt_target parent = {.fd = -1};
+        const struct rt_target *parent = &cache->t;
         char name[NAME_MAX + 1];
         struct stat st;
         int fd, r;
 
-        r = open_parent(root, "/dev/console", "/dev/console", &parent, name, err);
+        r = open_parent(root, "/dev/console", "/dev/console", cache, name, err);
         if (r < 0)
                 return r;
-        if (fstatat(parent.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (fstatat(parent->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
                 if (S_ISDIR(st.st_mode))
                         return bento_err_setx(err, EISDIR, "/dev/console: is a directory");
                 return 0;
         }
-        fd = openat(parent.fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+        fd = openat(parent->fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST)
                 return bento_err_set(err, errno, "/dev/console: create");
         if (fd >= 0)
@@ -238,7 +259,7 @@ static bool listed_in_config(const struct oci_config *cfg, const char *path)
 }
 
 static int create_defaults(const struct rt_context *ctx, const struct rt_root *root,
-                           struct bento_err *err)
+                           struct dev_dir *cache, struct bento_err *err)
 {
         for (size_t i = 0; i < sizeof(default_devices) / sizeof(default_devices[0]); i++) {
                 struct dev_spec d = {
@@ -254,7 +275,7 @@ static int create_defaults(const struct rt_context *ctx, const struct rt_root *r
                 if (listed_in_config(ctx->cfg, d.path))
                         continue;
                 snprintf(label, sizeof(label), "device %s", d.path);
-                r = create_device(ctx, root, &d, label, err);
+                r = create_device(ctx, root, cache, &d, label, err);
                 if (r < 0)
                         return r;
         }
@@ -265,10 +286,11 @@ int rt_devices_create(const struct rt_context *ctx, const struct rt_root *root, 
                       struct bento_err *err)
 {
         const struct oci_config *cfg = ctx->cfg;
+        cleanup_dev_dir struct dev_dir cache = {.t = {.fd = -1}};
         int r;
 
         if (flags & RT_DEV_DEFAULTS) {
-                r = create_defaults(ctx, root, err);
+                r = create_defaults(ctx, root, &cache, err);
                 if (r < 0)
                         return r;
         }
@@ -278,19 +300,19 @@ int rt_devices_create(const struct rt_context *ctx, const struct rt_root *root, 
 
                 spec_from_oci(&cfg->linux_.devices[i], &d);
                 snprintf(label, sizeof(label), "linux.devices[%zu] (%s)", i, d.path);
-                r = create_device(ctx, root, &d, label, err);
+                r = create_device(ctx, root, &cache, &d, label, err);
                 if (r < 0)
                         return r;
         }
         if (flags & RT_DEV_DEFAULTS) {
                 for (size_t i = 0; i < sizeof(dev_links) / sizeof(dev_links[0]); i++) {
-                        r = create_link(root, dev_links[i].path, dev_links[i].target, err);
+                        r = create_link(root, &cache, dev_links[i].path, dev_links[i].target, err);
                         if (r < 0)
                                 return r;
                 }
         }
         if (cfg->process && cfg->process->terminal)
-                return create_console(root, err);
+                return create_console(root, &cache, err);
         return 0;
 }
 

@@ -70,14 +70,63 @@ static void close_inherited_fds(const struct rt_init_args *a)
         syscall(SYS_close_range, hi + 1, ~0U, 0);
 }
 
-/* sync #1: wait until the parent wrote the id maps and placed us. */
-static int step_wait_parent(const struct rt_init_args *a, struct init_state *st,
-                            struct bento_err *err)
+/* sync #0: the namespaces the clone left to us (rt_init_args.unshare_flags)
+ * are made here, while the runtime makes and enters the cgroup: the
+ * network namespace above all costs about as much as the cgroup work, so
+ * the two overlap.  Nothing here runs container code, forks or makes a
+ * file; the cgroup is entered (sync #1) before any of that.  The runtime's
+ * RT_SYNC_GO wakes us, which lets the scheduler put us on an idle CPU. */
+static int step_own_namespaces(const struct rt_init_args *a, struct bento_err *err)
 {
         struct rt_sync_msg m;
         int r;
 
-        r = rt_sync_expect(a->sync_fd, RT_SYNC_MAPS_DONE, &m, NULL, err);
+        if (!a->unshare_flags)
+                return 0;
+        r = rt_sync_expect(a->sync_fd, RT_SYNC_GO, &m, NULL, err);
+        if (r < 0)
+                return r;
+        if (unshare((int) a->unshare_flags) < 0)
+                return bento_err_set(err, errno, "cannot create the container's namespaces");
+        if (a->unshare_flags & CLONE_NEWNET)
+                return rt_ns_loopback_up(err);
+        return 0;
+}
+
+/* Write "0" (ourselves) into each of the cgroup "tasks" files the runtime
+ * opened for us (rt_cgroup_info.self_fds); closes them. */
+static int enter_own_cgroups(const int *fds, size_t n, struct bento_err *err)
+{
+        int r = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                if (r == 0 && write(fds[i], "0", 1) != 1)
+                        r = bento_err_set(err, errno ? errno : EIO,
+                                          "cannot move the container process into its cgroup");
+                close(fds[i]);
+        }
+        return r;
+}
+
+/* sync #1: wait until the parent wrote the id maps and made our cgroup,
+ * then enter it before anything else. */
+static int step_wait_parent(const struct rt_init_args *a, struct init_state *st,
+                            struct bento_err *err)
+{
+        int fds[RT_SYNC_MAX_FDS];
+        struct rt_sync_msg m;
+        size_t n = 0;
+        int r;
+
+        if (rt_sync_recv_fds(a->sync_fd, &m, fds, RT_SYNC_MAX_FDS, &n) < 0)
+                return bento_err_setx(err, EPIPE, "the runtime went away during setup");
+        if (m.type != RT_SYNC_MAPS_DONE) {
+                for (size_t i = 0; i < n; i++)
+                        close(fds[i]);
+                return bento_err_setx(err, EPROTO, "unexpected setup message %u (wanted %d)",
+                                      m.type, (int) RT_SYNC_MAPS_DONE);
+        }
+        r = enter_own_cgroups(fds, n, err);
         if (r < 0)
                 return r;
         st->host_pid = m.code;
@@ -92,11 +141,14 @@ static int step_wait_parent(const struct rt_init_args *a, struct init_state *st,
         return 0;
 }
 
-static int step_namespaces(const struct rt_context *ctx, struct bento_err *err)
+static int step_namespaces(const struct rt_init_args *a, struct bento_err *err)
 {
+        const struct rt_context *ctx = a->ctx;
+
         if (ctx->new_ns[OCI_NS_CGROUP] && unshare(CLONE_NEWCGROUP) < 0)
                 return bento_err_set(err, errno, "cannot create the cgroup namespace");
-        if (ctx->new_ns[OCI_NS_NETWORK])
+        /* (a network namespace made at sync #0 has its loopback up already) */
+        if (ctx->new_ns[OCI_NS_NETWORK] && !(a->unshare_flags & CLONE_NEWNET))
                 return rt_ns_loopback_up(err);
         return 0;
 }
@@ -326,9 +378,11 @@ void rt_init_main(const struct rt_init_args *a)
 
         reset_signals();
         close_inherited_fds(a);
-        r = step_wait_parent(a, &st, &err);
+        r = step_own_namespaces(a, &err);
         if (r >= 0)
-                r = step_namespaces(ctx, &err);
+                r = step_wait_parent(a, &st, &err);
+        if (r >= 0)
+                r = step_namespaces(a, &err);
         if (r >= 0)
                 r = step_filesystem(a, &st, &err);
         if (r >= 0)

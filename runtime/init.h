@@ -13,6 +13,10 @@ struct rt_init_args {
         const struct rt_context *ctx;
         int sync_fd; /* the init's end of the handshake socket */
         int fifo_fd; /* exec.fifo opened O_RDWR: read() blocks until `start` writes */
+        /* CLONE_NEW* flags left out of the clone: the init makes these
+         * namespaces itself with unshare(), after RT_SYNC_GO, while the
+         * runtime sets up its cgroup (0: all were made by the clone) */
+        unsigned long unshare_flags;
 };
 
 /* Find process.args[0] as execvp would, with the PATH of process.env (a

@@ -173,26 +173,34 @@ static struct bento_json *applied_facts(const struct rt_context *ctx,
         return obj;
 }
 
-int rt_record_build(const struct rt_context *ctx, pid_t pid, const struct rt_cgroup_info *cgroup,
-                    struct bento_record **ret, struct bento_err *err)
+int rt_record_start(const struct rt_context *ctx, struct bento_record **ret, struct bento_err *err)
 {
-        cleanup_bento_record struct bento_record *rec = NULL;
-        int r;
+        struct bento_record *rec = calloc(1, sizeof(*rec));
 
-        rec = calloc(1, sizeof(*rec));
         if (!rec)
                 return bento_err_set(err, ENOMEM, "state record");
-        rec->pid = pid;
-        r = rt_proc_stat(pid, &rec->start_time, NULL);
-        if (r < 0)
-                return bento_err_setx(err, ESRCH, "the container process exited during setup");
         rec->id = strdup(ctx->id);
         rec->bundle = strdup(ctx->bundle);
         rec->rootfs = strdup(ctx->rootfs);
         rec->created = now_rfc3339();
         rec->owner = owner_name();
-        if (!rec->id || !rec->bundle || !rec->rootfs || !rec->created || !rec->owner)
+        if (!rec->id || !rec->bundle || !rec->rootfs || !rec->created || !rec->owner) {
+                bento_record_free(rec);
                 return bento_err_set(err, ENOMEM, "state record");
+        }
+        *ret = rec;
+        return 0;
+}
+
+int rt_record_finish(const struct rt_context *ctx, pid_t pid, const struct rt_cgroup_info *cgroup,
+                     struct bento_record *rec, struct bento_err *err)
+{
+        int r;
+
+        rec->pid = pid;
+        r = rt_proc_stat(pid, &rec->start_time, NULL);
+        if (r < 0)
+                return bento_err_setx(err, ESRCH, "the container process exited during setup");
         if (add_namespaces(ctx, pid, rec) < 0)
                 return bento_err_set(err, ENOMEM, "state record");
         r = add_mounts(pid, rec, err);
@@ -211,6 +219,5 @@ int rt_record_build(const struct rt_context *ctx, pid_t pid, const struct rt_cgr
         rec->extra = applied_facts(ctx, cgroup);
         if (!rec->extra)
                 return bento_err_set(err, ENOMEM, "state record");
-        *ret = TAKE_PTR(rec);
         return 0;
 }

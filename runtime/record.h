@@ -12,9 +12,13 @@
 #include "namespaces.h"
 #include "state.h"
 
-/* cgroup: where the init was placed (its path is copied, `applied` is
- * copied into the record's "applied" facts). */
-int rt_record_build(const struct rt_context *ctx, pid_t pid, const struct rt_cgroup_info *cgroup,
-                    struct bento_record **ret, struct bento_err *err);
+/* The parts that do not depend on the init (id, bundle, rootfs, creation
+ * time, owner): `create` makes them while the init sets itself up. */
+int rt_record_start(const struct rt_context *ctx, struct bento_record **ret, struct bento_err *err);
+
+/* The rest, from the set-up init.  cgroup: where the init was placed (its
+ * path is copied, `applied` is copied into the record's "applied" facts). */
+int rt_record_finish(const struct rt_context *ctx, pid_t pid, const struct rt_cgroup_info *cgroup,
+                     struct bento_record *rec, struct bento_err *err);
 
 #endif

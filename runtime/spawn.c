@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -49,6 +50,19 @@ pid_t rt_clone3(uint64_t flags, int *ret_pidfd)
 static uint64_t init_clone_flags(const struct rt_ns_plan *plan)
 {
         return plan->clone_flags & ~(uint64_t) CLONE_NEWCGROUP;
+}
+
+/* Namespaces the init can as well make itself with unshare() right after
+ * the clone (sync #0), in parallel with our cgroup work: the same
+ * namespaces, owned by the same user namespace (a new one is still made
+ * by the clone, as is the pid namespace, which unshare() would give only
+ * to the init's children).  Only for a direct clone: the intermediate of
+ * clone_via_intermediate keeps the plain order. */
+static unsigned long deferred_flags(const struct rt_ns_plan *plan)
+{
+        if (plan->any_join)
+                return 0;
+        return plan->clone_flags & (CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS);
 }
 
 __attribute__((noreturn)) static void run_intermediate(const struct rt_context *ctx,
@@ -111,8 +125,9 @@ static int clone_direct(const struct rt_ns_plan *plan, const struct rt_spawn_opt
         int pidfd = -1;
         pid_t pid;
 
-        pid =
-            rt_clone3(init_clone_flags(plan) | (opts->child_of_caller ? CLONE_PARENT : 0), &pidfd);
+        pid = rt_clone3((init_clone_flags(plan) & ~(uint64_t) ia->unshare_flags) |
+                            (opts->child_of_caller ? CLONE_PARENT : 0),
+                        &pidfd);
         if (pid < 0)
                 return bento_err_set(err, errno, "cannot create the container process");
         if (pid == 0) {
@@ -160,9 +175,17 @@ static int setup_from_outside(const struct rt_context *ctx, struct rt_spawned *s
                 if (r < 0)
                         return r;
         }
-        if (rt_sync_send(sock, RT_SYNC_MAPS_DONE, sp->pid, NULL, -1) < 0)
+        /* with the v1 cgroups' "tasks" files, which the init writes itself
+         * into before anything else (see rt_cgroup_info.self_fds) */
+        r = rt_sync_send_fds(sock, RT_SYNC_MAPS_DONE, sp->pid, sp->cgroup.self_fds,
+                             sp->cgroup.n_self_fds);
+        for (size_t i = 0; i < sp->cgroup.n_self_fds; i++)
+                close(sp->cgroup.self_fds[i]);
+        sp->cgroup.n_self_fds = 0;
+        if (r < 0)
                 return bento_err_setx(err, EPIPE, "the container process exited during setup");
-        return 0;
+        /* the init sets itself up meanwhile */
+        return rt_cgroup_enter_finish(&sp->cgroup, err);
 }
 
 /* sync #2 (parent side): the init's mounts are made and it waits before
@@ -226,6 +249,21 @@ static int wait_ready(const struct rt_spawn_opts *opts, struct rt_spawned *sp, i
         }
 }
 
+/* A failure seen on our side (a closed socket, a cgroup write for a pid
+ * that is gone) may only be the echo of the init's own failure, which it
+ * sent before exiting: that message is the one to report. */
+static void prefer_init_error(int sock, struct bento_err *err)
+{
+        struct pollfd p = {.fd = sock, .events = POLLIN};
+        struct rt_sync_msg m;
+
+        while (poll(&p, 1, 0) > 0 && (p.revents & POLLIN) && rt_sync_recv(sock, &m, NULL) >= 0)
+                if (m.type == RT_SYNC_ERROR) {
+                        bento_err_setx(err, m.code > 0 ? m.code : EIO, "%s", m.msg);
+                        return;
+                }
+}
+
 static void kill_failed(const struct rt_spawn_opts *opts, struct rt_spawned *sp)
 {
         if (sp->pidfd >= 0) {
@@ -269,19 +307,29 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
         parent_sock = pair[0];
         child_sock = pair[1];
 
-        struct rt_init_args ia = {.ctx = ctx, .sync_fd = child_sock, .fifo_fd = fifo_fd};
+        struct rt_init_args ia = {.ctx = ctx,
+                                  .sync_fd = child_sock,
+                                  .fifo_fd = fifo_fd,
+                                  .unshare_flags = deferred_flags(plan)};
         if (plan->any_join)
                 r = clone_via_intermediate(ctx, plan, opts, parent_sock, &ia, &sp, err);
         else
                 r = clone_direct(plan, opts, parent_sock, &ia, &sp, err);
         close(TAKE_FD(child_sock));
+        /* sync #0: the init makes its remaining namespaces meanwhile */
+        if (r >= 0 && ia.unshare_flags)
+                (void) rt_sync_send(parent_sock, RT_SYNC_GO, 0, NULL, -1);
         if (r >= 0)
                 r = setup_from_outside(ctx, &sp, parent_sock, err);
+        if (r >= 0 && opts->meanwhile)
+                r = opts->meanwhile(opts->meanwhile_arg, err);
         if (r >= 0)
                 r = run_runtime_hooks(ctx, &sp, parent_sock, err);
         if (r >= 0)
                 r = wait_ready(opts, &sp, parent_sock, err);
         if (r < 0) {
+                if (sp.pid > 0)
+                        prefer_init_error(parent_sock, err);
                 kill_failed(opts, &sp);
                 return r;
         }

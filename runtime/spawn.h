@@ -23,6 +23,10 @@ struct rt_spawn_opts {
          * (rt_spawned.console_fd) to proxy it to our own stdio */
         bool keep_console;
         const char *fifo_path; /* exec.fifo, already made */
+        /* work of the caller's that needs no init, done while the init sets
+         * itself up (after sync #1); may be NULL */
+        int (*meanwhile)(void *arg, struct bento_err *err);
+        void *meanwhile_arg;
 };
 
 struct rt_spawned {

@@ -55,7 +55,6 @@ int rt_store_open(const char *root_option, struct rt_store *ret, struct bento_er
 {
         cleanup_free char *root = NULL;
         cleanup_free char *abs = NULL;
-        int r;
 
         root = root_option ? strdup(root_option) : default_root();
         if (!root)
@@ -67,10 +66,15 @@ int rt_store_open(const char *root_option, struct rt_store *ret, struct bento_er
                 free(root);
                 root = TAKE_PTR(abs);
         }
-        r = mkdir_parents(root, 0700);
-        if (r < 0)
-                return bento_err_set(err, -r, "cannot create state root '%s'", root);
+        /* it exists after the first container: no mkdir per component */
         ret->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (ret->root_fd < 0 && errno == ENOENT) {
+                int r = mkdir_parents(root, 0700);
+
+                if (r < 0)
+                        return bento_err_set(err, -r, "cannot create state root '%s'", root);
+                ret->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        }
         if (ret->root_fd < 0)
                 return bento_err_set(err, errno, "cannot open state root '%s'", root);
         ret->root = TAKE_PTR(root);
@@ -261,6 +265,30 @@ int rt_container_config_load(const struct rt_container_dir *dir, struct oci_conf
         r = bento_read_file_at(dir->fd, CONFIG_NAME, OCI_CONFIG_MAX_BYTES, &data, &len, err);
         if (r < 0)
                 return r;
+        r = oci_config_parse(data, len, ret, err);
+        if (r < 0)
+                return bento_err_prefix(err, "%s/%s", dir->path, CONFIG_NAME);
+        return 0;
+}
+
+/* A JSON object key equal to "hooks" is spelled out or uses a \u escape:
+ * no other escape makes a letter. */
+static bool may_name_hooks(const char *data, size_t len)
+{
+        return memmem(data, len, "hooks", 5) || memmem(data, len, "\\u", 2);
+}
+
+int rt_container_hooks_config_load(const struct rt_container_dir *dir, struct oci_config **ret,
+                                   struct bento_err *err)
+{
+        cleanup_free char *data = NULL;
+        size_t len = 0;
+        int r;
+
+        *ret = NULL;
+        r = bento_read_file_at(dir->fd, CONFIG_NAME, OCI_CONFIG_MAX_BYTES, &data, &len, err);
+        if (r < 0 || !may_name_hooks(data, len))
+                return r < 0 ? r : 0;
         r = oci_config_parse(data, len, ret, err);
         if (r < 0)
                 return bento_err_prefix(err, "%s/%s", dir->path, CONFIG_NAME);

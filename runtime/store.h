@@ -61,6 +61,11 @@ int rt_container_record_save(const struct rt_container_dir *dir, const struct be
                              struct bento_err *err);
 int rt_container_config_load(const struct rt_container_dir *dir, struct oci_config **ret,
                              struct bento_err *err);
+/* The same for callers that want only the hooks: *ret is left NULL (and
+ * 0 returned) when the saved config cannot name any, which spares `start`
+ * and `delete` the parse of a config without hooks. */
+int rt_container_hooks_config_load(const struct rt_container_dir *dir, struct oci_config **ret,
+                                   struct bento_err *err);
 int rt_container_config_save(const struct rt_container_dir *dir, const char *data, size_t len,
                              struct bento_err *err);
 

@@ -7,27 +7,29 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* One sendmsg of len bytes, with fd attached when fd >= 0. */
-static int send_with_fd(int sock, const void *buf, size_t len, int fd)
+/* One sendmsg of len bytes, with n_fds fds attached. */
+static int send_with_fds(int sock, const void *buf, size_t len, const int *fds, size_t n_fds)
 {
         struct iovec iov = {.iov_base = (void *) buf, .iov_len = len};
         union {
-                char buf[CMSG_SPACE(sizeof(int))];
+                char buf[CMSG_SPACE(sizeof(int) * RT_SYNC_MAX_FDS)];
                 struct cmsghdr align;
         } ctl;
         struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
         ssize_t n;
 
-        if (fd >= 0) {
+        if (n_fds > RT_SYNC_MAX_FDS)
+                return -EINVAL;
+        if (n_fds > 0) {
                 struct cmsghdr *c;
                 memset(&ctl, 0, sizeof(ctl));
                 mh.msg_control = ctl.buf;
-                mh.msg_controllen = sizeof(ctl.buf);
+                mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
                 c = CMSG_FIRSTHDR(&mh);
                 c->cmsg_level = SOL_SOCKET;
                 c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(c), &fd, sizeof(int));
+                c->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
+                memcpy(CMSG_DATA(c), fds, sizeof(int) * n_fds);
         }
         do
                 n = sendmsg(sock, &mh, MSG_NOSIGNAL);
@@ -35,6 +37,16 @@ static int send_with_fd(int sock, const void *buf, size_t len, int fd)
         if (n < 0)
                 return -errno;
         return n == (ssize_t) len ? 0 : -EPIPE;
+}
+
+int rt_sync_send_fds(int sock, enum rt_sync_type type, int32_t code, const int *fds, size_t n_fds)
+{
+        struct rt_sync_msg m;
+
+        memset(&m, 0, sizeof(m));
+        m.type = type;
+        m.code = code;
+        return send_with_fds(sock, &m, sizeof(m), fds, n_fds) < 0 ? -EPIPE : 0;
 }
 
 int rt_sync_send(int sock, enum rt_sync_type type, int32_t code, const char *msg, int fd)
@@ -46,12 +58,12 @@ int rt_sync_send(int sock, enum rt_sync_type type, int32_t code, const char *msg
         m.code = code;
         if (msg)
                 strncpy(m.msg, msg, sizeof(m.msg) - 1);
-        return send_with_fd(sock, &m, sizeof(m), fd) < 0 ? -EPIPE : 0;
+        return send_with_fds(sock, &m, sizeof(m), &fd, fd >= 0 ? 1 : 0) < 0 ? -EPIPE : 0;
 }
 
 int rt_sync_send_raw_fd(int sock, int fd)
 {
-        return send_with_fd(sock, " ", 1, fd);
+        return send_with_fds(sock, " ", 1, &fd, 1);
 }
 
 void rt_sync_send_err(int sock, const struct bento_err *err)
@@ -59,11 +71,28 @@ void rt_sync_send_err(int sock, const struct bento_err *err)
         (void) rt_sync_send(sock, RT_SYNC_ERROR, err->code, err->msg, -1);
 }
 
-int rt_sync_recv(int sock, struct rt_sync_msg *msg, int *ret_fd)
+/* Keep up to max of the fds a control message carries (in *kept), close
+ * the rest. */
+static void take_fds(struct cmsghdr *c, int *fds, size_t max, size_t *kept)
+{
+        size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+        for (size_t i = 0; i < n; i++) {
+                int fd;
+
+                memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                if (*kept < max)
+                        fds[(*kept)++] = fd;
+                else
+                        close(fd);
+        }
+}
+
+int rt_sync_recv_fds(int sock, struct rt_sync_msg *msg, int *fds, size_t max, size_t *ret_n)
 {
         struct iovec iov = {.iov_base = msg, .iov_len = sizeof(*msg)};
         union {
-                char buf[CMSG_SPACE(sizeof(int))];
+                char buf[CMSG_SPACE(sizeof(int) * RT_SYNC_MAX_FDS)];
                 struct cmsghdr align;
         } ctl;
         struct msghdr mh = {.msg_iov = &iov,
@@ -71,28 +100,35 @@ int rt_sync_recv(int sock, struct rt_sync_msg *msg, int *ret_fd)
                             .msg_control = ctl.buf,
                             .msg_controllen = sizeof(ctl.buf)};
         struct cmsghdr *c;
-        int fd = -1;
+        size_t kept = 0;
         ssize_t n;
 
-        if (ret_fd)
-                *ret_fd = -1;
+        *ret_n = 0;
         do
                 n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
         while (n < 0 && errno == EINTR);
         for (c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c))
                 if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-                        memcpy(&fd, CMSG_DATA(c), sizeof(int));
+                        take_fds(c, fds, max, &kept);
         if (n != (ssize_t) sizeof(*msg)) {
-                if (fd >= 0)
-                        close(fd);
+                for (size_t i = 0; i < kept; i++)
+                        close(fds[i]);
                 return -EPIPE;
         }
         msg->msg[sizeof(msg->msg) - 1] = '\0';
-        if (ret_fd)
-                *ret_fd = fd;
-        else if (fd >= 0)
-                close(fd);
+        *ret_n = kept;
         return 0;
+}
+
+int rt_sync_recv(int sock, struct rt_sync_msg *msg, int *ret_fd)
+{
+        int fd = -1;
+        size_t n = 0;
+        int r = rt_sync_recv_fds(sock, msg, &fd, ret_fd ? 1 : 0, &n);
+
+        if (ret_fd)
+                *ret_fd = r == 0 && n == 1 ? fd : -1;
+        return r;
 }
 
 int rt_sync_expect(int sock, enum rt_sync_type type, struct rt_sync_msg *msg, int *ret_fd,

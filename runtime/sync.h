@@ -22,6 +22,7 @@ enum rt_sync_type {
         RT_SYNC_PTY,        /* init -> parent: pty master attached (SCM_RIGHTS) */
         RT_SYNC_READY,      /* init -> parent: set up, parked on exec.fifo */
         RT_SYNC_ERROR,      /* either way: code = errno, msg = reason */
+        RT_SYNC_GO,         /* parent -> init: cloned, make your own namespaces now */
 };
 
 struct rt_sync_msg {
@@ -30,8 +31,14 @@ struct rt_sync_msg {
         char msg[BENTO_ERR_MSG_MAX];
 };
 
+/* Most fds one message carries. */
+#define RT_SYNC_MAX_FDS 16
+
 /* Send a message, optionally with one fd attached (fd < 0: none). */
 int rt_sync_send(int sock, enum rt_sync_type type, int32_t code, const char *msg, int fd);
+
+/* Send a message (no text) with n_fds (<= RT_SYNC_MAX_FDS) fds attached. */
+int rt_sync_send_fds(int sock, enum rt_sync_type type, int32_t code, const int *fds, size_t n_fds);
 
 /* Send a one-byte payload with fd attached (the console-socket protocol).
  * Returns 0 or a negative errno. */
@@ -44,6 +51,10 @@ void rt_sync_send_err(int sock, const struct bento_err *err);
  * no fd is expected: a stray fd is then closed).  Returns 0, or -EPIPE when
  * the other side went away. */
 int rt_sync_recv(int sock, struct rt_sync_msg *msg, int *ret_fd);
+
+/* The same keeping up to max attached fds (fds[0 .. *ret_n - 1], close-on-
+ * exec; any more are closed). */
+int rt_sync_recv_fds(int sock, struct rt_sync_msg *msg, int *fds, size_t max, size_t *ret_n);
 
 /* Receive and require `type`; an RT_SYNC_ERROR from the other side, an
  * unexpected type or a closed socket become err. */
