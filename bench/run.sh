@@ -366,21 +366,9 @@ bench_throughput() {
         hf tp ""
 }
 
-# 4 and 5 need the manifest CLI (`bento translate`, `bento run`).
-manifest_status() {
-        local msg="not measured: bento translate/run do not exist yet" bento=$BENCH_BUILD/bin/bento verbs
-        if [ -x "$bento" ]; then
-                verbs=$("$bento" --help 2>&1 | awk '/^commands:/ { on = 1; next } on && !NF { exit } on { print $1 }' |
-                        tr '\n' ' ')
-                # (each verb is followed by one space in $verbs)
-                if [[ " $verbs" == *" translate "* && " $verbs" == *" run "* ]]; then
-                        msg="not measured: bento translate/run exist now, but bench/run.sh has no manifest cases yet"
-                else
-                        msg="$msg (bento has: ${verbs% })"
-                fi
-        fi
-        db "manifest	status	$msg"
-}
+# 4 and 5: the manifest CLI (bench/manifest.sh).
+# shellcheck source=bench/manifest.sh
+. "$here/manifest.sh"
 
 # Extra: `run /bin/true` again after adding BENCH_EXTRA_MOUNTS tmpfs mounts in
 # the private mount namespace (a container host has hundreds or thousands):
@@ -443,7 +431,7 @@ inner() {
         bench_rss "$plain"
         bench_throughput "$plain"
         bench_mounts "$plain"
-        manifest_status
+        bench_manifest
         inside_leaks > "$BENCH_STEM/leaks-inside.txt"
         trap - EXIT INT TERM
         "$here/report.sh" "$BENCH_STEM" | tee "$BENCH_STEM.md"
