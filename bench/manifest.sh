@@ -31,13 +31,30 @@ for rel, kind in re.findall(r'\{"([^"]+)",\s*(\w+)\(', src):
 EOF
 }
 
+# A home as a developer's looks: a few credential stores and dotfiles.
+manifest_typical_home() {
+        local home=$1
+        mkdir -p "$home/.ssh" "$home/.aws" "$home/.gnupg" "$home/.config/gcloud" "$home/.docker" \
+                "$home/src"
+        echo key > "$home/.ssh/id_ed25519"
+        echo creds > "$home/.aws/credentials"
+        echo '{}' > "$home/.docker/config.json"
+        echo machine > "$home/.netrc"
+        echo history > "$home/.bash_history"
+        echo '# rc' > "$home/.bashrc"
+        echo '[user]' > "$home/.gitconfig"
+}
+
 manifest_fixtures() {
         local dir=$1 i
-        mkdir -p "$dir/home" "$dir/proj/out" "$dir/state"
+        mkdir -p "$dir/home" "$dir/typical/proj/out" "$dir/proj/out" "$dir/state"
         manifest_fixture_home "$dir/home"
-        printf '#!/bin/sh\nexit 0\n' > "$dir/proj/app.sh"
+        manifest_typical_home "$dir/typical/home"
+        printf '#!/bin/sh\nexit 0\n' > "$dir/typical/proj/app.sh"
         printf 'entrypoint: app.sh\ninterpreter: sh\nread: ["~"]\nwrite: [out]\n' \
-                > "$dir/proj/typical.yaml"
+                > "$dir/typical/proj/typical.yaml"
+        : > "$dir/empty"
+        printf '#!/bin/sh\nexit 0\n' > "$dir/proj/app.sh"
         printf 'entrypoint: app.sh\ninterpreter: sh\nread: ["~/work/g000"]\nwrite: [out]\n' \
                 > "$dir/proj/small.yaml"
         {
@@ -49,39 +66,44 @@ manifest_fixtures() {
         for ((i = 0; i < 500; i++)); do mkdir -p "$dir/home/work/$(printf 'g%03d' "$i")"; done
 }
 
-# bubblewrap doing by hand what `bento run` does for typical.yaml.
+# bubblewrap doing by hand what `bento run` does for typical.yaml: the same
+# namespaces and binds, the credential stores hidden (empty tmpfs over a
+# directory, an empty file over a file).
 manifest_bwrap_cmd() {
-        local dir=$1 sh
+        local dir=$1 sh t=$1/typical
         sh=$(readlink -f /bin/sh)
         echo "bwrap --die-with-parent --new-session --unshare-user --unshare-ipc --unshare-pid" \
                 "--unshare-uts --unshare-cgroup --unshare-net --cap-drop ALL" \
                 "--proc /proc --dev /dev --tmpfs /tmp --ro-bind /usr /usr" \
                 "--symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64" \
-                "--ro-bind /etc/ld.so.cache /etc/ld.so.cache --ro-bind '$dir/home' '$dir/home'" \
-                "--tmpfs '$dir/home/.ssh' --tmpfs '$dir/home/.aws' --tmpfs '$dir/home/.gnupg'" \
-                "--bind '$dir/proj/out' '$dir/proj/out' --ro-bind '$dir/proj/app.sh' '$dir/proj/app.sh'" \
+                "--ro-bind /etc/ld.so.cache /etc/ld.so.cache --ro-bind '$t/home' '$t/home'" \
+                "--tmpfs '$t/home/.ssh' --tmpfs '$t/home/.aws' --tmpfs '$t/home/.gnupg'" \
+                "--tmpfs '$t/home/.config/gcloud' --ro-bind '$dir/empty' '$t/home/.docker/config.json'" \
+                "--ro-bind '$dir/empty' '$t/home/.netrc' --ro-bind '$dir/empty' '$t/home/.bash_history'" \
+                "--bind '$t/proj/out' '$t/proj/out' --ro-bind '$t/proj/app.sh' '$t/proj/app.sh'" \
                 "--remount-ro / --clearenv --setenv PATH /usr/bin:/bin --setenv HOME /tmp" \
-                "--chdir '$dir/proj' '$sh' '$dir/proj/app.sh'"
+                "--chdir '$t/proj' '$sh' '$t/proj/app.sh'"
 }
 
 bench_manifest() {
-        local bento=$BENCH_BUILD/bin/bento dir=$BENCH_SCRATCH/manifest timed=() env
+        local bento=$BENCH_BUILD/bin/bento dir=$BENCH_SCRATCH/manifest timed=() env cmd
         if [ ! -x "$bento" ]; then
                 db "manifest	status	not measured: $bento is not built"
                 return 0
         fi
         manifest_fixtures "$dir"
-        env="env HOME='$dir/home' XDG_STATE_HOME='$dir/state' TMPDIR='$dir'"
-        HOME="$dir/home" XDG_STATE_HOME="$dir/state" "$bento" approve --yes "$dir/proj/typical.yaml" > /dev/null ||
+        env="env HOME='$dir/typical/home' XDG_STATE_HOME='$dir/state' TMPDIR='$dir'"
+        HOME="$dir/typical/home" XDG_STATE_HOME="$dir/state" "$bento" approve --yes \
+                "$dir/typical/proj/typical.yaml" > /dev/null ||
                 die "bento approve of the benchmark manifest failed"
         # 4: end to end
-        if probe "bento-run/bento" "exec $env '$bento' run '$dir/proj/typical.yaml'"; then
-                add "bento-run/bento" "" "exec $env '$bento' run '$dir/proj/typical.yaml'"
-        fi
+        cmd="exec $env '$bento' run '$dir/typical/proj/typical.yaml'"
+        if probe "bento-run/bento" "$cmd"; then add "bento-run/bento" "" "$cmd"; fi
         add "bento-run/bwrap" "" "exec $(manifest_bwrap_cmd "$dir")"
         say "bento run end to end: $((${#timed[@]} / 3)) commands x $runs runs"
         hf "bento-run" ""
-        # 5: translate, large and small
+        # 5: translate, large and small, in the home where every shield exists
+        env="env HOME='$dir/home' XDG_STATE_HOME='$dir/state' TMPDIR='$dir'"
         timed=()
         add "translate/large" "rm -rf '$dir/out-large'" \
                 "exec $env '$bento' translate '$dir/proj/large.yaml' -o '$dir/out-large'"
