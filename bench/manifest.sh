@@ -17,7 +17,7 @@ manifest_fixture_home() {
         python3 - "$repo/translate/shield-rules.c" "$home" << 'EOF'
 import os, re, sys
 src, home = open(sys.argv[1]).read(), sys.argv[2]
-for rel, kind in re.findall(r'\{"([^"]+)",\s*(\w+)\(', src):
+for rel, kind in re.findall(r'\{"([^"]+)",\s*(\w+)[(}]', src):
     p = os.path.join(home, rel)
     try:
         if "DIR" in kind:

@@ -85,10 +85,14 @@ char *path_clean(const char *p)
 
 char *path_join(const char *a, const char *b)
 {
-        cleanup_free char *both = NULL;
+        size_t na = strlen(a), nb = strlen(b);
+        cleanup_free char *both = malloc(na + nb + 2); /* no printf: this is hot */
 
-        if (asprintf(&both, "%s/%s", a, b) < 0)
+        if (!both)
                 return NULL;
+        memcpy(both, a, na + 1);
+        both[na] = '/';
+        memcpy(both + na + 1, b, nb + 1);
         return path_clean(both);
 }
 
@@ -663,9 +667,12 @@ int path_resolve(const char *p, char **ret)
         if (!clean)
                 return -ENOMEM;
         if (cache.depth) {
-                size_t n = strlen(clean);
+                uint64_t h = HASH_SEED;
+                size_t n = 0;
 
-                e = memo_get(clean, n, hash_bytes(clean, n));
+                for (; clean[n]; n++)
+                        h = hash_step(h, clean[n]);
+                e = memo_get(clean, n, h);
         }
         if (e && (e->have & HAVE_RESOLVED)) {
                 *ret = strdup(e->resolved);

@@ -52,8 +52,10 @@ int path_lstat(const char *path, struct stat *st);
 int path_stat(const char *path, struct stat *st);
 int path_access(const char *path, int mode);
 
-/* Many paths sorted for containment queries, so checking P paths against
- * N costs O(P * depth * log N) instead of O(P * N).  Keys are borrowed;
+/* Many paths indexed for containment queries (a hash lookup per prefix of
+ * the path asked about, a binary search for what lies beneath it), so
+ * checking P paths against N costs about O(P * depth) instead of O(P * N),
+ * where N is a thousand shield rules or hundreds of grants.  Keys are borrowed;
  * ids are the keys' positions in the array given to path_index_init(), and
  * every range below lists equal keys in id order. */
 struct path_index_entry {

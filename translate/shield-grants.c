@@ -262,7 +262,8 @@ static int check_shield_writes(const struct rules *rs, const struct g *g, enum s
                               "cannot be honored; there is no opt-in for a write, so remove the "
                               "grant or write somewhere else",
                               g->shown, r->literal);
-        if (check == SHIELD_CHECK_WRITE_DENY_WRITE && (r = find_hit(rs, g, SHIELD_DENY_WRITE, false)))
+        if (check == SHIELD_CHECK_WRITE_DENY_WRITE &&
+            (r = find_hit(rs, g, SHIELD_DENY_WRITE, false)))
                 return refuse(v, check, g, err,
                               "write grant \"%s\" is at or inside the write-shielded path \"%s\" "
                               "and cannot be honored - the shield is read-only and there is no "

@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -87,13 +88,14 @@ static bool on_nested_anchor(const struct shield_set *s, const char *path)
         return false;
 }
 
+/* FNV-1a. */
 static size_t path_hash(const char *p)
 {
-        size_t h = 0xcbf29ce484222325ULL;
+        uint64_t h = 0xcbf29ce484222325ULL;
 
         for (; *p; p++)
                 h = (h ^ (unsigned char) *p) * 0x100000001b3ULL;
-        return h;
+        return (size_t) h;
 }
 
 static void hash_insert(size_t *slots, size_t cap, const struct shield_rule *rules, size_t i)

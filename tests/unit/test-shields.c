@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "path.h"
 #include "shields.h"
 #include "tap.h"
 
@@ -690,6 +691,67 @@ TEST(needed_decisions)
         ASSERT_EQ(mount_of(m, n, at("home/.claude/.credentials.json"))->kind,
                   SHIELD_MOUNT_HIDDEN_FILE);
         ASSERT_TRUE(mount_of(m, n, at("home/.ssh")) == NULL);
+}
+
+/* Inside a scope the memo replays what the host said, until a reset; 0 or
+ * the line that failed. */
+static int memo_checks(const char *resolved)
+{
+        cleanup_free char *r = NULL;
+        struct stat st;
+
+        if (path_lstat(at("memo/new"), &st) == 0 || errno != ENOENT ||
+            path_stat(at("memo/new/deeper"), &st) == 0 || errno != ENOENT ||
+            mkdir(at("memo/new"), 0755) < 0)
+                return __LINE__;
+        if (path_lstat(at("memo/new"), &st) == 0 || errno != ENOENT) /* replayed */
+                return __LINE__;
+        if (path_stat(at("memo/link"), &st) < 0 || !S_ISDIR(st.st_mode) ||
+            path_resolve(at("memo/link/x"), &r) < 0 || strcmp(r, resolved) != 0)
+                return __LINE__;
+        path_cache_reset();
+        return path_lstat(at("memo/new"), &st) == 0 && S_ISDIR(st.st_mode) ? 0 : __LINE__;
+}
+
+TEST(path_memo)
+{
+        cleanup_free char *r = NULL;
+        int bad;
+
+        mkdirs(at("memo/real"));
+        ASSERT_OK(symlink(at("memo/real"), at("memo/link")));
+        path_cache_begin();
+        bad = memo_checks(at("memo/real/x"));
+        path_cache_end();
+        ASSERT_EQ(bad, 0);
+        ASSERT_OK(path_resolve(at("memo/link/x"), &r));
+        ASSERT_STREQ(r, at("memo/real/x"));
+}
+
+static void count_runs(size_t lo, size_t hi, bool whole, void *userdata)
+{
+        size_t *n = userdata;
+
+        n[0] += hi - lo;
+        n[1] += whole ? hi - lo : 0;
+}
+
+TEST(path_index)
+{
+        const char *keys[] = {"/a/b", "/a", "/a/b/c", "/ab", "/a", "/", "/a/bc"};
+        struct path_index ix;
+        size_t lo, hi, n[2] = {0, 0};
+
+        ASSERT_OK(path_index_init(&ix, keys, 7));
+        path_index_equal(&ix, "/a/x", 2, &lo, &hi); /* "/a": ids in order */
+        ASSERT_TRUE(hi - lo == 2 && ix.e[lo].id == 1 && ix.e[lo + 1].id == 4);
+        path_index_beneath(&ix, "/a", &lo, &hi); /* not "/ab", not "/a" */
+        ASSERT_EQ(hi - lo, 3);
+        path_index_beneath(&ix, "/", &lo, &hi);
+        ASSERT_EQ(hi - lo, 6);
+        path_index_within(&ix, "/a/b/c", count_runs, n); /* "/", "/a" x2, "/a/b", itself */
+        ASSERT_TRUE(n[0] == 5 && n[1] == 1);
+        path_index_done(&ix);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
