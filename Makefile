@@ -243,7 +243,9 @@ check-layering:
 	@echo "layering: ok"
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILDDIR)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))
-FUZZ_CFLAGS := -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ibundle
+FUZZ_CFLAGS := -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ibundle \
+               -DBENTO_VERSION='"$(VERSION)"' -DBENTO_COMMIT='"$(GIT_COMMIT)"' \
+               -DBENTO_BUILD_DATE='"$(BUILD_DATE)"'
 
 $(BUILDDIR)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(BUNDLE_SRC)
 	@mkdir -p $(dir $@)
