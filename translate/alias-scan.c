@@ -174,6 +174,10 @@ static void add_anchor(struct scan *s, const char *path)
 {
         struct stat st;
 
+        if (!path) { /* out of memory building it: the scan cannot vouch */
+                s->out->partial = true;
+                return;
+        }
         if (opted_store(s->p, path) || lstat(path, &st) < 0) {
                 if (errno != ENOENT && errno != ENOTDIR)
                         s->out->partial = true;
@@ -359,19 +363,109 @@ void alias_scan_done(struct alias_scan *s)
         *s = (struct alias_scan){0};
 }
 
-char *alias_scan_refusal(const struct policy *p, struct bento_err *err)
+/* A tree the user acknowledged must not hold (or be inside) a credential
+ * store itself: accepting it would accept the credential's own name. */
+static const char *tree_holds_credential(const struct policy *p, const char *tree)
+{
+        for (size_t i = 0; i < p->shields->n_rules; i++) {
+                const struct shield_rule *r = &p->shields->rules[i];
+
+                if (r->deny == SHIELD_DENY_ALL &&
+                    (path_within(tree, r->path) || path_within(r->path, tree)))
+                        return r->path;
+        }
+        return NULL;
+}
+
+static bool accepted_tree(char *const *trees, size_t n, const char *path)
+{
+        for (size_t i = 0; i < n; i++)
+                if (path_within(trees[i], path))
+                        return true;
+        return false;
+}
+
+/* The read or write grant holding path, when acknowledging it would not
+ * acknowledge a credential too: what the refusal offers to paste. */
+static const char *suggest_tree(const struct policy *p, const char *path)
+{
+        for (size_t i = 0; i < p->n_reads + p->n_writes; i++) {
+                const struct policy_path *g =
+                    i < p->n_reads ? &p->reads[i] : &p->writes[i - p->n_reads];
+
+                if (g->exists && path_within(g->real, path) && !tree_holds_credential(p, g->real))
+                        return g->real;
+        }
+        return NULL;
+}
+
+static void write_refusal(FILE *f, const struct policy *p, const struct alias_scan *s,
+                          char *const *trees, size_t n_trees)
+{
+        const char *tree = NULL;
+
+        fputs("a readable path is a second name for a shielded credential, which the "
+              "shields (placed on the credential's own name) would not hide:\n",
+              f);
+        for (size_t i = 0; i < s->n_hits; i++) {
+                if (accepted_tree(trees, n_trees, s->hits[i].path))
+                        continue;
+                fprintf(f, "  \"%s\" aliases \"%s\"\n", s->hits[i].path, s->hits[i].credential);
+                if (!tree)
+                        tree = suggest_tree(p, s->hits[i].path);
+        }
+        fputs("Remove the alias (a hard link or a bind mount), or narrow the grant so it no "
+              "longer covers it.",
+              f);
+        if (tree)
+                fprintf(f,
+                        " If the tree is a known snapshot or backup, acknowledge its aliases "
+                        "for this run with:\n  --accept-alias %s",
+                        tree);
+}
+
+char *alias_scan_refusal(const struct policy *p, char *const *accept, size_t n_accept,
+                         struct alias_scan *accepted, struct bento_err *err)
 {
         struct alias_scan s = {0};
+        cleanup_strv char **trees = NULL;
+        size_t refused = 0;
         char *msg = NULL;
         size_t len = 0;
         FILE *f;
 
         if (!p->shields)
                 return NULL; /* policy_refusal() already refuses a run without shields */
+        trees = calloc(n_accept + 1, sizeof(char *));
+        if (!trees)
+                return bento_err_set(err, ENOMEM, "alias scan"), NULL;
+        for (size_t i = 0; i < n_accept; i++) {
+                const char *holds;
+
+                /* accept[i] is absolute (the caller made it so). */
+                if (path_resolve(accept[i], &trees[i]) < 0)
+                        return bento_err_set(err, ENOMEM, "alias scan"), NULL;
+                holds = tree_holds_credential(p, trees[i]);
+                if (!holds)
+                        continue;
+                if (asprintf(&msg,
+                             "--accept-alias %s would accept every alias of a credential it "
+                             "contains or is inside (\"%s\"); name a tree that holds only the "
+                             "snapshot or backup",
+                             accept[i], holds) < 0)
+                        return bento_err_set(err, ENOMEM, "alias scan"), NULL;
+                return msg;
+        }
         if (alias_scan(p, ALIAS_SCAN_RUN_BUDGET, &s, err) < 0)
                 return NULL;
-        if (s.n_hits == 0 && !s.partial) {
-                alias_scan_done(&s);
+        for (size_t i = 0; i < s.n_hits; i++)
+                refused += !accepted_tree(trees, n_accept, s.hits[i].path);
+        if (refused == 0 && !s.partial) {
+                /* Only acknowledged aliases (or none): the caller lists them. */
+                if (accepted)
+                        *accepted = s;
+                else
+                        alias_scan_done(&s);
                 return NULL;
         }
         f = open_memstream(&msg, &len);
@@ -380,23 +474,14 @@ char *alias_scan_refusal(const struct policy *p, struct bento_err *err)
                 bento_err_set(err, ENOMEM, "alias scan");
                 return NULL;
         }
-        if (s.n_hits > 0) {
-                fputs("a readable path is a second name for a shielded credential, which the "
-                      "shields (placed on the credential's own name) would not hide:\n",
-                      f);
-                for (size_t i = 0; i < s.n_hits; i++)
-                        fprintf(f, "  \"%s\" aliases \"%s\"\n", s.hits[i].path,
-                                s.hits[i].credential);
-                fputs("Remove the alias (a hard link or a bind mount), or narrow the grant so it "
-                      "no longer covers it.",
-                      f);
-        } else {
+        if (refused > 0)
+                write_refusal(f, p, &s, trees, n_accept);
+        else
                 fputs("bento could not finish checking the granted trees for second names of "
                       "shielded credentials (a directory could not be read, or there were too "
                       "many entries); it refuses rather than risk exposing one. Narrow the grants "
                       "or make them readable.",
                       f);
-        }
         alias_scan_done(&s);
         if (fclose(f) != 0) {
                 free(msg);

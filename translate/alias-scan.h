@@ -46,8 +46,13 @@ void alias_scan_done(struct alias_scan *s);
 
 /* run's and translate's side of §5.11: the refusal when a granted tree
  * holds a second name for a credential, or could not be fully checked
- * (fail closed).  Heap string without "bento: ", or NULL when the run may
- * go on (or on ENOMEM, with err set: check err->code). */
-char *alias_scan_refusal(const struct policy *p, struct bento_err *err);
+ * (fail closed).  accept/n_accept are the --accept-alias trees (run only;
+ * a tree that holds or is inside a credential store is refused): aliases
+ * under them are not refused, and when every alias found is under one
+ * they are handed back in *accepted (may be NULL) for the caller to list.
+ * Heap string without "bento: ", or NULL when the run may go on (or on
+ * ENOMEM, with err set: check err->code). */
+char *alias_scan_refusal(const struct policy *p, char *const *accept, size_t n_accept,
+                         struct alias_scan *accepted, struct bento_err *err);
 
 #endif

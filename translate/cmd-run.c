@@ -27,6 +27,7 @@
 #include "compile.h"
 #include "fingerprint.h"
 #include "run-blocked.h"
+#include "path.h"
 #include "run.h"
 #include "trust.h"
 
@@ -38,6 +39,18 @@ static int stream_lost(int e)
                 "is truncated - the outcome is not reported there.\n",
                 strerror(e ? e : EIO));
         return BENTO_EXIT_REFUSED;
+}
+
+/* An --accept-alias tree as given, made absolute against the working
+ * directory (symlinks are resolved where it is checked). */
+static char *absolute_path(const char *p)
+{
+        cleanup_free char *cwd = NULL;
+
+        if (p[0] == '/')
+                return path_clean(p);
+        cwd = getcwd(NULL, 0);
+        return cwd ? path_join(cwd, p) : NULL;
 }
 
 /* What a refusal needs to be told in both output modes. */
@@ -64,7 +77,8 @@ static bool json_wanted(int argc, char **argv)
         for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
                 if (cli_bool_flag(argv[i], "--json", &json) != 0)
                         continue; /* a bad value leaves json as it was */
-                if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--run-id") == 0)
+                if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--run-id") == 0 ||
+                    strcmp(argv[i], "--accept-alias") == 0)
                         i++;
         }
         return json;
@@ -109,7 +123,13 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
                         o->env[o->n_env++] = argv[++i];
                 } else if (strcmp(a, "--run-id") == 0 && i + 1 < argc)
                         o->run_id = argv[++i];
-                else
+                else if (strcmp(a, "--accept-alias") == 0 && i + 1 < argc) {
+                        if (o->n_accept_alias == RUN_ENV_MAX)
+                                return usage(o, "too many --accept-alias trees");
+                        o->accept_alias[o->n_accept_alias] = absolute_path(argv[++i]);
+                        if (!o->accept_alias[o->n_accept_alias++])
+                                return usage(o, "out of memory");
+                } else
                         return usage(o, "unknown flag, or a flag without its value");
         }
         if (npos == 0)
@@ -232,6 +252,7 @@ struct run_ctx {
         struct run_outcome out;
         struct run_egress egress;
         struct run_autoexec autoexec;
+        struct alias_scan accepted; /* aliases under the --accept-alias trees */
         struct run_blocked blocked; /* what the run recorded in provenance */
         char **env;
         int json_lost; /* --json: the errno that broke stdout, 0 if none */
@@ -242,7 +263,10 @@ static void ctx_done(struct run_ctx *c)
 {
         run_egress_done(&c->egress);
         run_autoexec_done(&c->autoexec);
+        alias_scan_done(&c->accepted);
         run_blocked_done(&c->blocked);
+        for (size_t i = 0; i < c->o.n_accept_alias; i++)
+                free(c->o.accept_alias[i]);
         run_outcome_done(&c->out);
         run_dir_cleanup(&c->d);
         policy_free(c->p);
@@ -322,7 +346,8 @@ static int prepare(struct run_ctx *c)
                 return refuse(&c->o, err.msg, NULL);
         refusal = policy_refusal(c->p);
         if (!refusal)
-                refusal = alias_scan_refusal(c->p, &err);
+                refusal = alias_scan_refusal(c->p, c->o.accept_alias, c->o.n_accept_alias,
+                                             &c->accepted, &err);
         if (refusal || err.code)
                 return refuse(&c->o, refusal ? refusal : err.msg, NULL);
         return 0;
@@ -463,6 +488,7 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                              .a = &c->a,
                              .egress = &c->egress,
                              .autoexec = &c->autoexec,
+                             .accepted = &c->accepted,
                              .env = c->env};
 
         if (c->d.egress_log)

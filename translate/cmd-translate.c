@@ -212,7 +212,7 @@ int cmd_translate(int argc, char **argv)
         }
         refusal = policy_refusal(p);
         if (!refusal)
-                refusal = alias_scan_refusal(p, &err);
+                refusal = alias_scan_refusal(p, NULL, 0, NULL, &err);
         if (!refusal && err.code)
                 oom = true;
         if (!refusal)

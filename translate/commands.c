@@ -14,7 +14,7 @@
 const struct bento_verb bento_verbs[] = {
     {"run", cmd_run,
      "bento run <manifest> [--strict|--allow-degraded] [--allow-unapproved] [--env NAME=VALUE]... "
-     "[--run-id ID] [--json]",
+     "[--accept-alias TREE]... [--run-id ID] [--json]",
      "run the manifest's entrypoint in a sandbox under exactly the permissions it grants"},
     {"translate", cmd_translate,
      "bento translate <manifest> -o <dir> [--json] [--env NAME=VALUE]...",

@@ -200,6 +200,21 @@ static void write_shadowed_dirs(struct bento_jsonw *w, const struct run_view *v)
         run_shadows_done(&s);
 }
 
+static void write_accepted(struct bento_jsonw *w, const struct alias_scan *a)
+{
+        if (!a || a->n_hits == 0)
+                return;
+        bento_jsonw_key(w, "accepted_aliases");
+        bento_jsonw_open_array(w);
+        for (size_t i = 0; i < a->n_hits; i++) {
+                bento_jsonw_open_object(w);
+                bento_jsonw_kstring(w, "path", a->hits[i].path);
+                bento_jsonw_kstring(w, "credential", a->hits[i].credential);
+                bento_jsonw_close_object(w);
+        }
+        bento_jsonw_close_array(w);
+}
+
 int run_event_verdict(const struct run_view *v)
 {
         cleanup_jsonw struct bento_jsonw w = {0};
@@ -222,6 +237,7 @@ int run_event_verdict(const struct run_view *v)
                 bento_jsonw_kbool(&w, "posture_shortfall", true);
         write_missing_reads(&w, v->p);
         write_autoexec(&w, v->autoexec);
+        write_accepted(&w, v->accepted);
         write_shadowed_dirs(&w, v);
         bento_jsonw_close_object(&w);
         return emit(&w);
@@ -249,6 +265,7 @@ int run_event_failed(const char *reason, const struct run_view *v)
         write_report(&w, &v->a->report, v->a->required);
         write_shields(&w, v->p);
         write_autoexec(&w, v->autoexec);
+        write_accepted(&w, v->accepted);
         write_shadowed_dirs(&w, v);
         bento_jsonw_close_object(&w);
         return emit(&w);

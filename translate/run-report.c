@@ -439,6 +439,18 @@ static bool egress_warned(const struct run_egress *e)
         return e->n_blocked || e->n_denied || e->n_untunneled;
 }
 
+/* §3.2.2 item 1: aliases the user acknowledged are listed on every run. */
+static void accepted_aliases(const struct alias_scan *a)
+{
+        if (!a || a->n_hits == 0)
+                return;
+        say("WARNING: these paths were readable as second names of shielded credentials, "
+            "inside a tree acknowledged with --accept-alias:");
+        for (size_t i = 0; i < a->n_hits; i++)
+                fprintf(stderr, "[bento]   \"%s\" aliases \"%s\"\n", a->hits[i].path,
+                        a->hits[i].credential);
+}
+
 void run_report_human(const struct run_view *v)
 {
         const struct run_outcome *out = v->out;
@@ -446,6 +458,7 @@ void run_report_human(const struct run_view *v)
             host_report_get(&v->a->report, BENTO_LAYER_EXEC_BLOCK)->state == BENTO_STATE_ENFORCED;
         bool hint = false;
 
+        accepted_aliases(v->accepted);
         shields_summary(v->p);
         opted_in(v->p);
         path_shadow_note(v);

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "admission.h"
+#include "alias-scan.h"
 #include "err.h"
 #include "policy.h"
 
@@ -33,6 +34,8 @@ struct run_opts {
         const char *run_id;
         char *env[RUN_ENV_MAX];
         size_t n_env;
+        char *accept_alias[RUN_ENV_MAX]; /* --accept-alias trees, made absolute */
+        size_t n_accept_alias;
 };
 
 /* The run directory: <TMPDIR or /tmp>/bento-run-XXXXXX, mode 0700. */
@@ -179,8 +182,9 @@ struct run_view {
         const struct admission *a; /* a->report: the run's report after the merge */
         const struct run_egress *egress;
         const struct run_autoexec *autoexec;
-        bool shortfall;   /* §4.4: a guarantee lapsed; exit 124 */
-        char *const *env; /* the target's environment (NAME=VALUE) */
+        const struct alias_scan *accepted; /* aliases under --accept-alias trees */
+        bool shortfall;                    /* §4.4: a guarantee lapsed; exit 124 */
+        char *const *env;                  /* the target's environment (NAME=VALUE) */
         /* What the run recorded in provenance.blocked-hosts (§6.6), or NULL. */
         const struct run_blocked *blocked;
 };

@@ -1247,3 +1247,49 @@ def test_exit_codes_target_refusal(world):
         res = world.run(m)
         assert res.rc == code, res
         assert "this host does not enforce" not in res.err  # not a shortfall
+
+
+# ---------------------------------------------------------------------------
+# §5.11: a second name for a credential inside a grant, and --accept-alias
+
+
+def test_alias_of_a_credential_is_refused_unless_its_tree_is_acknowledged(world):
+    aws = os.path.join(world.home, ".aws")
+    backup = os.path.join(world.home, "backup")
+    os.makedirs(aws)
+    os.makedirs(backup)
+    cred = world.write(os.path.join(aws, "credentials"), "secret-key\n", 0o600)
+    alias = os.path.join(backup, "creds.bak")
+    os.link(cred, alias)
+    m = world.manifest('entrypoint: ./s.sh\ninterpreter: sh\nread: ["~/backup"]\n',
+                       script='while read -r l; do echo "got $l"; done < "$1"\n')
+    with open(m, "a") as f:
+        f.write('args: ["%s"]\n' % alias)
+    world.approve(m)
+
+    # refused, naming the alias and the tree to acknowledge; the target never ran
+    res = world.run(m)
+    assert res.rc == 125, res
+    err = prose(res.err)
+    assert "a readable path is a second name for a shielded credential" in err, res
+    assert '"%s" aliases "%s"' % (alias, cred) in err, res
+    assert "--accept-alias %s" % backup in err, res
+    assert "got" not in res.out, res
+    assert world.run_dirs() == []
+
+    # acknowledged: the run goes ahead, the alias is readable and listed
+    res = world.run(m, "--accept-alias", backup)
+    assert res.rc == 0, res
+    assert "got secret-key" in res.out, res
+    assert "WARNING: these paths were readable as second names of shielded credentials" in \
+        prose(res.err), res
+    res = world.run(m, "--json", "--accept-alias", backup)
+    assert res.rc == 0, res
+    verdict = json.loads(res.out.strip().splitlines()[-1])
+    assert verdict["accepted_aliases"] == [{"path": alias, "credential": cred}], verdict
+
+    # a tree holding the credential store itself cannot be acknowledged
+    res = world.run(m, "--accept-alias", world.home)
+    assert res.rc == 125, res
+    assert "--accept-alias %s would accept every alias of a credential" % world.home in \
+        prose(res.err), res
