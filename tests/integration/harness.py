@@ -200,6 +200,22 @@ def _read_text(f):
     return f.read().decode("utf-8", "replace")
 
 
+def completed_run(argv, capture_output=True, text=True, timeout=60, env=None, cwd=None,
+                  check=False):
+    """subprocess.run's interface through spawn(): the suite's reaper thread
+    (conftest.py) would otherwise steal the exit status of an unregistered
+    child and leave returncode 0."""
+    p = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+              stderr=subprocess.PIPE, text=text, env=env, cwd=cwd)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    finally:
+        _forget(p)
+    if check and p.returncode != 0:
+        raise subprocess.CalledProcessError(p.returncode, argv, out, err)
+    return subprocess.CompletedProcess(argv, p.returncode, out, err)
+
+
 def run_cmd(argv, timeout=CMD_TIMEOUT, env=None, stdin=None, input=None, cwd=None, pass_fds=(),
             out_path=None, err_path=None):
     """Run argv to completion with stdout/stderr in files.

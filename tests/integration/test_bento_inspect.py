@@ -21,19 +21,7 @@ import harness
 BENTO = os.path.join(os.environ.get("BENTO_BUILD", "build"), "bin", "bento")
 
 
-def sp_run(argv, capture_output=True, text=True, timeout=60, env=None, cwd=None, check=False):
-    """subprocess.run through harness.spawn: the suite's reaper thread
-    (conftest.py) would otherwise steal the exit status of an unregistered
-    child and leave returncode 0."""
-    p = harness.spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                      stderr=subprocess.PIPE, text=text, env=env, cwd=cwd)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    finally:
-        harness._forget(p)
-    if check and p.returncode != 0:
-        raise subprocess.CalledProcessError(p.returncode, argv, out, err)
-    return subprocess.CompletedProcess(argv, p.returncode, out, err)
+sp_run = harness.completed_run
 
 MANIFEST = """\
 entrypoint: ./x
