@@ -53,15 +53,25 @@ struct gate {
         int stop_signal;     /* daemon mode: stopped by this signal */
 };
 
+/* One line in one write(): stderr is shared with the runtime and the
+ * target, and three stdio calls on an unbuffered stream are three writes
+ * that another process's output can split. */
 __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 {
+        char line[1024];
         va_list ap;
+        int n = snprintf(line, sizeof(line), "%s: ", PROG);
 
-        fputs(PROG ": ", stderr);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        if (n > 0 && (size_t) n < sizeof(line) - 1)
+                n += vsnprintf(line + n, sizeof(line) - 1 - (size_t) n, fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        if (n < 0)
+                return;
+        if ((size_t) n > sizeof(line) - 2)
+                n = (int) sizeof(line) - 2;
+        line[n++] = '\n';
+        (void) !write(STDERR_FILENO, line, (size_t) n);
 }
 
 #define NOTE(g, ...)                                                                               \
