@@ -25,6 +25,8 @@ import sys
 
 import pytest
 
+import harness
+
 BUILD = os.path.abspath(os.environ.get("BENTO_BUILD", "build"))
 BENTO = os.path.join(BUILD, "bin", "bento")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -36,7 +38,9 @@ SOURCES = sorted(os.path.join(CLI, f) for f in os.listdir(CLI) if f.endswith(".m
 
 
 def run(args, **kw):
-    return subprocess.run(args, capture_output=True, text=True, timeout=60, **kw)
+    # through the harness: conftest's reaper thread would otherwise steal the
+    # exit status of a plain subprocess child and report 0
+    return harness.completed_run(args, timeout=60, **kw)
 
 
 def bento(*args, **kw):
