@@ -230,12 +230,19 @@ int cmd_translate(int argc, char **argv)
             .mount_point_hook = true,
         };
         /* Everything that can refuse comes before the first change to the
-         * host: the bundle directory, then the config (computed twice, the
-         * same bytes both times), then the write grants (§4.5 step 6). */
-        if (compile_check_bundle_dir(out, &err) < 0 ||
-            compile_config(p, &c, &config, &config_len, &err) < 0 ||
-            policy_prepare_writes(&p, &err) < 0 || compile_bundle(p, &c, &err) < 0 ||
-            print_summary(p, &c, o.json, &err) < 0) {
+         * host: the bundle directory, then the config, then the write grants
+         * (§4.5 step 6).  A write directory created there changes the
+         * policy (its workspace shields), and the config is computed again. */
+        r = compile_check_bundle_dir(out, &err);
+        if (r >= 0)
+                r = compile_config(p, &c, &config, &config_len, &err);
+        if (r >= 0)
+                r = policy_prepare_writes(&p, &err);
+        if (r > 0)
+                r = compile_bundle(p, &c, &err);
+        else if (r == 0)
+                r = compile_bundle_with(p, &c, config, config_len, &err);
+        if (r < 0 || print_summary(p, &c, o.json, &err) < 0) {
                 fprintf(stderr, "bento: %s\n", err.msg);
                 return BENTO_EXIT_REFUSED;
         }

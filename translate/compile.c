@@ -319,14 +319,22 @@ static int write_shield_file(int dirfd, struct bento_err *err)
 int compile_bundle(const struct policy *p, const struct compile_opts *o, struct bento_err *err)
 {
         cleanup_free char *config = NULL;
-        cleanup_close int dirfd = -1;
-        struct compile_plan plan = {0};
         size_t len = 0;
         int r;
 
         r = compile_config(p, o, &config, &len, err);
         if (r < 0)
                 return r;
+        return compile_bundle_with(p, o, config, len, err);
+}
+
+int compile_bundle_with(const struct policy *p, const struct compile_opts *o, const char *config,
+                        size_t len, struct bento_err *err)
+{
+        cleanup_close int dirfd = -1;
+        struct compile_plan plan = {0};
+        int r;
+
         if (mkdir(o->bundle_dir, 0700) < 0 && errno != EEXIST)
                 return bento_err_set(err, errno, "cannot create the bundle directory \"%s\"",
                                      o->bundle_dir);

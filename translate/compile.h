@@ -72,6 +72,12 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
  * anything else, so a typo cannot overwrite unrelated files. */
 int compile_bundle(const struct policy *p, const struct compile_opts *o, struct bento_err *err);
 
+/* The same with config.json's bytes already computed by compile_config()
+ * for this p and o (translate computes them before anything is written,
+ * to refuse early, and need not compute them twice). */
+int compile_bundle_with(const struct policy *p, const struct compile_opts *o, const char *config,
+                        size_t config_len, struct bento_err *err);
+
 /* compile_bundle()'s check of its directory, alone and without creating
  * anything: 0 when dir holds only a bundle's files, or does not exist yet
  * and its parent is a directory (compile_bundle() creates dir alone). */

@@ -14,21 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "cleanup.h"
+#include "sha256.h"
 
-static inline void cleanup_md_ctx_fn(EVP_MD_CTX **c)
-{
-        EVP_MD_CTX_free(*c);
-}
-#define cleanup_md_ctx __attribute__((cleanup(cleanup_md_ctx_fn)))
-
-/* A digest being fed; ok turns false at the first libcrypto failure so the
+/* A digest being fed; it remembers the first libcrypto failure, so the
  * callers need not check every update. */
 struct fp_stream {
-        EVP_MD_CTX *ctx;
-        bool ok;
+        struct sha256 h;
 };
 
 /* The strings of a hand-built model may be NULL; the parser never leaves
@@ -40,8 +32,7 @@ static const char *str_or_empty(const char *s)
 
 static void feed(struct fp_stream *s, const char *data, size_t len)
 {
-        if (s->ok && len > 0 && EVP_DigestUpdate(s->ctx, data, len) != 1)
-                s->ok = false;
+        sha256_feed(&s->h, data, len);
 }
 
 static void feed_str(struct fp_stream *s, const char *str)
@@ -166,10 +157,6 @@ static int feed_manifest(struct fp_stream *s, const struct manifest *m)
 
 int manifest_fingerprint(const struct manifest *m, char ret_hex[static 65], struct bento_err *err)
 {
-        static const char digits[] = "0123456789abcdef";
-        cleanup_md_ctx EVP_MD_CTX *ctx = NULL;
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned md_len = 0;
         struct fp_stream s;
         int r;
 
@@ -177,20 +164,12 @@ int manifest_fingerprint(const struct manifest *m, char ret_hex[static 65], stru
                 ret_hex[0] = '\0';
                 return 0;
         }
-        ctx = EVP_MD_CTX_new();
-        if (!ctx)
-                return bento_err_set(err, ENOMEM, "fingerprint");
-        s = (struct fp_stream){.ctx = ctx, .ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1};
+        sha256_begin(&s.h);
         r = feed_manifest(&s, m);
         if (r < 0)
                 return bento_err_set(err, -r, "fingerprint");
-        if (!s.ok || EVP_DigestFinal_ex(ctx, md, &md_len) != 1 || md_len != 32)
+        if (sha256_end_hex(&s.h, ret_hex) < 0)
                 return bento_err_setx(err, EIO, "fingerprint: SHA-256 failed in libcrypto");
-        for (size_t i = 0; i < md_len; i++) {
-                ret_hex[2 * i] = digits[md[i] >> 4];
-                ret_hex[2 * i + 1] = digits[md[i] & 0xf];
-        }
-        ret_hex[MANIFEST_FINGERPRINT_HEX_LEN] = '\0';
         return 0;
 }
 

@@ -15,13 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "cleanup.h"
 #include "fileio.h"
 #include "json.h"
 #include "jsonr.h"
 #include "jsonw.h"
+#include "sha256.h"
 #include "trust.h"
 
 #define JOURNAL_ENTRY_MAX (8u << 20) /* a 1 MiB manifest quoted and escaped fits */
@@ -54,28 +53,12 @@ int journal_dir(char **ret, struct bento_err *err)
         return 0;
 }
 
-static int sha256_hex(const char *s, char hex[static 65])
-{
-        static const char digits[] = "0123456789abcdef";
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned n = 0;
-
-        if (EVP_Digest(s, strlen(s), md, &n, EVP_sha256(), NULL) != 1 || n != 32)
-                return -EIO;
-        for (size_t i = 0; i < n; i++) {
-                hex[2 * i] = digits[md[i] >> 4];
-                hex[2 * i + 1] = digits[md[i] & 0xf];
-        }
-        hex[64] = '\0';
-        return 0;
-}
-
 /* The entry's file name inside the journal directory. */
 static int entry_name(const char *real, char name[static 70], struct bento_err *err)
 {
         char hex[65];
 
-        if (sha256_hex(real, hex) < 0)
+        if (sha256_hex(real, strlen(real), hex) < 0)
                 return bento_err_setx(err, EIO, "approval journal: SHA-256 failed in libcrypto");
         snprintf(name, 70, "%s.json", hex);
         return 0;

@@ -150,5 +150,5 @@ int policy_prepare_writes(struct policy **p, struct bento_err *err)
         refusal = policy_refusal(fresh);
         if (refusal)
                 return bento_err_setx(err, EPERM, "%s", refusal);
-        return 0;
+        return 1;
 }

@@ -110,7 +110,8 @@ int policy_missing_mount_points(const struct policy *p, char ***ret, size_t *ret
  * Call only after policy_refusal() returned NULL.  The shields of a write
  * grant depend on what is in it, so when a directory was created the
  * policy is resolved again (*p replaced) and checked again; a refusal then
- * fails with EPERM and its sentence. */
+ * fails with EPERM and its sentence.  1 when *p was replaced, 0 when every
+ * write directory existed (*p unchanged). */
 int policy_prepare_writes(struct policy **p, struct bento_err *err);
 
 static inline void cleanup_policy_fn(struct policy **p)
