@@ -247,6 +247,7 @@ struct run_ctx {
         struct admission_needs needs;
         struct admission a;
         struct trust_loaded l;
+        struct host_probe_job probe; /* on its own thread from prepare() to admit() */
         struct policy *p;
         struct run_dir d;
         struct run_outcome out;
@@ -261,6 +262,7 @@ struct run_ctx {
 
 static void ctx_done(struct run_ctx *c)
 {
+        host_probe_finish(&c->probe, NULL);
         run_egress_done(&c->egress);
         run_autoexec_done(&c->autoexec);
         alias_scan_done(&c->accepted);
@@ -342,6 +344,12 @@ static int prepare(struct run_ctx *c)
         }
         if (check_env_allowed(&c->o, c->l.m) != 0)
                 return BENTO_EXIT_REFUSED;
+        /* The manifest says what to probe; the probe runs while the paths
+         * are resolved (host-probe-async.c). */
+        admission_needs_of(c->l.m, c->o.run_id != NULL, &c->needs);
+        host_probe_start(&c->probe, &(struct host_probe_opts){.skip_cgroups = !c->needs.memory &&
+                                                                              !c->needs.pids &&
+                                                                              !c->needs.cpu});
         if (policy_resolve(c->l.m, NULL, &c->p, &err) < 0)
                 return refuse(&c->o, err.msg, NULL);
         refusal = policy_refusal(c->p);
@@ -355,13 +363,10 @@ static int prepare(struct run_ctx *c)
 
 static int admit(struct run_ctx *c)
 {
-        struct host_probe_opts popts = {0};
         struct host_report probe;
         cleanup_free char *text = NULL;
 
-        admission_needs_of(c->l.m, c->o.run_id != NULL, &c->needs);
-        popts.skip_cgroups = !c->needs.memory && !c->needs.pids && !c->needs.cpu;
-        host_probe(&popts, NULL, &probe);
+        host_probe_finish(&c->probe, &probe);
         admission_decide(&probe, &c->needs, c->posture, &c->a);
         if (c->a.outcome == ADMISSION_REFUSED) {
                 if (c->o.json)

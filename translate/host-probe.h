@@ -28,6 +28,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -205,6 +206,19 @@ void host_probe_judge(const struct host_facts *f, struct host_report *ret);
 
 /* Both, for callers that only want the table; f may be NULL. */
 void host_probe(const struct host_probe_opts *opts, struct host_facts *f, struct host_report *ret);
+
+/* The probe on a thread while the caller goes on (host-probe-async.c).
+ * Every started job is finished exactly once; finish waits for it. */
+struct host_probe_job {
+        pthread_t thread;
+        struct host_probe_opts opts;
+        struct host_report report;
+        bool started, running;
+};
+
+void host_probe_start(struct host_probe_job *j, const struct host_probe_opts *opts);
+/* ret may be NULL (a run that was refused before it needed the answer). */
+void host_probe_finish(struct host_probe_job *j, struct host_report *ret);
 
 /* snprintf() into a fixed text buffer; a text longer than the buffer is
  * cut (the buffers are sized so that only absurd paths get there). */
