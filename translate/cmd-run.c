@@ -250,6 +250,7 @@ struct run_ctx {
         struct host_probe_job probe; /* on its own thread from prepare() to admit() */
         struct policy *p;
         struct run_dir d;
+        struct run_gate gate;
         struct run_outcome out;
         struct run_egress egress;
         struct run_autoexec autoexec;
@@ -270,6 +271,7 @@ static void ctx_done(struct run_ctx *c)
         for (size_t i = 0; i < c->o.n_accept_alias; i++)
                 free(c->o.accept_alias[i]);
         run_outcome_done(&c->out);
+        run_gate_stop(&c->gate);
         run_dir_cleanup(&c->d);
         policy_free(c->p);
         trust_loaded_done(&c->l);
@@ -431,6 +433,9 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         io.err_fd = c->std[2];
         hold_stop_signals();
         r = run_dir_make(&c->d, err);
+        /* The gate comes up while the bundle is written (run-gate.c). */
+        if (r >= 0 && c->l.m->exec != MANIFEST_EXEC_ALL && !c->o.no_exec_gate)
+                r = run_gate_spawn(&c->gate, c->d.gate_socket, err);
         if (r >= 0)
                 r = policy_prepare_writes(&c->p, err);
         /* After the write grants exist: their workspace shields are known. */
@@ -471,7 +476,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                                         .on_output = forward_output,
                                         .userdata = &sink};
         }
-        r = run_sandbox(c->p, &c->o, &c->d, &io, &c->out, err);
+        r = run_sandbox(&c->o, &c->d, &c->gate, &io, &c->out, err);
         for (int i = 0; i < 2; i++) {
                 if (out_pipe[i] >= 0)
                         close(out_pipe[i]);
@@ -531,7 +536,7 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
 
 int cmd_run(int argc, char **argv)
 {
-        struct run_ctx c = {0};
+        struct run_ctx c = {.gate = {.ready_fd = -1}};
         struct bento_err err = {0};
         int r;
 

@@ -24,7 +24,7 @@
 
 /* The longest path below the run directory that must fit a unix socket
  * address (struct sockaddr_un.sun_path, 108 bytes with its NUL). */
-#define RUN_DIR_SOCKET_TAIL "/bento-run-XXXXXX/bundle/exec-gate.sock"
+#define RUN_DIR_SOCKET_TAIL "/bento-run-XXXXXX/exec-gate.sock"
 #define RUN_DIR_SUN_PATH    108
 
 int run_dir_make(struct run_dir *d, struct bento_err *err)
@@ -44,7 +44,9 @@ int run_dir_make(struct run_dir *d, struct bento_err *err)
         d->path = TAKE_PTR(tmpl);
         d->bundle = path_join(d->path, "bundle");
         d->state = path_join(d->path, "state");
-        d->gate_socket = d->bundle ? path_join(d->bundle, "exec-gate.sock") : NULL;
+        /* Beside the bundle, not in it: the gate is up before the bundle
+         * is written, and a bundle directory holds only a bundle. */
+        d->gate_socket = path_join(d->path, "exec-gate.sock");
         d->egress_log = path_join(d->path, "egress.jsonl");
         d->runtime_log = path_join(d->path, "runtime.log");
         d->hooks_log = path_join(d->path, "hooks.log");

@@ -7,8 +7,9 @@
  * `create` clones it as a sibling), and the OOM kills of its cgroup before
  * `delete` removes it.
  *
- *   exec gate (when exec is blocked) -> create -> start -> wait -> state
- *   -> delete, and on every path out: delete, stop the gate.
+ *   exec gate ready (the caller spawned it, when exec is blocked) -> create
+ *   -> start -> wait -> state -> delete, and on every path out: delete,
+ *   stop the gate.
  *
  * SIGINT and SIGTERM are taken through a signalfd while the target runs:
  * the first one kills the sandbox and the run ends as cancelled; bento
@@ -33,17 +34,16 @@
 #include "run-spawn.h"
 #include "run.h"
 
-#define GATE_READY_TIMEOUT_MS 10000
-#define GATE_EXIT_TIMEOUT_MS  2000
-#define STATE_MAX_BYTES       (4u << 20)
-#define LOG_MAX_BYTES         (1u << 20)
+#define STATE_MAX_BYTES (4u << 20)
+#define LOG_MAX_BYTES   (1u << 20)
 
 struct sandbox {
         const struct run_dir *d;
         const struct run_stdio *io;
-        char *runtime, *gate;
+        char *runtime;
+        struct run_gate *gate;
         char id[48];
-        pid_t gate_pid, init_pid;
+        pid_t init_pid;
         int pidfd;
         bool created;
 };
@@ -136,53 +136,6 @@ static char *runtime_log_error(const struct sandbox *sb)
                 bento_json_free(j);
         }
         return last ? last : strdup("bento-runtime failed without saying why");
-}
-
-static int start_gate(struct sandbox *sb, struct bento_err *err)
-{
-        int pipefd[2];
-        cleanup_close int rd = -1, wr = -1;
-        const char *argv[] = {sb->gate, "--socket", sb->d->gate_socket, "--ready-fd", "3", NULL};
-        struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
-        struct pollfd pfd;
-        char byte;
-        int r;
-
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return bento_err_set(err, errno, "exec gate");
-        rd = pipefd[0];
-        wr = pipefd[1];
-        fds.err = STDERR_FILENO;
-        fds.extra = wr;
-        fds.extra_as = 3;
-        fds.own_group = true; /* Ctrl-C must not take the gate down before the sandbox */
-        r = run_spawn((char *const *) argv, &fds, &sb->gate_pid, err);
-        if (r < 0)
-                return r;
-        close(TAKE_FD(wr));
-        pfd = (struct pollfd){.fd = rd, .events = POLLIN};
-        r = poll(&pfd, 1, GATE_READY_TIMEOUT_MS);
-        if (r <= 0 || read(rd, &byte, 1) != 1)
-                return bento_err_setx(err, EIO,
-                                      "the exec gate (%s) did not come up, so the exec block "
-                                      "cannot be enforced",
-                                      sb->gate);
-        return 0;
-}
-
-static void stop_gate(struct sandbox *sb)
-{
-        int status;
-
-        if (sb->gate_pid <= 0)
-                return;
-        /* It leaves by itself once no sandboxed process is left; if it
-         * does not, the sandbox is gone anyway (delete ran). */
-        if (run_wait_timeout(sb->gate_pid, &status, GATE_EXIT_TIMEOUT_MS) < 0) {
-                kill(sb->gate_pid, SIGKILL);
-                (void) run_wait(sb->gate_pid, &status);
-        }
-        sb->gate_pid = 0;
 }
 
 static int read_pid(struct sandbox *sb, const char *pid_file, struct bento_err *err)
@@ -401,7 +354,9 @@ static void destroy(struct sandbox *sb)
         if (sb->pidfd >= 0)
                 close(sb->pidfd);
         sb->pidfd = -1;
-        stop_gate(sb);
+        /* It leaves by itself once no sandboxed process is left; if it
+         * does not, the sandbox is gone anyway (delete ran). */
+        run_gate_stop(sb->gate);
 }
 
 static int block_signals(sigset_t *old, struct bento_err *err)
@@ -420,31 +375,30 @@ static int block_signals(sigset_t *old, struct bento_err *err)
         return fd;
 }
 
-int run_sandbox(const struct policy *p, const struct run_opts *o, struct run_dir *d,
+int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
                 const struct run_stdio *io, struct run_outcome *out, struct bento_err *err)
 {
-        struct sandbox sb = {.d = d, .io = io, .pidfd = -1};
+        struct sandbox sb = {.d = d, .io = io, .gate = gate, .pidfd = -1};
         cleanup_close int sigfd = -1;
         sigset_t old;
         int r;
 
         sb.runtime = compile_helper_path("BENTO_RUNTIME", "bento-runtime");
-        sb.gate = compile_helper_path("BENTO_EXEC_GATE", "bento-exec-gate");
-        if (!sb.runtime || !sb.gate) {
-                free(sb.runtime);
-                free(sb.gate);
+        if (!sb.runtime)
                 return bento_err_set(err, ENOMEM, "run");
-        }
         if (o->run_id)
                 snprintf(sb.id, sizeof(sb.id), "bento-run-%s", o->run_id);
         else
                 snprintf(sb.id, sizeof(sb.id), "bento-run-%s", strrchr(d->path, '-') + 1);
         sigfd = block_signals(&old, err);
         r = sigfd < 0 ? sigfd : 0;
-        if (r >= 0 && p->m->exec != MANIFEST_EXEC_ALL && !o->no_exec_gate)
-                r = start_gate(&sb, err);
+        if (r >= 0 && gate->pid > 0)
+                r = run_gate_ready(gate, err);
         if (r >= 0)
                 r = create(&sb, out, err);
+        /* The init connects to the gate when it installs its filter, after
+         * create: until then a gate has nobody to wait for. */
+        gate->in_use = r >= 0 && gate->pid > 0;
         if (r >= 0)
                 r = start(&sb, out, err);
         if (r >= 0)
@@ -455,7 +409,6 @@ int run_sandbox(const struct policy *p, const struct run_opts *o, struct run_dir
         if (sigfd >= 0 && !out->cancelled)
                 sigprocmask(SIG_SETMASK, &old, NULL);
         free(sb.runtime);
-        free(sb.gate);
         if (r < 0 && !err->msg[0])
                 return bento_err_set(err, -r, "the sandbox could not be run");
         return r;

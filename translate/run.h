@@ -43,7 +43,7 @@ struct run_dir {
         char *path;
         char *bundle;      /* <path>/bundle */
         char *state;       /* <path>/state, bento-runtime --root */
-        char *gate_socket; /* <bundle>/exec-gate.sock */
+        char *gate_socket; /* <path>/exec-gate.sock */
         char *egress_log;  /* <path>/egress.jsonl, the egress hook's report */
         char *runtime_log; /* <path>/runtime.log */
         char *hooks_log;   /* <path>/hooks.log, what the OCI hooks printed */
@@ -126,7 +126,24 @@ int run_egress_settle(const char *path, struct run_egress *ret, struct bento_err
 void run_egress_judge(const struct run_egress *e, struct host_report *r);
 void run_egress_done(struct run_egress *e);
 
-int run_sandbox(const struct policy *p, const struct run_opts *o, struct run_dir *d,
+/* The exec gate's process for one run (run-gate.c): spawned as soon as
+ * the run directory exists, ready by the time the sandbox is created. */
+struct run_gate {
+        pid_t pid; /* 0: no gate (exec is not blocked, or not enforceable) */
+        int ready_fd;
+        bool in_use; /* a sandbox was created with it: it may be serving */
+        char *path;
+};
+
+int run_gate_spawn(struct run_gate *g, const char *socket, struct bento_err *err);
+/* Wait for the gate's listening socket (10 s at most). */
+int run_gate_ready(struct run_gate *g, struct bento_err *err);
+/* Stop it and reap it; safe on a gate never spawned or already stopped. */
+void run_gate_stop(struct run_gate *g);
+
+/* gate: spawned by the caller when exec is blocked (pid 0 otherwise);
+ * stopped here once the sandbox is deleted. */
+int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
                 const struct run_stdio *io, struct run_outcome *out, struct bento_err *err);
 
 /* §5.12: files in write grants the host runs later unread. */
