@@ -503,6 +503,10 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
 
         if (c->d.egress_log)
                 (void) run_egress_settle(c->d.egress_log, &c->egress, &ignored);
+        /* The sandbox is gone: remove the shield mount points it left in
+         * the write grants before the comparison, so that an empty .git
+         * bento made is not taken for a repository (and git not asked). */
+        run_remove_mount_points(c->d.created, c->d.n_created);
         if (c->autoexec.hooks)
                 (void) run_autoexec_compare(c->p, &c->autoexec, &ignored);
         merge_backend(&c->a, &c->out, c->l.m);
