@@ -47,10 +47,41 @@ static const char *const listed_dirs[] = {".github/workflows", ".husky", ".husky
 
 #define GIT_OUTPUT_MAX 4096
 
+static struct run_file_facts facts_of(int r, const struct stat *st)
+{
+        if (r < 0)
+                return (struct run_file_facts){.present = false};
+        return (struct run_file_facts){.present = true,
+                                       .type = st->st_mode & S_IFMT,
+                                       .dev = st->st_dev,
+                                       .ino = st->st_ino,
+                                       .size = st->st_size,
+                                       .mtime = st->st_mtim};
+}
+
+static bool same_facts(const struct run_file_facts *x, const struct run_file_facts *y)
+{
+        return x->present == y->present &&
+               (!x->present ||
+                (x->type == y->type && x->dev == y->dev && x->ino == y->ino && x->size == y->size &&
+                 x->mtime.tv_sec == y->mtime.tv_sec && x->mtime.tv_nsec == y->mtime.tv_nsec));
+}
+
+/* The name as it is now: itself, and what it leads to. */
+static void look(const char *path, struct run_file_facts *self, struct run_file_facts *target)
+{
+        struct stat st;
+        int r = lstat(path, &st);
+
+        *self = facts_of(r, &st);
+        if (r == 0 && S_ISLNK(st.st_mode))
+                r = stat(path, &st);
+        *target = facts_of(r, &st);
+}
+
 static int add_entry(struct run_autoexec *a, const char *path)
 {
         struct run_autoexec_entry *v;
-        struct stat st;
 
         for (size_t i = 0; i < a->n; i++)
                 if (strcmp(a->entries[i].path, path) == 0)
@@ -62,16 +93,12 @@ static int add_entry(struct run_autoexec *a, const char *path)
         v[a->n] = (struct run_autoexec_entry){.path = strdup(path)};
         if (!v[a->n].path)
                 return -ENOMEM;
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-                v[a->n].existed = true;
-                v[a->n].size = st.st_size;
-                v[a->n].mtime = st.st_mtim;
-        }
+        look(path, &v[a->n].self, &v[a->n].target);
         a->n++;
         return 0;
 }
 
-/* Every regular file one level inside dir (and dir itself, for new ones). */
+/* Every name one level inside dir. */
 static int add_dir(struct run_autoexec *a, const char *dir)
 {
         cleanup_dir DIR *d = opendir(dir);
@@ -111,20 +138,37 @@ static bool in_a_repository(const char *dir)
         return true; /* out of memory: let git decide */
 }
 
+/* bento's environment without a single GIT_* variable (GIT_DIR,
+ * GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT/KEY_n/VALUE_n, ... could each
+ * point git's answer elsewhere).  The strings are environ's own. */
+static char **env_without_git(void)
+{
+        size_t n = 0, k = 0;
+        char **v;
+
+        while (environ[n])
+                n++;
+        v = calloc(n + 1, sizeof(char *));
+        for (size_t i = 0; v && i < n; i++)
+                if (strncmp(environ[i], "GIT_", 4) != 0)
+                        v[k++] = environ[i];
+        return v;
+}
+
 /* `git rev-parse --git-path hooks` in dir, with GIT_* removed; NULL when
  * git does not answer (not a repository, no git). */
 static char *git_hooks_dir(const char *dir)
 {
-        static const char *const unset[] = {
-            "GIT_DIR",           "GIT_WORK_TREE",     "GIT_COMMON_DIR",         "GIT_CONFIG",
-            "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CEILING_DIRECTORIES"};
+        static char *const argv[] = {"git",        "rev-parse", "--path-format=absolute",
+                                     "--git-path", "hooks",     NULL};
+        cleanup_free char **env = NULL;
         char buf[GIT_OUTPUT_MAX];
         int pipefd[2];
         pid_t pid;
         ssize_t n, len = 0;
         int status;
 
-        if (!in_a_repository(dir) || pipe2(pipefd, O_CLOEXEC) < 0)
+        if (!in_a_repository(dir) || !(env = env_without_git()) || pipe2(pipefd, O_CLOEXEC) < 0)
                 return NULL;
         pid = fork();
         if (pid < 0) {
@@ -135,13 +179,10 @@ static char *git_hooks_dir(const char *dir)
         if (pid == 0) {
                 int devnull = open("/dev/null", O_RDWR);
 
-                for (size_t i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
-                        unsetenv(unset[i]);
                 if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(pipefd[1], 1) < 0 ||
                     dup2(devnull, 2) < 0 || chdir(dir) < 0)
                         _exit(127);
-                execlp("git", "git", "rev-parse", "--path-format=absolute", "--git-path", "hooks",
-                       (char *) NULL);
+                execvpe("git", argv, env);
                 _exit(127);
         }
         close(pipefd[1]);
@@ -211,14 +252,16 @@ int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct
         return r < 0 ? bento_err_set(err, ENOMEM, "auto-exec report") : 0;
 }
 
+/* Changed: the name now leads to a regular file (something the host can
+ * run), and either the name itself or that file is not what it was. */
 static bool changed(const struct run_autoexec_entry *e)
 {
-        struct stat st;
+        struct run_file_facts self, target;
 
-        if (lstat(e->path, &st) < 0 || !S_ISREG(st.st_mode))
-                return false; /* gone or not a file: nothing left to run */
-        return !e->existed || st.st_size != e->size || st.st_mtim.tv_sec != e->mtime.tv_sec ||
-               st.st_mtim.tv_nsec != e->mtime.tv_nsec;
+        look(e->path, &self, &target);
+        if (!target.present || target.type != S_IFREG)
+                return false; /* gone, dangling or not a file: nothing to run */
+        return !same_facts(&self, &e->self) || !same_facts(&target, &e->target);
 }
 
 int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err)
@@ -239,7 +282,7 @@ int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct 
         }
         /* add_entry() recorded the new ones as they are now: mark them new. */
         for (size_t i = before; i < a->n; i++)
-                a->entries[i].existed = false;
+                a->entries[i].self = a->entries[i].target = (struct run_file_facts){0};
         for (size_t i = 0; r >= 0 && i < a->n; i++)
                 if (changed(&a->entries[i]))
                         r = push_str(&a->changed, &a->n_changed, a->entries[i].path);

@@ -147,11 +147,21 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
                 const struct run_stdio *io, struct run_outcome *out, struct bento_err *err);
 
 /* §5.12: files in write grants the host runs later unread. */
-struct run_autoexec_entry {
-        char *path;
-        bool existed;
+/* What a name was before the run: its own lstat(2) (a regular file swapped
+ * for a symlink is a change), and the file it leads to by stat(2) (what
+ * the host would run). */
+struct run_file_facts {
+        bool present;
+        mode_t type; /* st_mode & S_IFMT */
+        dev_t dev;
+        ino_t ino;
         off_t size;
         struct timespec mtime;
+};
+
+struct run_autoexec_entry {
+        char *path;
+        struct run_file_facts self, target;
 };
 
 struct run_autoexec {

@@ -505,12 +505,9 @@ def test_cancelled_run_failed_event_carries_the_report(world):
 
 
 # ---------------------------------------------------------------------------
-# 5. known gaps versus §5.12 (strict xfail: they start failing - and must be
-# turned into plain tests - once the implementation is fixed)
+# 5. what the caller's environment and a symlink swap cannot hide
 
 
-@pytest.mark.xfail(strict=True, reason="run-autoexec.c unsets 7 named GIT_* variables, not all of "
-                   "them: GIT_CONFIG_PARAMETERS (and GIT_CONFIG_COUNT/KEY/VALUE) still reach git")
 def test_caller_git_config_parameters_do_not_hide_the_hooks_dir(world):
     """§5.12: git is asked "with GIT_* variables removed", so the caller's
     environment cannot point the question elsewhere.  A core.hooksPath
@@ -528,8 +525,6 @@ def test_caller_git_config_parameters_do_not_hide_the_hooks_dir(world):
     assert verdict(res).get("changed_auto_exec") == [os.path.join(hooks, "pre-commit")], res
 
 
-@pytest.mark.xfail(strict=True, reason="run-autoexec.c changed() uses lstat and skips non-regular "
-                   "files: a watched name swapped for a symlink is not listed")
 def test_watched_file_swapped_for_a_symlink_is_listed(world):
     """package.json replaced by a symlink to a file the script wrote: npm
     follows the link, so what it runs changed; §5.12 lists changed files."""
@@ -539,4 +534,21 @@ def test_watched_file_swapped_for_a_symlink_is_listed(world):
     res = world.run(m, "--json")
     assert res.rc == 0, res
     assert os.path.islink(os.path.join(ws, "package.json"))
+    assert verdict(res).get("changed_auto_exec") == [os.path.join(ws, "package.json")], res
+
+
+def test_watched_symlink_whose_file_changed_is_listed(world):
+    """package.json is a symlink that stays as it was, but the script
+    rewrites the file it leads to: what the host runs changed, so it is
+    listed.  A watched name the script turns into a dangling link leads to
+    nothing that could run, and is not."""
+    m, ws = grant_world(world,
+                        "echo '{\"scripts\":{\"x\":\"y\"}}' > ws/real.json\n"
+                        "rm ws/setup.py && ln -s missing.py ws/setup.py\n",
+                        files={"real.json": "{}\n", "setup.py": "pass\n"})
+    os.symlink("real.json", os.path.join(ws, "package.json"))
+
+    res = world.run(m, "--json")
+    assert res.rc == 0, res
+    assert os.path.islink(os.path.join(ws, "setup.py"))
     assert verdict(res).get("changed_auto_exec") == [os.path.join(ws, "package.json")], res
