@@ -178,7 +178,7 @@ static void add_anchor(struct scan *s, const char *path)
                 s->out->partial = true;
                 return;
         }
-        if (opted_store(s->p, path) || lstat(path, &st) < 0) {
+        if (opted_store(s->p, path) || path_lstat(path, &st) < 0) {
                 if (errno != ENOENT && errno != ENOTDIR)
                         s->out->partial = true;
                 return;

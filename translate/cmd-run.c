@@ -352,12 +352,18 @@ static int prepare(struct run_ctx *c)
         host_probe_start(&c->probe, &(struct host_probe_opts){.skip_cgroups = !c->needs.memory &&
                                                                               !c->needs.pids &&
                                                                               !c->needs.cpu});
-        if (policy_resolve(c->l.m, NULL, &c->p, &err) < 0)
+        /* One memo of the host's answers for both (path.h): the alias
+         * scan looks at the credential stores the shields just looked at. */
+        path_cache_begin();
+        if (policy_resolve(c->l.m, NULL, &c->p, &err) < 0) {
+                path_cache_end();
                 return refuse(&c->o, err.msg, NULL);
+        }
         refusal = policy_refusal(c->p);
         if (!refusal)
                 refusal = alias_scan_refusal(c->p, c->o.accept_alias, c->o.n_accept_alias,
                                              &c->accepted, &err);
+        path_cache_end();
         if (refusal || err.code)
                 return refuse(&c->o, refusal ? refusal : err.msg, NULL);
         return 0;

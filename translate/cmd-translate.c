@@ -205,14 +205,21 @@ int cmd_translate(int argc, char **argv)
                         return r;
         }
         out = absolute(o.out);
-        if (!out || manifest_fingerprint(m, fp, &err) < 0 ||
-            policy_resolve(m, NULL, &p, &err) < 0) {
+        if (!out || manifest_fingerprint(m, fp, &err) < 0) {
                 fprintf(stderr, "bento: %s\n", out ? err.msg : "out of memory");
                 return BENTO_EXIT_REFUSED;
         }
-        refusal = policy_refusal(p);
-        if (!refusal)
+        /* One memo of the host's answers for both (path.h). */
+        path_cache_begin();
+        r = policy_resolve(m, NULL, &p, &err);
+        refusal = r < 0 ? NULL : policy_refusal(p);
+        if (r >= 0 && !refusal)
                 refusal = alias_scan_refusal(p, NULL, 0, NULL, &err);
+        path_cache_end();
+        if (r < 0) {
+                fprintf(stderr, "bento: %s\n", err.msg);
+                return BENTO_EXIT_REFUSED;
+        }
         if (!refusal && err.code)
                 oom = true;
         if (!refusal)

@@ -14,7 +14,13 @@
  * whole path_resolve() results.  The memo only ever replays what the host
  * answered during the scope; the scope owner resets it when it changes the
  * host itself.
+ *
+ * Most shield rules name something that is not there (a home holds a few
+ * of the thousand stores the rules know).  After a few such misses in one
+ * directory the directory is listed once, and every later name that is
+ * not in the listing is answered "no such file" without a system call.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,12 +125,26 @@ enum {
         HAVE_ACCESS = 1u << 3, /* shifted by the access(2) mode, 0..7 */
 };
 
+/* The names in one directory, as an open-addressing set. */
+struct listing {
+        char **slots;
+        size_t cap;
+};
+
+/* Misses in one directory before it is listed, and the most names a
+ * listing holds (a larger directory is left to lstat(2)). */
+#define LIST_AFTER_MISSES 4
+#define LIST_MAX_NAMES    4096
+
 struct memo {
         char *key;
         size_t len;
         uint64_t hash;
         unsigned have;
-        int lstat_errno; /* 0: lst holds the answer */
+        unsigned misses;      /* ENOENT answers for names directly inside key */
+        bool list_tried;      /* listing it was attempted (list may be NULL) */
+        struct listing *list; /* the names inside key, once listed */
+        int lstat_errno;      /* 0: lst holds the answer */
         struct stat lst;
         char *link;     /* readlink text; NULL when it failed */
         char *resolved; /* path_resolve() of key */
@@ -218,6 +238,16 @@ static struct memo *memo_get(const char *s, size_t n, uint64_t h)
         return e;
 }
 
+static void listing_free(struct listing *l)
+{
+        if (!l)
+                return;
+        for (size_t i = 0; i < l->cap; i++)
+                free(l->slots[i]);
+        free(l->slots);
+        free(l);
+}
+
 void path_cache_reset(void)
 {
         for (size_t i = 0; i < cache.cap; i++) {
@@ -225,6 +255,7 @@ void path_cache_reset(void)
 
                 if (!e)
                         continue;
+                listing_free(e->list);
                 free(e->key);
                 free(e->link);
                 free(e->resolved);
@@ -264,6 +295,94 @@ static int failed_ancestor(const char *s, size_t n)
         return 0;
 }
 
+static bool listing_has(const struct listing *l, const char *name, size_t n)
+{
+        for (size_t i = hash_bytes(name, n) & (l->cap - 1); l->slots[i]; i = (i + 1) & (l->cap - 1))
+                if (strncmp(l->slots[i], name, n) == 0 && l->slots[i][n] == '\0')
+                        return true;
+        return false;
+}
+
+/* Every name in dir, or NULL: unreadable, a read error part way, more
+ * than LIST_MAX_NAMES names, or out of memory. */
+static struct listing *list_dir(const char *dir)
+{
+        cleanup_dir DIR *d = opendir(dir);
+        cleanup_strv char **names = calloc(LIST_MAX_NAMES + 1, sizeof(char *));
+        struct listing *l;
+        struct dirent *de;
+        size_t n = 0, cap = 16;
+
+        if (!d || !names)
+                return NULL;
+        for (errno = 0; (de = readdir(d)); errno = 0) {
+                if (n == LIST_MAX_NAMES || !(names[n] = strdup(de->d_name)))
+                        return NULL;
+                n++;
+        }
+        if (errno)
+                return NULL;
+        while (cap < 2 * n)
+                cap *= 2;
+        l = calloc(1, sizeof(*l));
+        if (!l || !(l->slots = calloc(cap, sizeof(char *)))) {
+                free(l);
+                return NULL;
+        }
+        l->cap = cap;
+        for (size_t k = 0; k < n; k++) {
+                size_t i = hash_bytes(names[k], strlen(names[k])) & (cap - 1);
+
+                while (l->slots[i])
+                        i = (i + 1) & (cap - 1);
+                l->slots[i] = TAKE_PTR(names[k]);
+        }
+        return l;
+}
+
+/* Where the last name of the absolute path s[0..n) starts; its directory
+ * is s[0..dir_len).  False when there is no name (s is "/" or ends in /). */
+static bool split_last(const char *s, size_t n, size_t *dir_len, size_t *name_at)
+{
+        size_t k = n;
+
+        while (k > 0 && s[k - 1] != '/')
+                k--;
+        if (k == 0 || k == n)
+                return false;
+        *name_at = k;
+        *dir_len = k == 1 ? 1 : k - 1;
+        return true;
+}
+
+/* Is s[0..n) known to be missing from its directory's listing? */
+static bool listed_absent(const char *s, size_t n)
+{
+        const struct memo *dir;
+        size_t dir_len, at;
+
+        if (!split_last(s, n, &dir_len, &at))
+                return false;
+        dir = memo_find(s, dir_len, hash_bytes(s, dir_len));
+        return dir && dir->list && !listing_has(dir->list, s + at, n - at);
+}
+
+/* One more name found missing in s's directory: list the directory once
+ * it has missed LIST_AFTER_MISSES times. */
+static void note_miss(const char *s, size_t n)
+{
+        struct memo *dir;
+        size_t dir_len, at;
+
+        if (!split_last(s, n, &dir_len, &at))
+                return;
+        dir = memo_get(s, dir_len, hash_bytes(s, dir_len));
+        if (!dir || dir->list_tried || ++dir->misses < LIST_AFTER_MISSES)
+                return;
+        dir->list_tried = true;
+        dir->list = list_dir(dir->key);
+}
+
 /* The memo of an absolute path (hash h) with its lstat(2) answer filled
  * in; NULL outside a scope (or out of memory). */
 static struct memo *memo_lstat_h(const char *s, size_t n, uint64_t h)
@@ -276,8 +395,11 @@ static struct memo *memo_lstat_h(const char *s, size_t n, uint64_t h)
         if (!e || (e->have & HAVE_LSTAT))
                 return e;
         e->lstat_errno = failed_ancestor(s, n);
-        if (!e->lstat_errno && lstat(e->key, &e->lst) < 0)
-                e->lstat_errno = errno;
+        if (!e->lstat_errno && listed_absent(s, n))
+                e->lstat_errno = ENOENT;
+        else if (!e->lstat_errno && lstat(e->key, &e->lst) < 0 &&
+                 (e->lstat_errno = errno) == ENOENT)
+                note_miss(s, n);
         e->have |= HAVE_LSTAT;
         return e;
 }
