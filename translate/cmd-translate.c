@@ -181,15 +181,48 @@ static char *bundle_in_write_grant(const struct policy *p, const char *out, bool
         return NULL;
 }
 
+/* Everything that can refuse, before the first change to the host: the
+ * policy and its refusals, the alias scan, where the bundle goes, and the
+ * config itself.  0, or the exit status (the reason printed). */
+static int translate_checked(const struct manifest *m, const char *out,
+                             const struct compile_opts *c, struct policy **p, char **config,
+                             size_t *config_len)
+{
+        cleanup_free char *refusal = NULL;
+        struct bento_err err = {0};
+        bool oom = false;
+
+        if (policy_resolve(m, NULL, p, &err) < 0) {
+                fprintf(stderr, "bento: %s\n", err.msg);
+                return BENTO_EXIT_REFUSED;
+        }
+        refusal = policy_refusal(*p);
+        if (!refusal)
+                refusal = alias_scan_refusal(*p, NULL, 0, NULL, &err);
+        if (!refusal && err.code)
+                oom = true;
+        if (!refusal)
+                refusal = bundle_in_write_grant(*p, out, &oom);
+        if (refusal || oom) {
+                fprintf(stderr, "bento: %s\n", refusal ? refusal : "out of memory");
+                return BENTO_EXIT_REFUSED;
+        }
+        if (compile_check_bundle_dir(out, &err) < 0 ||
+            compile_config(*p, c, config, config_len, &err) < 0) {
+                fprintf(stderr, "bento: %s\n", err.msg);
+                return BENTO_EXIT_REFUSED;
+        }
+        return 0;
+}
+
 int cmd_translate(int argc, char **argv)
 {
         struct translate_opts o = {0};
         cleanup_manifest struct manifest *m = NULL;
         cleanup_policy struct policy *p = NULL;
-        cleanup_free char *out = NULL, *refusal = NULL, *config = NULL;
+        cleanup_free char *out = NULL, *config = NULL;
         struct bento_err err = {0};
         size_t config_len = 0;
-        bool oom = false;
         char fp[65];
         int r;
 
@@ -209,25 +242,6 @@ int cmd_translate(int argc, char **argv)
                 fprintf(stderr, "bento: %s\n", out ? err.msg : "out of memory");
                 return BENTO_EXIT_REFUSED;
         }
-        /* One memo of the host's answers for both (path.h). */
-        path_cache_begin();
-        r = policy_resolve(m, NULL, &p, &err);
-        refusal = r < 0 ? NULL : policy_refusal(p);
-        if (r >= 0 && !refusal)
-                refusal = alias_scan_refusal(p, NULL, 0, NULL, &err);
-        path_cache_end();
-        if (r < 0) {
-                fprintf(stderr, "bento: %s\n", err.msg);
-                return BENTO_EXIT_REFUSED;
-        }
-        if (!refusal && err.code)
-                oom = true;
-        if (!refusal)
-                refusal = bundle_in_write_grant(p, out, &oom);
-        if (refusal || oom) {
-                fprintf(stderr, "bento: %s\n", refusal ? refusal : "out of memory");
-                return BENTO_EXIT_REFUSED;
-        }
         struct compile_opts c = {
             .bundle_dir = out,
             .env_overrides = o.env,
@@ -236,15 +250,17 @@ int cmd_translate(int argc, char **argv)
             .approval = manifest_approval_to_string(manifest_approval_state(m)),
             .mount_point_hook = true,
         };
-        /* Everything that can refuse comes before the first change to the
-         * host: the bundle directory, then the config, then the write grants
-         * (§4.5 step 6).  A write directory created there changes the
-         * policy (its workspace shields), and the config is computed again. */
-        r = compile_check_bundle_dir(out, &err);
-        if (r >= 0)
-                r = compile_config(p, &c, &config, &config_len, &err);
-        if (r >= 0)
-                r = policy_prepare_writes(&p, &err);
+        /* One memo of the host's answers (path.h) for all of the checks:
+         * nothing is written until they are done. */
+        path_cache_begin();
+        r = translate_checked(m, out, &c, &p, &config, &config_len);
+        path_cache_end();
+        if (r != 0)
+                return r;
+        /* Then the write grants (§4.5 step 6).  A write directory created
+         * there changes the policy (its workspace shields), and the config
+         * is computed again. */
+        r = policy_prepare_writes(&p, &err);
         if (r > 0)
                 r = compile_bundle(p, &c, &err);
         else if (r == 0)

@@ -123,27 +123,35 @@ enum {
         HAVE_LINK = 1u << 1,
         HAVE_RESOLVED = 1u << 2,
         HAVE_ACCESS = 1u << 3, /* shifted by the access(2) mode, 0..7 */
+        HAVE_TYPE = 1u << 11,  /* type_hint, from the parent's listing */
 };
 
-/* The names in one directory, as an open-addressing set. */
+/* The names in one directory with their d_type, as an open-addressing
+ * set. */
+struct listed_name {
+        char *name;
+        mode_t type; /* S_IFDIR, S_IFREG, S_IFLNK, ...; 0 when readdir did not say */
+};
+
 struct listing {
-        char **slots;
+        struct listed_name *slots;
         size_t cap;
 };
 
-/* Misses in one directory before it is listed, and the most names a
- * listing holds (a larger directory is left to lstat(2)). */
-#define LIST_AFTER_MISSES 4
-#define LIST_MAX_NAMES    4096
+/* Names looked up in one directory before it is listed, and the most
+ * names a listing holds (a larger directory is left to lstat(2)). */
+#define LIST_AFTER_LOOKUPS 6
+#define LIST_MAX_NAMES     4096
 
 struct memo {
         char *key;
         size_t len;
         uint64_t hash;
         unsigned have;
-        unsigned misses;      /* ENOENT answers for names directly inside key */
+        unsigned lookups;     /* lstat(2) answers for names directly inside key */
         bool list_tried;      /* listing it was attempted (list may be NULL) */
         struct listing *list; /* the names inside key, once listed */
+        mode_t type_hint;     /* HAVE_TYPE: key's type, as its directory listed it */
         int lstat_errno;      /* 0: lst holds the answer */
         struct stat lst;
         char *link;     /* readlink text; NULL when it failed */
@@ -243,7 +251,7 @@ static void listing_free(struct listing *l)
         if (!l)
                 return;
         for (size_t i = 0; i < l->cap; i++)
-                free(l->slots[i]);
+                free(l->slots[i].name);
         free(l->slots);
         free(l);
 }
@@ -295,47 +303,91 @@ static int failed_ancestor(const char *s, size_t n)
         return 0;
 }
 
-static bool listing_has(const struct listing *l, const char *name, size_t n)
+static const struct listed_name *listing_find(const struct listing *l, const char *name, size_t n)
 {
-        for (size_t i = hash_bytes(name, n) & (l->cap - 1); l->slots[i]; i = (i + 1) & (l->cap - 1))
-                if (strncmp(l->slots[i], name, n) == 0 && l->slots[i][n] == '\0')
-                        return true;
-        return false;
+        for (size_t i = hash_bytes(name, n) & (l->cap - 1); l->slots[i].name;
+             i = (i + 1) & (l->cap - 1))
+                if (strncmp(l->slots[i].name, name, n) == 0 && l->slots[i].name[n] == '\0')
+                        return &l->slots[i];
+        return NULL;
+}
+
+static mode_t type_of_dirent(unsigned char d_type)
+{
+        switch (d_type) {
+        case DT_DIR:
+                return S_IFDIR;
+        case DT_REG:
+                return S_IFREG;
+        case DT_LNK:
+                return S_IFLNK;
+        case DT_CHR:
+                return S_IFCHR;
+        case DT_BLK:
+                return S_IFBLK;
+        case DT_FIFO:
+                return S_IFIFO;
+        case DT_SOCK:
+                return S_IFSOCK;
+        default:
+                return 0;
+        }
+}
+
+/* Read dir's names into names[] (at most LIST_MAX_NAMES); *n counts
+ * those read, which the caller frees.  False when dir cannot be read
+ * whole. */
+static bool read_names(const char *dir, struct listed_name *names, size_t *n)
+{
+        cleanup_dir DIR *d = opendir(dir);
+        struct dirent *de;
+
+        *n = 0;
+        if (!d)
+                return false;
+        for (errno = 0; (de = readdir(d)); errno = 0) {
+                if (*n == LIST_MAX_NAMES || !(names[*n].name = strdup(de->d_name)))
+                        return false;
+                names[(*n)++].type = type_of_dirent(de->d_type);
+        }
+        return errno == 0;
+}
+
+static void listing_insert(struct listing *l, struct listed_name name)
+{
+        size_t i = hash_bytes(name.name, strlen(name.name)) & (l->cap - 1);
+
+        while (l->slots[i].name)
+                i = (i + 1) & (l->cap - 1);
+        l->slots[i] = name;
 }
 
 /* Every name in dir, or NULL: unreadable, a read error part way, more
  * than LIST_MAX_NAMES names, or out of memory. */
 static struct listing *list_dir(const char *dir)
 {
-        cleanup_dir DIR *d = opendir(dir);
-        cleanup_strv char **names = calloc(LIST_MAX_NAMES + 1, sizeof(char *));
-        struct listing *l;
-        struct dirent *de;
+        cleanup_free struct listed_name *names = calloc(LIST_MAX_NAMES, sizeof(*names));
+        struct listing *l = NULL;
         size_t n = 0, cap = 16;
+        bool whole = names && read_names(dir, names, &n);
 
-        if (!d || !names)
-                return NULL;
-        for (errno = 0; (de = readdir(d)); errno = 0) {
-                if (n == LIST_MAX_NAMES || !(names[n] = strdup(de->d_name)))
-                        return NULL;
-                n++;
-        }
-        if (errno)
-                return NULL;
         while (cap < 2 * n)
                 cap *= 2;
-        l = calloc(1, sizeof(*l));
-        if (!l || !(l->slots = calloc(cap, sizeof(char *)))) {
-                free(l);
-                return NULL;
+        if (whole)
+                l = calloc(1, sizeof(*l));
+        if (l) {
+                l->cap = cap;
+                l->slots = calloc(cap, sizeof(*l->slots));
         }
-        l->cap = cap;
+        if (l && !l->slots) {
+                free(l);
+                l = NULL;
+        }
         for (size_t k = 0; k < n; k++) {
-                size_t i = hash_bytes(names[k], strlen(names[k])) & (cap - 1);
-
-                while (l->slots[i])
-                        i = (i + 1) & (cap - 1);
-                l->slots[i] = TAKE_PTR(names[k]);
+                if (l)
+                        listing_insert(l, names[k]);
+                else
+                        free(names[k].name);
         }
         return l;
 }
@@ -355,21 +407,30 @@ static bool split_last(const char *s, size_t n, size_t *dir_len, size_t *name_at
         return true;
 }
 
-/* Is s[0..n) known to be missing from its directory's listing? */
-static bool listed_absent(const char *s, size_t n)
+/* What the listing of s[0..n)'s directory says of it. */
+enum listed { LISTED_UNKNOWN, LISTED_ABSENT, LISTED_TYPE };
+
+static enum listed listed_lookup(const char *s, size_t n, mode_t *type)
 {
         const struct memo *dir;
+        const struct listed_name *hit;
         size_t dir_len, at;
 
         if (!split_last(s, n, &dir_len, &at))
-                return false;
+                return LISTED_UNKNOWN;
         dir = memo_find(s, dir_len, hash_bytes(s, dir_len));
-        return dir && dir->list && !listing_has(dir->list, s + at, n - at);
+        if (!dir || !dir->list)
+                return LISTED_UNKNOWN;
+        hit = listing_find(dir->list, s + at, n - at);
+        if (!hit)
+                return LISTED_ABSENT;
+        *type = hit->type;
+        return hit->type ? LISTED_TYPE : LISTED_UNKNOWN;
 }
 
-/* One more name found missing in s's directory: list the directory once
- * it has missed LIST_AFTER_MISSES times. */
-static void note_miss(const char *s, size_t n)
+/* One more name in s's directory asked of the host: list the directory
+ * once LIST_AFTER_LOOKUPS names were. */
+static void note_lookup(const char *s, size_t n)
 {
         struct memo *dir;
         size_t dir_len, at;
@@ -377,7 +438,7 @@ static void note_miss(const char *s, size_t n)
         if (!split_last(s, n, &dir_len, &at))
                 return;
         dir = memo_get(s, dir_len, hash_bytes(s, dir_len));
-        if (!dir || dir->list_tried || ++dir->misses < LIST_AFTER_MISSES)
+        if (!dir || dir->list_tried || ++dir->lookups < LIST_AFTER_LOOKUPS)
                 return;
         dir->list_tried = true;
         dir->list = list_dir(dir->key);
@@ -395,13 +456,44 @@ static struct memo *memo_lstat_h(const char *s, size_t n, uint64_t h)
         if (!e || (e->have & HAVE_LSTAT))
                 return e;
         e->lstat_errno = failed_ancestor(s, n);
-        if (!e->lstat_errno && listed_absent(s, n))
+        if (!e->lstat_errno && listed_lookup(s, n, &(mode_t){0}) == LISTED_ABSENT) {
                 e->lstat_errno = ENOENT;
-        else if (!e->lstat_errno && lstat(e->key, &e->lst) < 0 &&
-                 (e->lstat_errno = errno) == ENOENT)
-                note_miss(s, n);
+        } else if (!e->lstat_errno) {
+                if (lstat(e->key, &e->lst) < 0)
+                        e->lstat_errno = errno;
+                note_lookup(s, n);
+        }
         e->have |= HAVE_LSTAT;
         return e;
+}
+
+/* The type of an absolute path s[0..n) (hash h) as lstat(2) would give
+ * it: 0 and *type, or an errno.  A listed directory answers without a
+ * system call.  *ret: the memo, NULL outside a scope. */
+static int memo_type(const char *s, size_t n, uint64_t h, mode_t *type, struct memo **ret)
+{
+        struct memo *e = cache.depth && s[0] == '/' ? memo_get(s, n, h) : NULL;
+        struct stat st;
+
+        *ret = e;
+        if (!e) {
+                if (lstat(s, &st) < 0)
+                        return errno;
+                *type = st.st_mode & S_IFMT;
+                return 0;
+        }
+        if (!(e->have & (HAVE_LSTAT | HAVE_TYPE)) && !failed_ancestor(s, n) &&
+            listed_lookup(s, n, &e->type_hint) == LISTED_TYPE)
+                e->have |= HAVE_TYPE;
+        if (!(e->have & HAVE_LSTAT) && (e->have & HAVE_TYPE)) {
+                *type = e->type_hint;
+                return 0;
+        }
+        e = memo_lstat_h(s, n, h);
+        if (e->lstat_errno)
+                return e->lstat_errno;
+        *type = e->lst.st_mode & S_IFMT;
+        return 0;
 }
 
 static struct memo *memo_lstat(const char *s, size_t n)
@@ -420,6 +512,32 @@ int path_lstat(const char *path, struct stat *st)
                 return -1;
         }
         *st = e->lst;
+        return 0;
+}
+
+int path_type(const char *path, mode_t *type)
+{
+        struct memo *e;
+        int r = memo_type(path, strlen(path), hash_bytes(path, strlen(path)), type, &e);
+
+        if (r) {
+                errno = r;
+                return -1;
+        }
+        return 0;
+}
+
+int path_follow_type(const char *path, mode_t *type)
+{
+        struct stat st;
+
+        if (path_type(path, type) < 0)
+                return -1;
+        if (*type != S_IFLNK)
+                return 0;
+        if (path_stat(path, &st) < 0)
+                return -1;
+        *type = st.st_mode & S_IFMT;
         return 0;
 }
 
@@ -639,21 +757,17 @@ enum step_kind {
 static enum step_kind step_lookup(const char *next, size_t n, uint64_t h, const char **target,
                                   char **own)
 {
-        struct memo *e = memo_lstat_h(next, n, h);
-        struct stat st;
+        struct memo *e;
+        mode_t type = 0;
 
+        if (memo_type(next, n, h, &type, &e) != 0)
+                return STEP_MISSING;
+        if (type != S_IFLNK)
+                return STEP_ENTER;
         if (!e) {
-                if (lstat(next, &st) < 0)
-                        return STEP_MISSING;
-                if (!S_ISLNK(st.st_mode))
-                        return STEP_ENTER;
                 *target = *own = read_link(next);
                 return *own ? STEP_LINK : STEP_MISSING;
         }
-        if (e->lstat_errno)
-                return STEP_MISSING;
-        if (!S_ISLNK(e->lst.st_mode))
-                return STEP_ENTER;
         if (!(e->have & HAVE_LINK)) {
                 e->link = read_link(e->key);
                 e->have |= HAVE_LINK;

@@ -49,6 +49,13 @@ void path_cache_reset(void);
 /* lstat(2), stat(2), access(2), with their return and errno, memoised for
  * absolute paths inside a scope (the system call itself outside one). */
 int path_lstat(const char *path, struct stat *st);
+/* lstat(2)'s answer to "what is it" alone: 0 and the S_IF* type in *type,
+ * or -1 with errno.  Inside a scope a listed directory answers it without
+ * a system call (readdir's d_type), so callers that need no more than the
+ * type should ask this. */
+int path_type(const char *path, mode_t *type);
+/* The same with stat(2)'s answer: a final symlink is followed. */
+int path_follow_type(const char *path, mode_t *type);
 int path_stat(const char *path, struct stat *st);
 int path_access(const char *path, int mode);
 

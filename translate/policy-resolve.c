@@ -66,19 +66,19 @@ int policy_expand(const char *path, const char *base, const char *home, char **r
 static int resolve_one(struct policy_path *pp, const char *written, const char *base,
                        const char *home, struct bento_err *err)
 {
-        struct stat st;
+        mode_t type;
 
         pp->written = written;
         if (policy_expand(written, base, home, &pp->expanded, err) < 0)
                 return -EINVAL;
         if (path_resolve(pp->expanded, &pp->real) < 0)
                 return bento_err_set(err, ENOMEM, "path resolution");
-        if (path_stat(pp->real, &st) < 0) {
+        if (path_follow_type(pp->real, &type) < 0) {
                 pp->stat_errno = errno;
                 return 0;
         }
         pp->exists = true;
-        pp->is_dir = S_ISDIR(st.st_mode);
+        pp->is_dir = type == S_IFDIR;
         return 0;
 }
 

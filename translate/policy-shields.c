@@ -118,13 +118,13 @@ static int check_target(struct policy *p, const char *what, const struct policy_
 static char *existing_parent(const char *path)
 {
         char *cur = strdup(path);
-        struct stat st;
+        mode_t type;
 
         while (cur && strcmp(cur, "/") != 0) {
                 char *slash = strrchr(cur, '/');
 
                 *(slash == cur ? slash + 1 : slash) = '\0';
-                if (path_lstat(cur, &st) == 0)
+                if (path_type(cur, &type) == 0)
                         break;
         }
         return cur;
@@ -136,10 +136,10 @@ static int check_carve(struct policy *p, const struct shield_rule *rule, struct 
 {
         cleanup_free char *parent = NULL;
         const char *grant = NULL;
-        struct stat st;
         char *msg = NULL;
+        mode_t type;
 
-        if (path_lstat(rule->path, &st) == 0)
+        if (path_type(rule->path, &type) == 0)
                 return 0;
         parent = existing_parent(rule->path);
         if (!parent)
@@ -229,11 +229,11 @@ static int add_unique(char ***v, size_t *n, const char *path)
 static int missing_points(const char *path, char ***v, size_t *n)
 {
         cleanup_free char *cur = strdup(path);
-        struct stat st;
+        mode_t type;
 
         if (!cur)
                 return -ENOMEM;
-        while (strcmp(cur, "/") != 0 && path_lstat(cur, &st) < 0 && errno == ENOENT) {
+        while (strcmp(cur, "/") != 0 && path_type(cur, &type) < 0 && errno == ENOENT) {
                 char *slash = strrchr(cur, '/');
 
                 if (add_unique(v, n, cur) < 0)

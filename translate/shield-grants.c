@@ -403,6 +403,7 @@ static int check_host(const struct g *g, enum shield_check check, struct verdict
 {
         static const char *const managed[] = {"/proc", "/dev", "/dev/shm", "/dev/pts", "/tmp"};
         struct stat st;
+        mode_t type;
 
         if (check == SHIELD_CHECK_PROC_PID && is_proc_pid(g->resolved) &&
             path_lstat(g->resolved, &st) == 0)
@@ -416,7 +417,7 @@ static int check_host(const struct g *g, enum shield_check check, struct verdict
                                       "grant \"%s\" resolves to \"%s\", a pseudo-filesystem the "
                                       "sandbox mounts fresh; grant a specific path inside it",
                                       g->shown, g->resolved);
-        if (check == SHIELD_CHECK_LOOP && path_stat(g->raw, &st) < 0 && errno == ELOOP)
+        if (check == SHIELD_CHECK_LOOP && path_follow_type(g->raw, &type) < 0 && errno == ELOOP)
                 return refuse(v, check, g, err,
                               "grant \"%s\" loops through itself on the host; fix the link or "
                               "drop the grant",
@@ -426,15 +427,14 @@ static int check_host(const struct g *g, enum shield_check check, struct verdict
 
 static int check_write_dir(const struct g *g, struct verdicts *v, struct bento_err *err)
 {
-        struct stat st;
+        mode_t type;
 
-        if (path_stat(g->raw, &st) == 0)
-                return S_ISDIR(st.st_mode)
-                           ? 0
-                           : refuse(v, SHIELD_CHECK_WRITE_NOT_DIR, g, err,
-                                    "write grant \"%s\" is a file; grant its parent "
-                                    "directory instead",
-                                    g->shown);
+        if (path_follow_type(g->raw, &type) == 0)
+                return type == S_IFDIR ? 0
+                                       : refuse(v, SHIELD_CHECK_WRITE_NOT_DIR, g, err,
+                                                "write grant \"%s\" is a file; grant its parent "
+                                                "directory instead",
+                                                g->shown);
         if (errno == ENOENT || errno == ELOOP)
                 return 0;
         return refuse(v, SHIELD_CHECK_WRITE_NOT_DIR, g, err,

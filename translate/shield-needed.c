@@ -101,10 +101,10 @@ static int decide(const struct shield_set *s, const struct shield_exposure *x, b
             path_index_init(&wr, (const char *const *) writes, x->n_writes) >= 0) {
                 for (size_t i = 0; i < s->n_rules; i++) {
                         const struct shield_rule *rule = &s->rules[i];
-                        struct stat st;
+                        mode_t type = 0;
 
-                        exists[i] = path_stat(rule->path, &st) == 0;
-                        is_dir[i] = exists[i] && S_ISDIR(st.st_mode);
+                        exists[i] = path_follow_type(rule->path, &type) == 0;
+                        is_dir[i] = exists[i] && type == S_IFDIR;
                         if (rule->deny == SHIELD_DENY_ALL && x->opted && x->opted[i])
                                 continue;
                         need[i] = needed(rule, exists[i], &ex, &wr);

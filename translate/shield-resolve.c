@@ -358,11 +358,11 @@ static int walk_entry(const struct link_walk *w, const char *dir, const char *na
  * said it is missing or neither a directory nor a link. */
 static bool may_open(const char *dir)
 {
-        struct stat st;
+        mode_t type;
 
-        if (path_lstat(dir, &st) < 0)
+        if (path_type(dir, &type) < 0)
                 return errno != ENOENT && errno != ENOTDIR;
-        return S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode);
+        return type == S_IFDIR || type == S_IFLNK;
 }
 
 /* is_dir: the walk already knows dir is a directory. */

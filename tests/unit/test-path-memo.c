@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the memo of translate/path.c: inside a path_cache_begin()
- * scope the host's answers are replayed, and after LIST_AFTER_MISSES (4)
- * missing names in one directory the directory is listed once, so that
- * later missing names cost no system call.  A name created after the
- * listing is therefore still "missing" inside the scope (the scope replays
- * the host as it was), which is how these tests see the listing at work;
- * outside the scope every answer is the host's own.
+ * scope the host's answers are replayed, and after LIST_AFTER_LOOKUPS (6)
+ * names were asked of the host in one directory the directory is listed
+ * once, so that later names cost no system call (a missing one is absent
+ * from the listing, and path_type() takes the type from readdir's d_type).  A name created after
+ * the listing is therefore still "missing" inside the scope (the scope replays the host as it was),
+ * which is how these tests see the listing at work; outside the scope every answer is the host's
+ * own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,18 +62,19 @@ TEST(setup)
         ASSERT_TRUE(mkdtemp(dir) != NULL);
 }
 
-TEST(four_misses_list_the_directory)
+TEST(six_lookups_list_the_directory)
 {
         make_sub("a");
         path_cache_begin();
-        for (int i = 0; i < 4; i++) {
+        ASSERT_EQ(lstat_errno(at("a", "present")), 0);
+        for (int i = 0; i < 5; i++) {
                 char name[16];
 
                 snprintf(name, sizeof(name), "missing%d", i);
                 ASSERT_EQ(lstat_errno(at("a", name)), ENOENT);
         }
         touch(at("a", "late"));
-        /* answered from the listing made after the fourth miss */
+        /* answered from the listing made after the sixth lookup */
         ASSERT_EQ(lstat_errno(at("a", "late")), ENOENT);
         /* a listed name is still asked of the host, with its real answer */
         ASSERT_EQ(lstat_errno(at("a", "present")), 0);
@@ -80,11 +82,11 @@ TEST(four_misses_list_the_directory)
         ASSERT_EQ(lstat_errno(at("a", "late")), 0);
 }
 
-TEST(three_misses_do_not)
+TEST(five_lookups_do_not)
 {
         make_sub("b");
         path_cache_begin();
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 5; i++) {
                 char name[16];
 
                 snprintf(name, sizeof(name), "missing%d", i);
@@ -125,7 +127,7 @@ TEST(resolution_through_a_listed_directory)
         snprintf(link, sizeof(link), "%s/d/link", dir);
         ASSERT_OK(symlink("present", link));
         path_cache_begin();
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 6; i++) {
                 char name[16];
 
                 snprintf(name, sizeof(name), "missing%d", i);
@@ -140,6 +142,42 @@ TEST(resolution_through_a_listed_directory)
         ASSERT_OK(path_resolve(at("d", "link"), &r));
         ASSERT_STREQ(r, at("d", "present"));
         path_cache_end();
+}
+
+TEST(types_come_from_the_listing)
+{
+        char p[512];
+        mode_t t = 0;
+
+        make_sub("e");
+        snprintf(p, sizeof(p), "%s/e/sub", dir);
+        ASSERT_OK(mkdir(p, 0755));
+        snprintf(p, sizeof(p), "%s/e/link", dir);
+        ASSERT_OK(symlink("present", p));
+        path_cache_begin();
+        for (int i = 0; i < 6; i++) {
+                char name[16];
+
+                snprintf(name, sizeof(name), "missing%d", i);
+                ASSERT_EQ(lstat_errno(at("e", name)), ENOENT);
+        }
+        /* listed now: change the host under the scope's feet, and the
+         * answers are still those of the listing */
+        ASSERT_OK(rmdir(at("e", "sub")));
+        touch(at("e", "sub"));
+        ASSERT_OK(unlink(at("e", "link")));
+        ASSERT_OK(path_type(at("e", "sub"), &t));
+        ASSERT_EQ(t, S_IFDIR);
+        ASSERT_OK(path_type(at("e", "link"), &t));
+        ASSERT_EQ(t, S_IFLNK);
+        ASSERT_OK(path_type(at("e", "present"), &t));
+        ASSERT_EQ(t, S_IFREG);
+        ASSERT_TRUE(path_type(at("e", "late"), &t) < 0 && errno == ENOENT);
+        path_cache_end();
+        /* outside the scope: the host's own answers */
+        ASSERT_OK(path_type(at("e", "sub"), &t));
+        ASSERT_EQ(t, S_IFREG);
+        ASSERT_TRUE(path_type(at("e", "link"), &t) < 0 && errno == ENOENT);
 }
 
 TEST(cleanup)
