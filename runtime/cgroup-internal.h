@@ -107,6 +107,13 @@ int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
 /* {"paths": {...}, "created": {...}} members added to obj. */
 int cg_layout_describe(const struct cg_layout *l, struct bento_json *obj);
 
+/* Every hierarchy's path for the container: an absolute cgroupsPath from
+ * the hierarchy's root, a relative one (default "bento-<id>") below the
+ * caller's cgroup (h->base); no "." or ".." components, not the caller's
+ * own cgroup. */
+int cg_layout_choose_paths(struct cg_layout *l, const char *cgroups_path, const char *id,
+                           struct bento_err *err);
+
 /* "<mnt><path>/<file>" (file may be NULL); NULL when out of memory. */
 char *cg_file(const struct cg_hier *h, const char *file);
 
@@ -190,6 +197,11 @@ int cg_devices_bpf_apply(const struct cg_hier *h, const struct oci_config *cfg,
 int cg_systemd_start(const char *cgroups_path, const char *id, pid_t pid,
                      const struct cg_limits *lim, enum cg_mode mode, char **ret_unit,
                      struct bento_err *err);
+
+/* Every hierarchy's path set to the cgroup pid is in (from /proc/PID/cgroup),
+ * as systemd placed it; a hierarchy where that is the caller's own cgroup
+ * (h->base) is left unused. */
+int cg_systemd_paths_of_pid(struct cg_layout *l, pid_t pid, struct bento_err *err);
 
 /* Stop the scope (a unit that is already gone is not an error). */
 int cg_systemd_stop(const char *unit, struct bento_err *err);

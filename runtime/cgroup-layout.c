@@ -3,7 +3,7 @@
  * Which cgroup hierarchies exist and where (see cgroup-internal.h), and the
  * file-level helpers every cgroup module uses: read and write one file of
  * the container's cgroup, make and remove the cgroup directories, list the
- * processes in it.
+ * processes in it; and where the container's cgroup goes in each hierarchy.
  */
 #include "cgroup-internal.h"
 
@@ -598,5 +598,61 @@ int cg_procs(const struct cg_hier *h, pid_t **ret, size_t *ret_n, struct bento_e
         }
         *ret = TAKE_PTR(pids);
         *ret_n = u;
+        return 0;
+}
+
+/* "a//b/" → "/a/b" appended to prefix; NULL for "." or ".." components. */
+static char *join_clean(const char *prefix, const char *rel)
+{
+        char *out = malloc(strlen(prefix) + strlen(rel) + 3);
+        size_t o = 0;
+
+        if (!out)
+                return NULL;
+        if (strcmp(prefix, "/") != 0) {
+                o = strlen(prefix);
+                memcpy(out, prefix, o);
+        }
+        for (const char *c = rel; *c;) {
+                size_t n;
+
+                c += strspn(c, "/");
+                n = strcspn(c, "/");
+                if (n == 0)
+                        break;
+                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.')) {
+                        free(out);
+                        return NULL;
+                }
+                out[o++] = '/';
+                memcpy(out + o, c, n);
+                o += n;
+                c += n;
+        }
+        out[o] = '\0';
+        return out;
+}
+
+int cg_layout_choose_paths(struct cg_layout *l, const char *cgroups_path, const char *id,
+                           struct bento_err *err)
+{
+        const char *cp = cgroups_path;
+        cleanup_free char *def = NULL;
+
+        if (!cp || !cp[0]) {
+                if (asprintf(&def, "bento-%s", id) < 0)
+                        return bento_err_set(err, ENOMEM, "cgroup path");
+                cp = def;
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                l->h[i].path = join_clean(cp[0] == '/' ? "/" : l->h[i].base, cp);
+                if (!l->h[i].path || strcmp(l->h[i].path, "") == 0 ||
+                    strcmp(l->h[i].path, l->h[i].base) == 0)
+                        return bento_err_setx(err, EINVAL,
+                                              "linux.cgroupsPath \"%s\": not a usable cgroup "
+                                              "path (no \".\" or \"..\", not the caller's own "
+                                              "cgroup)",
+                                              cp);
+        }
         return 0;
 }

@@ -24,12 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgroup-internal.h"
 #include "cleanup.h"
-#include "fileio.h"
 
 static void cleanup_layout_fn(struct cg_layout *l)
 {
@@ -47,61 +48,6 @@ static void backoff(long *delay_us, long cap_us, long *waited_us)
         *waited_us += *delay_us;
         if (*delay_us < cap_us)
                 *delay_us = *delay_us * 2 < cap_us ? *delay_us * 2 : cap_us;
-}
-
-/* "a//b/" → "/a/b" appended to prefix; NULL for "." or ".." components. */
-static char *join_clean(const char *prefix, const char *rel)
-{
-        char *out = malloc(strlen(prefix) + strlen(rel) + 3);
-        size_t o = 0;
-
-        if (!out)
-                return NULL;
-        if (strcmp(prefix, "/") != 0) {
-                o = strlen(prefix);
-                memcpy(out, prefix, o);
-        }
-        for (const char *c = rel; *c;) {
-                size_t n;
-
-                c += strspn(c, "/");
-                n = strcspn(c, "/");
-                if (n == 0)
-                        break;
-                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.')) {
-                        free(out);
-                        return NULL;
-                }
-                out[o++] = '/';
-                memcpy(out + o, c, n);
-                o += n;
-                c += n;
-        }
-        out[o] = '\0';
-        return out;
-}
-
-static int choose_paths(const struct rt_context *ctx, struct cg_layout *l, struct bento_err *err)
-{
-        const char *cp = ctx->cfg->linux_.cgroups_path;
-        cleanup_free char *def = NULL;
-
-        if (!cp || !cp[0]) {
-                if (asprintf(&def, "bento-%s", ctx->id) < 0)
-                        return bento_err_set(err, ENOMEM, "cgroup path");
-                cp = def;
-        }
-        for (size_t i = 0; i < l->n; i++) {
-                l->h[i].path = join_clean(cp[0] == '/' ? "/" : l->h[i].base, cp);
-                if (!l->h[i].path || strcmp(l->h[i].path, "") == 0 ||
-                    strcmp(l->h[i].path, l->h[i].base) == 0)
-                        return bento_err_setx(err, EINVAL,
-                                              "linux.cgroupsPath \"%s\": not a usable cgroup "
-                                              "path (no \".\" or \"..\", not the caller's own "
-                                              "cgroup)",
-                                              cp);
-        }
-        return 0;
 }
 
 /* The hierarchy whose path stands for the container in the record:
@@ -135,18 +81,9 @@ static void undo(struct cg_layout *l, pid_t pid)
         }
 }
 
-static int make_all(const struct rt_context *ctx, struct cg_layout *l, bool wants,
-                    struct bento_err *err)
+/* A failure to make a cgroup, explained for a rootless runtime. */
+static int rootless_hint(const struct rt_context *ctx, int r, struct bento_err *err)
 {
-        int r = 0;
-
-        for (size_t i = 0; i < l->n && r >= 0; i++) {
-                r = cg_make(&l->h[i], err);
-                if (r >= 0 && !l->h[i].v2 && strstr(l->h[i].key, "cpuset"))
-                        r = cg_cpuset_init(&l->h[i], err);
-                if (r >= 0 && l->mode == CG_MODE_V2 && wants)
-                        r = cg_enable_controllers(&l->h[i], err);
-        }
         if (r < 0 && ctx->rootless &&
             (err->code == EACCES || err->code == EPERM || err->code == EROFS))
                 return bento_err_prefix(err,
@@ -157,9 +94,27 @@ static int make_all(const struct rt_context *ctx, struct cg_layout *l, bool want
         return r;
 }
 
+/* made_early: the hierarchy rt_cgroup_prepare made already, or -1. */
+static int make_all(const struct rt_context *ctx, struct cg_layout *l, int made_early, bool wants,
+                    struct bento_err *err)
+{
+        int r = 0;
+
+        for (size_t i = 0; i < l->n && r >= 0; i++) {
+                if ((int) i != made_early)
+                        r = cg_make(&l->h[i], err);
+                if (r >= 0 && !l->h[i].v2 && strstr(l->h[i].key, "cpuset"))
+                        r = cg_cpuset_init(&l->h[i], err);
+                if (r >= 0 && l->mode == CG_MODE_V2 && wants)
+                        r = cg_enable_controllers(&l->h[i], err);
+        }
+        return rootless_hint(ctx, r, err);
+}
+
 /* `create`: v1 hierarchies get their "tasks" file opened for the init
- * (rt_cgroup_info.self_fds), the others the init's pid. */
-static int hand_over(const struct cg_layout *l, pid_t pid, struct rt_cgroup_info *ret,
+ * (rt_cgroup_info.self_fds), the others the init's pid, but for the one
+ * the init was cloned into (skip, or -1). */
+static int hand_over(const struct cg_layout *l, pid_t pid, int skip, struct rt_cgroup_info *ret,
                      struct bento_err *err)
 {
         char buf[32];
@@ -169,7 +124,7 @@ static int hand_over(const struct cg_layout *l, pid_t pid, struct rt_cgroup_info
                 cleanup_free char *tasks = NULL;
                 int fd;
 
-                if (!l->h[i].path)
+                if (!l->h[i].path || (int) i == skip)
                         continue;
                 if (l->h[i].v2 || ret->n_self_fds == RT_CGROUP_MAX_SELF) {
                         int r = cg_write(&l->h[i], "cgroup.procs", buf, err);
@@ -328,45 +283,155 @@ static int enter_systemd(const struct rt_context *ctx, pid_t pid, struct cg_layo
                          const struct cg_limits *lim, struct rt_cgroup_info *ret,
                          struct bento_err *err);
 
-int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_info *ret,
-                    struct bento_err *err)
+/* What rt_cgroup_prepare found, for rt_cgroup_enter. */
+struct cg_prepared {
+        struct cg_layout l;
+        struct cg_limits lim; /* points into ctx->cfg */
+        bool wants;           /* cg_limits_any */
+        bool none;            /* no cgroup of the container's own */
+        bool lazy;            /* nothing done yet: all of it in rt_cgroup_enter */
+        int early;            /* the hierarchy (cgroup2) made before the clone, or -1 */
+        int fd;               /* its directory, O_PATH, or -1 */
+};
+
+static void prepared_free(struct cg_prepared *p)
 {
-        cleanup_layout struct cg_layout l = {.n = 0};
-        cleanup_bento_json struct bento_json *dev = NULL;
-        struct cg_limits lim;
-        bool wants;
+        if (!p)
+                return;
+        if (p->fd >= 0)
+                close(p->fd);
+        cg_layout_done(&p->l);
+        free(p);
+}
+
+/* Make the container's cgroup on the cgroup2 hierarchy, if there is one,
+ * and open it for CLONE_INTO_CGROUP. */
+static int make_early(const struct rt_context *ctx, struct cg_prepared *p, struct bento_err *err)
+{
+        cleanup_free char *dir = NULL;
+        struct cg_hier *h = NULL;
+        int r;
+
+        for (size_t i = 0; !h && i < p->l.n; i++)
+                if (p->l.h[i].v2 && p->l.h[i].path)
+                        h = &p->l.h[(p->early = (int) i)];
+        if (!h)
+                return 0;
+        r = cg_make(h, err);
+        if (r < 0 && ctx->rootless && !p->wants && !ctx->cfg->linux_.resources) {
+                /* only a path was asked for: best effort, as crun */
+                undo(&p->l, 0);
+                p->early = -1;
+                p->none = true;
+                return 0;
+        }
+        if (r < 0)
+                return rootless_hint(ctx, r, err);
+        dir = cg_file(h, NULL);
+        if (!dir)
+                return bento_err_set(err, ENOMEM, "cgroup path");
+        p->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (p->fd < 0)
+                return bento_err_set(err, errno, "cannot open cgroup %s", dir);
+        return 0;
+}
+
+/* The layout, the limits, and where the container goes. */
+static int plan(const struct rt_context *ctx, struct cg_prepared *p, struct bento_err *err)
+{
+        int r = cg_layout_load(&p->l, false, err);
+
+        if (r >= 0)
+                r = cg_limits_parse(ctx->cfg->linux_.resources, p->l.mode, "linux.resources",
+                                    &p->lim, err);
+        if (r < 0 || ctx->systemd_cgroup)
+                return r;
+        p->wants = cg_limits_any(&p->lim);
+        /* rootless without limits or a path asked for: stay where we are */
+        p->none = ctx->rootless && !p->wants && !ctx->cfg->linux_.cgroups_path;
+        if (p->none)
+                return 0;
+        return cg_layout_choose_paths(&p->l, ctx->cfg->linux_.cgroups_path, ctx->id, err);
+}
+
+/* A cgroup2 mount at one of its usual places (pure v2, or hybrid's). */
+static bool cgroup2_likely(void)
+{
+        struct statfs sf;
+
+        return (statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) ||
+               (statfs("/sys/fs/cgroup/unified", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC);
+}
+
+int rt_cgroup_prepare(const struct rt_context *ctx, bool into_v2, struct rt_cgroup_info *ret,
+                      struct bento_err *err)
+{
+        struct cg_prepared *p = calloc(1, sizeof(*p));
         int r;
 
         memset(ret, 0, sizeof(*ret));
-        r = cg_layout_load(&l, false, err);
-        if (r >= 0)
-                r = cg_limits_parse(ctx->cfg->linux_.resources, l.mode, "linux.resources", &lim,
-                                    err);
-        if (r < 0)
+        if (!p)
+                return bento_err_set(err, ENOMEM, "cgroup state");
+        p->early = -1;
+        p->fd = -1;
+        /* without a cgroup2 hierarchy to clone into, all of it waits for
+         * rt_cgroup_enter, which runs while the init sets itself up */
+        p->lazy = !into_v2 || ctx->systemd_cgroup || !cgroup2_likely();
+        r = p->lazy ? 0 : plan(ctx, p, err);
+        if (r >= 0 && !p->lazy && !p->none)
+                r = make_early(ctx, p, err);
+        if (r < 0) {
+                if (p->early >= 0)
+                        undo(&p->l, 0);
+                prepared_free(p);
+                return r;
+        }
+        ret->prepared = p;
+        return 0;
+}
+
+int rt_cgroup_clone_fd(const struct rt_cgroup_info *info)
+{
+        return info->prepared ? info->prepared->fd : -1;
+}
+
+static void cleanup_prepared_fn(struct cg_prepared **p)
+{
+        prepared_free(*p);
+}
+#define cleanup_prepared __attribute__((cleanup(cleanup_prepared_fn)))
+
+int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_info *info,
+                    struct bento_err *err)
+{
+        cleanup_prepared struct cg_prepared *p = TAKE_PTR(info->prepared);
+        cleanup_bento_json struct bento_json *dev = NULL;
+        int into, r;
+
+        if (!p)
+                return bento_err_setx(err, EINVAL, "cgroup: rt_cgroup_prepare was not called");
+        r = p->lazy ? plan(ctx, p, err) : 0;
+        if (r < 0 || p->none)
                 return r;
         if (ctx->systemd_cgroup)
-                return enter_systemd(ctx, pid, &l, &lim, ret, err);
-        wants = cg_limits_any(&lim);
-        /* rootless without limits or a path asked for: stay where we are */
-        if (ctx->rootless && !wants && !ctx->cfg->linux_.cgroups_path)
-                return 0;
-        r = choose_paths(ctx, &l, err);
-        if (r >= 0)
-                r = make_all(ctx, &l, wants, err);
-        if (r < 0 && ctx->rootless && !wants && !ctx->cfg->linux_.resources) {
+                return enter_systemd(ctx, pid, &p->l, &p->lim, info, err);
+        into = info->cloned_into ? p->early : -1;
+        r = make_all(ctx, &p->l, p->early, p->wants, err);
+        if (r < 0 && ctx->rootless && !p->wants && !ctx->cfg->linux_.resources) {
                 /* only a path was asked for: best effort, as crun */
-                undo(&l, 0);
+                undo(&p->l, into >= 0 ? pid : 0);
                 return 0;
         }
         if (r >= 0)
-                r = apply_all(ctx, &l, &lim, &dev, err);
+                r = apply_all(ctx, &p->l, &p->lim, &dev, err);
         if (r >= 0)
-                r = hand_over(&l, pid, ret, err);
+                r = hand_over(&p->l, pid, into, info, err);
+        /* takes the layout over */
         if (r >= 0)
-                r = defer_describe(&l, TAKE_PTR(dev), ret, err);
+                r = defer_describe(&p->l, TAKE_PTR(dev), info, err);
         if (r < 0) {
-                close_self_fds(ret);
-                undo(&l, pid);
+                close_self_fds(info);
+                undo(&p->l, pid);
         }
         return r;
 }
@@ -374,6 +439,8 @@ int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_in
 void rt_cgroup_info_done(struct rt_cgroup_info *info)
 {
         close_self_fds(info);
+        prepared_free(info->prepared);
+        info->prepared = NULL;
         free(info->path);
         info->path = NULL;
         info->applied = bento_json_free(info->applied);
@@ -472,6 +539,11 @@ int rt_cgroup_remove(const struct bento_record *rec, long *ret_oom_kills, struct
 
 int rt_cgroup_info_remove(const struct rt_cgroup_info *info, struct bento_err *err)
 {
+        struct cg_prepared *p = info->prepared;
+
+        /* not entered: only the cgroup2 directory can have been made */
+        if (p)
+                return p->early >= 0 ? cg_unmake(&p->l.h[p->early], err) : 0;
         /* (pending: the systemd driver never defers, so there is no unit) */
         if (info->pending)
                 return remove_layout(&info->pending->l, NULL, err);
@@ -687,39 +759,6 @@ int rt_cgroup_update(const struct bento_record *rec, const struct bento_json *re
 
 /* ---- the systemd driver's part that is plain cgroupfs ---- */
 
-/* The scope's cgroup in each hierarchy, as systemd placed the init. */
-static int paths_of_pid(struct cg_layout *l, pid_t pid, struct bento_err *err)
-{
-        char path[64];
-        cleanup_free char *data = NULL;
-        size_t len = 0;
-        char *save = NULL;
-        int r;
-
-        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
-        r = bento_read_file(path, 65536, &data, &len, err);
-        if (r < 0)
-                return r;
-        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-                if (!c2)
-                        continue;
-                *c2 = '\0';
-                for (size_t i = 0; i < l->n; i++)
-                        if ((l->h[i].v2 && c1[1] == '\0') || !strcmp(l->h[i].key, c1 + 1)) {
-                                free(l->h[i].path);
-                                l->h[i].path = strdup(c2 + 1);
-                                l->h[i].made = 0;
-                        }
-        }
-        for (size_t i = 0; i < l->n; i++)
-                if (l->h[i].path && strcmp(l->h[i].path, l->h[i].base) == 0)
-                        l->h[i].path = (free(l->h[i].path), NULL);
-        return primary(l)
-                   ? 0
-                   : bento_err_setx(err, EIO, "systemd did not move the container into its scope");
-}
-
 static int enter_systemd(const struct rt_context *ctx, pid_t pid, struct cg_layout *l,
                          const struct cg_limits *lim, struct rt_cgroup_info *ret,
                          struct bento_err *err)
@@ -734,7 +773,9 @@ static int enter_systemd(const struct rt_context *ctx, pid_t pid, struct cg_layo
                 return r;
         /* the files are authoritative: the limits are written (and read
          * back) there as well, as with cgroupfs */
-        r = paths_of_pid(l, pid, err);
+        r = cg_systemd_paths_of_pid(l, pid, err);
+        if (r >= 0 && !primary(l))
+                r = bento_err_setx(err, EIO, "systemd did not move the container into its scope");
         if (r >= 0)
                 r = apply_all(ctx, l, lim, &dev, err);
         if (r >= 0)

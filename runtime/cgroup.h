@@ -20,6 +20,7 @@
 #include "state.h"
 
 struct cg_pending;
+struct cg_prepared;
 
 #define RT_CGROUP_MAX_SELF 16
 
@@ -32,6 +33,12 @@ struct rt_cgroup_info {
         struct bento_json *applied; /* object: what the kernel holds after applying,
                                      * e.g. {"memory.limit": 268435456, ...}; may be NULL */
         struct cg_pending *pending; /* entered, not yet read back: rt_cgroup_enter_finish */
+        struct cg_prepared *prepared; /* rt_cgroup_prepare done, rt_cgroup_enter not yet */
+        /* The init was cloned straight into the container's cgroup2
+         * cgroup (CLONE_INTO_CGROUP with rt_cgroup_clone_fd), so no
+         * cgroup.procs write is needed there: set by the caller of the
+         * clone, read by rt_cgroup_enter. */
+        bool cloned_into;
         /* The v1 hierarchies' "tasks" files of the container's cgroup,
          * opened by us, for the init to write "0" into: it moves itself.
          * The kernel moves a thread that moves itself without taking the
@@ -42,16 +49,32 @@ struct rt_cgroup_info {
         size_t n_self_fds;
 };
 
-/* In `create`, after the init was cloned and before it was released into
- * the container setup.  Without linux.resources and without cgroupsPath a
+/* In `create`, before the init is cloned.  With into_v2 on a host with a
+ * cgroup2 mount at its usual place (pure v2, or hybrid's "unified") and
+ * the cgroupfs driver, the layout is read, the limits checked, the paths
+ * chosen and the container's cgroup2 cgroup made, for the init to be
+ * cloned into it (rt_cgroup_clone_fd); otherwise all of that waits for
+ * rt_cgroup_enter, which runs while the init sets itself up.  ret is reset
+ * first; release it with rt_cgroup_info_done, and remove a cgroup made
+ * here with rt_cgroup_info_remove. */
+int rt_cgroup_prepare(const struct rt_context *ctx, bool into_v2, struct rt_cgroup_info *ret,
+                      struct bento_err *err);
+
+/* The directory (O_PATH) of the cgroup2 cgroup rt_cgroup_prepare made, for
+ * clone3's clone_args.cgroup; -1 when there is none.  Owned by info. */
+int rt_cgroup_clone_fd(const struct rt_cgroup_info *info);
+
+/* In `create`, after rt_cgroup_prepare and the clone, before the init was
+ * released into the container setup.  Without linux.resources and without cgroupsPath a
  * rootless runtime may get no cgroup (info->path NULL); everything else is
- * an error when it cannot be done.  The init is moved into v2 and systemd
- * cgroups here; into v1 ones it moves itself, through ret->self_fds, as
+ * an error when it cannot be done.  The init is moved into v2 cgroups here
+ * unless it was cloned into its cgroup (info->cloned_into), and into
+ * systemd ones; into v1 ones it moves itself, through ret->self_fds, as
  * the first thing it does at sync #1.  The limits are written and checked
  * here; reading back everything the kernel holds for the record
  * (info->applied) may be left to rt_cgroup_enter_finish, which `create`
  * calls while the released init sets itself up. */
-int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_info *ret,
+int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_info *info,
                     struct bento_err *err);
 
 /* Fill info->applied when rt_cgroup_enter left it for later (no-op
@@ -67,8 +90,9 @@ void rt_cgroup_info_done(struct rt_cgroup_info *info);
  * alone without a cgroup. */
 int rt_cgroup_remove(const struct bento_record *rec, long *ret_oom_kills, struct bento_err *err);
 
-/* The same for a cgroup that rt_cgroup_enter made but that no record holds
- * yet (a create failing after the init was placed). */
+/* The same for a cgroup that rt_cgroup_prepare or rt_cgroup_enter made but
+ * that no record holds yet (a create failing after the init was cloned);
+ * no-op without one.  Kill and reap the init first. */
 int rt_cgroup_info_remove(const struct rt_cgroup_info *info, struct bento_err *err);
 
 /* 1 when frozen, 0 when not (or no cgroup), negative errno on error. */

@@ -25,16 +25,22 @@
 #include "cleanup.h"
 #include "hooks.h"
 #include "init.h"
+#include "log.h"
 #include "proc.h"
 #include "sync.h"
 #include "terminal.h"
 
-pid_t rt_clone3(uint64_t flags, int *ret_pidfd)
+/* rt_clone3, and with cgroup_fd >= 0 into that cgroup2 cgroup. */
+static pid_t clone3_into(uint64_t flags, int cgroup_fd, int *ret_pidfd)
 {
         struct clone_args ca;
 
         memset(&ca, 0, sizeof(ca));
         ca.flags = flags;
+        if (cgroup_fd >= 0) {
+                ca.flags |= CLONE_INTO_CGROUP;
+                ca.cgroup = (uint64_t) cgroup_fd;
+        }
         /* with CLONE_PARENT the kernel takes the exit signal from our own
          * parent relationship and rejects an explicit one */
         ca.exit_signal = (flags & CLONE_PARENT) ? 0 : SIGCHLD;
@@ -43,6 +49,11 @@ pid_t rt_clone3(uint64_t flags, int *ret_pidfd)
                 ca.pidfd = (uint64_t) (uintptr_t) ret_pidfd;
         }
         return (pid_t) syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
+pid_t rt_clone3(uint64_t flags, int *ret_pidfd)
+{
+        return clone3_into(flags, -1, ret_pidfd);
 }
 
 /* The cgroup namespace is made by the init itself, after it was placed in
@@ -118,24 +129,48 @@ static int clone_via_intermediate(const struct rt_context *ctx, const struct rt_
         return 0;
 }
 
+/* clone3() refuses CLONE_INTO_CGROUP so (before Linux 5.7, or for a
+ * cgroup it cannot take a task into that way): the pid is written into
+ * cgroup.procs after the clone instead, as before. */
+static bool into_cgroup_unsupported(int e)
+{
+        return e == EINVAL || e == ENOSYS || e == E2BIG || e == EOPNOTSUPP;
+}
+
+/* The init starts life in its cgroup2 cgroup when rt_cgroup_prepare made
+ * one (sp->cgroup), so that nobody has to move it there later: a move by
+ * pid takes cgroup_threadgroup_rwsem for writing, which waits for an RCU
+ * grace period (about 10 ms here), while a clone into the cgroup does not. */
 static int clone_direct(const struct rt_ns_plan *plan, const struct rt_spawn_opts *opts,
-                        int parent_sock, const struct rt_init_args *ia, struct rt_spawned *ret,
+                        int parent_sock, const struct rt_init_args *ia, struct rt_spawned *sp,
                         struct bento_err *err)
 {
+        uint64_t flags = (init_clone_flags(plan) & ~(uint64_t) ia->unshare_flags) |
+                         (opts->child_of_caller ? CLONE_PARENT : 0);
+        int cgroup_fd = rt_cgroup_clone_fd(&sp->cgroup);
         int pidfd = -1;
         pid_t pid;
 
-        pid = rt_clone3((init_clone_flags(plan) & ~(uint64_t) ia->unshare_flags) |
-                            (opts->child_of_caller ? CLONE_PARENT : 0),
-                        &pidfd);
+        pid = clone3_into(flags, cgroup_fd, &pidfd);
+        if (pid < 0 && cgroup_fd >= 0 && into_cgroup_unsupported(errno)) {
+                rt_log_debug("clone3 CLONE_INTO_CGROUP: %s; moving the init afterwards",
+                             strerror(errno));
+                cgroup_fd = -1;
+                pid = clone3_into(flags, -1, &pidfd);
+        }
+        if (pid < 0 && cgroup_fd >= 0)
+                return bento_err_set(err, errno,
+                                     "cannot create the container process in its cgroup "
+                                     "(clone3 with CLONE_INTO_CGROUP)");
         if (pid < 0)
                 return bento_err_set(err, errno, "cannot create the container process");
         if (pid == 0) {
                 close(parent_sock);
                 rt_init_main(ia);
         }
-        ret->pid = pid;
-        ret->pidfd = pidfd;
+        sp->cgroup.cloned_into = cgroup_fd >= 0;
+        sp->pid = pid;
+        sp->pidfd = pidfd;
         return 0;
 }
 
@@ -161,7 +196,8 @@ static int setup_from_outside(const struct rt_context *ctx, struct rt_spawned *s
         const struct oci_process *proc = ctx->cfg->process;
         int r;
 
-        /* in its cgroup before it runs any container code */
+        /* in its cgroup before it runs any container code (in the cgroup2
+         * one, with CLONE_INTO_CGROUP, from its first instruction) */
         r = rt_cgroup_enter(ctx, sp->pid, &sp->cgroup, err);
         if (r < 0)
                 return r;
@@ -275,7 +311,7 @@ static void kill_failed(const struct rt_spawn_opts *opts, struct rt_spawned *sp)
         }
         if (!opts->child_of_caller && sp->pid > 0)
                 (void) waitpid(sp->pid, NULL, 0);
-        if (sp->cgroup.path) {
+        if (sp->cgroup.path || sp->cgroup.prepared) {
                 struct bento_err ignored;
                 (void) rt_cgroup_info_remove(&sp->cgroup, &ignored);
         }
@@ -311,6 +347,12 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
                                   .sync_fd = child_sock,
                                   .fifo_fd = fifo_fd,
                                   .unshare_flags = deferred_flags(plan)};
+        /* only the direct clone goes into the cgroup2 cgroup: the
+         * intermediate has joined namespaces (a cgroup or user namespace
+         * among them, maybe), and the init's pid is written there after */
+        r = rt_cgroup_prepare(ctx, !plan->any_join, &sp.cgroup, err);
+        if (r < 0)
+                return r;
         if (plan->any_join)
                 r = clone_via_intermediate(ctx, plan, opts, parent_sock, &ia, &sp, err);
         else
