@@ -235,7 +235,7 @@ static bool reserved(const char *key)
                strcmp(key, "uidMap") == 0 || strcmp(key, "gidMap") == 0;
 }
 
-static void put_applied(struct bento_jsonw *w, const struct bento_record *rec)
+void bento_record_put_applied(struct bento_jsonw *w, const struct bento_record *rec)
 {
         const struct bento_json *extra = rec->extra;
 
@@ -281,7 +281,7 @@ int bento_oci_state_write(const struct bento_oci_state *st, bool pretty, char **
         oci_write_kv(&w, "annotations", st->cfg ? st->cfg->annotations : NULL,
                      st->cfg ? st->cfg->n_annotations : 0, true);
         if (st->rec)
-                put_applied(&w, st->rec);
+                bento_record_put_applied(&w, st->rec);
         bento_jsonw_close_object(&w);
         return bento_jsonw_finish(&w, ret_buf, ret_len);
 }

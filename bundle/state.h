@@ -121,4 +121,12 @@ struct bento_oci_state {
 int bento_oci_state_write(const struct bento_oci_state *st, bool pretty, char **ret_buf,
                           size_t *ret_len, struct bento_err *err);
 
+struct bento_jsonw;
+
+/* The "bento" member alone (key and object), exactly as the state object
+ * above carries it, into an object w is writing: for `run --report`, which
+ * hands a caller the same facts without a `state` call.  Failures are
+ * w's sticky error. */
+void bento_record_put_applied(struct bento_jsonw *w, const struct bento_record *rec);
+
 #endif

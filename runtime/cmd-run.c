@@ -3,7 +3,9 @@
  * run: create + start, then (unless --detach) stay as the container's
  * parent, forward signals to it (and proxy its terminal when it has one and
  * there is no --console-socket: foreground.h), and exit with its status; the
- * container is deleted afterwards unless --keep.
+ * container is deleted afterwards unless --keep.  With --report FILE
+ * (foreground only) the facts its exit status cannot carry are written to
+ * FILE at the end (run-report.h).
  */
 #include <errno.h>
 #include <signal.h>
@@ -20,6 +22,7 @@
 #include "create-opts.h"
 #include "foreground.h"
 #include "log.h"
+#include "run-report.h"
 
 /* A process the OOM killer took leaves only SIGKILL in the exit status:
  * say why, from the cgroup's counter. */
@@ -47,14 +50,30 @@ static void report_oom(struct rt_store *store, const char *id)
         rt_container_dir_close(&dir);
 }
 
-static int run_foreground(struct rt_store *store, struct rt_create_opts *o, bool keep,
+/* start failed: the container goes (start may have torn it down itself,
+ * handing back its facts), and so does the init. */
+static void start_failed(struct rt_store *store, const char *id, const struct rt_created *c,
+                         bool report, struct rt_run_report *rep)
+{
+        struct bento_err ignored;
+
+        if (report && !rep->rec)
+                rt_run_report_take(store, id, rep);
+        (void) rt_container_delete(store, id, true, &ignored);
+        (void) waitpid(c->pid, NULL, 0);
+        close(c->pidfd);
+}
+
+static int run_foreground(struct rt_store *store, struct rt_create_opts *o,
+                          const struct rt_run_opts *ro, struct rt_run_report *rep,
                           struct bento_err *err)
 {
         cleanup_close int sigfd = -1;
         cleanup_close int console_fd = -1;
         struct rt_created c = {.pid = 0, .pidfd = -1, .console_fd = -1};
+        bool report = ro->report != NULL;
         sigset_t old;
-        int code, r;
+        int r;
 
         sigfd = rt_fg_block_signals(&old, err);
         if (sigfd < 0)
@@ -65,18 +84,19 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, bool
         r = rt_container_create(store, o, &c, err);
         if (r < 0)
                 return r;
+        rep->created = true;
         console_fd = c.console_fd;
-        r = rt_container_start(store, o->id, err);
+        r = rt_container_start_facts(store, o->id, report ? &rep->rec : NULL, err);
         if (r < 0) {
-                struct bento_err ignored;
-                (void) rt_container_delete(store, o->id, true, &ignored);
-                (void) waitpid(c.pid, NULL, 0);
-                close(c.pidfd);
+                start_failed(store, o->id, &c, report, rep);
                 return r;
         }
-        code = rt_fg_wait(c.pid, c.pidfd, sigfd, console_fd);
+        rep->started = true;
+        rep->status = rt_fg_wait_status(c.pid, c.pidfd, sigfd, console_fd);
         close(c.pidfd);
-        if (keep) {
+        if (report)
+                rt_run_report_take(store, o->id, rep);
+        if (ro->flags & RT_RUN_KEEP) {
                 report_oom(store, o->id);
         } else {
                 struct bento_err derr = {0};
@@ -88,7 +108,7 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, bool
                 say_oom(o->id, oom);
         }
         sigprocmask(SIG_SETMASK, &old, NULL);
-        return code;
+        return rt_fg_exit_code(rep->status);
 }
 
 static int run_detached(struct rt_store *store, struct rt_create_opts *o, struct bento_err *err)
@@ -111,31 +131,38 @@ static int run_detached(struct rt_store *store, struct rt_create_opts *o, struct
 int cmd_run(const struct rt_global *g, int argc, char **argv)
 {
         struct rt_create_opts o = {.child_of_caller = false};
+        struct rt_run_opts ro = {.flags = 0, .report = NULL};
+        struct rt_run_report rep = RT_RUN_REPORT_INIT;
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
-        struct bento_err err = {0};
-        unsigned extra = 0;
+        struct bento_err err = {0}, rerr = {0};
         int r;
 
-        if (rt_create_opts_parse(&a, &o, &extra, &err) < 0)
+        if (rt_create_opts_parse(&a, &o, &ro, &err) < 0)
                 return rt_log_err(&err);
-        if (a.argc - a.i != 1) {
-                rt_log_error("run: expected a container id");
+        if (a.argc - a.i != 1 || (ro.report && (ro.flags & RT_RUN_DETACH))) {
+                rt_log_error(a.argc - a.i != 1 ? "run: expected a container id"
+                                               : "run: --report is for the foreground: it "
+                                                 "cannot be used with --detach");
                 rt_usage("run", true);
                 return 1;
         }
         o.id = a.argv[a.i];
         o.systemd_cgroup = g->systemd_cgroup;
-        if (rt_store_open(g->root, &store, &err) < 0)
-                return rt_log_err(&err);
-        if (extra & RT_RUN_DETACH) {
+        if (ro.report)
+                rt_log_file_only();
+        r = rt_store_open(g->root, &store, &err);
+        if (r >= 0 && (ro.flags & RT_RUN_DETACH)) {
                 o.child_of_caller = true;
                 r = run_detached(&store, &o, &err);
-        } else {
-                r = run_foreground(&store, &o, extra & RT_RUN_KEEP, &err);
+        } else if (r >= 0) {
+                r = run_foreground(&store, &o, &ro, &rep, &err);
         }
         rt_store_close(&store);
         if (r < 0)
-                return rt_log_err(&err);
-        return r;
+                (void) rt_log_err(&err);
+        if (ro.report && rt_run_report_write(ro.report, &rep, &rerr) < 0)
+                rt_log_error("%s", rerr.msg);
+        rt_run_report_done(&rep);
+        return r < 0 ? 1 : r;
 }

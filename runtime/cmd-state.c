@@ -7,51 +7,13 @@
 #include <string.h>
 
 #include "args.h"
-#include "cgroup.h"
 #include "cleanup.h"
 #include "commands.h"
 #include "log.h"
+#include "snapshot.h"
 #include "store.h"
 
-struct snapshot {
-        struct rt_container_dir dir;
-        struct bento_record *rec;
-        struct oci_config *cfg;
-        enum bento_status status;
-};
-
-static void snapshot_close(struct snapshot *s)
-{
-        bento_record_free(s->rec);
-        oci_config_free(s->cfg);
-        rt_container_dir_close(&s->dir);
-}
-
-static int snapshot_take(struct rt_store *store, const char *id, struct snapshot *s,
-                         struct bento_err *err)
-{
-        int r;
-
-        *s = (struct snapshot){.dir = {.path = NULL, .fd = -1}};
-        r = rt_container_dir_open(store, id, false, &s->dir, err);
-        if (r < 0)
-                return r;
-        r = rt_container_record_load(&s->dir, &s->rec, err);
-        if (r == -ENOENT) {
-                s->status = BENTO_STATUS_CREATING;
-                return 0;
-        }
-        if (r >= 0)
-                r = rt_container_config_load(&s->dir, &s->cfg, err);
-        if (r < 0) {
-                snapshot_close(s);
-                return r;
-        }
-        s->status = rt_container_status(&s->dir, s->rec);
-        return 0;
-}
-
-static int print_state(const char *id, const struct snapshot *s, bool verbose, FILE *out,
+static int print_state(const char *id, const struct rt_snapshot *s, bool verbose, FILE *out,
                        struct bento_err *err)
 {
         const struct bento_record *rec = s->rec;
@@ -80,27 +42,11 @@ static int print_state(const char *id, const struct snapshot *s, bool verbose, F
         return 0;
 }
 
-/* How many processes the OOM killer took in the container's cgroup: a
- * caller that sees SIGKILL can tell a memory limit from a kill(1). */
-static int add_oom_kills(struct snapshot *s, struct bento_err *err)
-{
-        long n;
-
-        if (!s->rec || !s->rec->extra)
-                return 0;
-        n = rt_cgroup_oom_kills(s->rec);
-        if (n < 0)
-                return 0;
-        if (bento_json_object_set(s->rec->extra, "oomKills", bento_json_new_int(n)) < 0)
-                return bento_err_set(err, ENOMEM, "state");
-        return 0;
-}
-
 int cmd_state(const struct rt_global *g, int argc, char **argv)
 {
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
-        struct snapshot s;
+        struct rt_snapshot s;
         int r;
 
         if (argc != 2) {
@@ -110,12 +56,12 @@ int cmd_state(const struct rt_global *g, int argc, char **argv)
         }
         r = rt_store_open(g->root, &store, &err);
         if (r >= 0)
-                r = snapshot_take(&store, argv[1], &s, &err);
+                r = rt_snapshot_take(&store, argv[1], true, &s, &err);
         if (r >= 0) {
-                r = add_oom_kills(&s, &err);
+                r = rt_snapshot_add_oom_kills(&s, &err);
                 if (r >= 0)
                         r = print_state(argv[1], &s, true, stdout, &err);
-                snapshot_close(&s);
+                rt_snapshot_close(&s);
         }
         rt_store_close(&store);
         return r < 0 ? rt_log_err(&err) : 0;
@@ -124,9 +70,9 @@ int cmd_state(const struct rt_global *g, int argc, char **argv)
 static void list_one(struct rt_store *store, const char *id, bool json, bool quiet, bool *first)
 {
         struct bento_err err = {0};
-        struct snapshot s;
+        struct rt_snapshot s;
 
-        if (snapshot_take(store, id, &s, &err) < 0)
+        if (rt_snapshot_take(store, id, true, &s, &err) < 0)
                 return; /* removed while listing */
         if (quiet) {
                 printf("%s\n", id);
@@ -141,7 +87,7 @@ static void list_one(struct rt_store *store, const char *id, bool json, bool qui
                        s.rec ? s.rec->created : "", s.rec ? s.rec->owner : "");
         }
         *first = false;
-        snapshot_close(&s);
+        rt_snapshot_close(&s);
 }
 
 static int compare_names(const void *a, const void *b)

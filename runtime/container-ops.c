@@ -18,6 +18,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "proc.h"
+#include "snapshot.h"
 
 struct opened {
         struct rt_container_dir dir;
@@ -123,6 +124,12 @@ static int release_init(const struct opened *o, const char *id, struct bento_err
 
 int rt_container_start(struct rt_store *store, const char *id, struct bento_err *err)
 {
+        return rt_container_start_facts(store, id, NULL, err);
+}
+
+int rt_container_start_facts(struct rt_store *store, const char *id,
+                             struct bento_record **torn_down, struct bento_err *err)
+{
         struct opened o;
         bool released;
         int r;
@@ -148,7 +155,12 @@ int rt_container_start(struct rt_store *store, const char *id, struct bento_err 
                 /* runtime-spec: a failed startContainer or poststart hook
                  * stops the container and goes on with its deletion */
                 struct bento_err ignored;
+
+                if (torn_down)
+                        (void) rt_record_add_oom_kills(o.rec, &ignored);
                 (void) teardown(store, id, &o, NULL, &ignored);
+                if (torn_down)
+                        *torn_down = TAKE_PTR(o.rec);
         }
         opened_close(&o);
         return r;

@@ -45,6 +45,13 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
  * style errors for other states. */
 int rt_container_start(struct rt_store *store, const char *id, struct bento_err *err);
 
+/* The same; when it fails after releasing the init, the container is torn
+ * down here, and with torn_down its record (with oomKills added, as
+ * `state` would have shown it just before) goes to *torn_down, for the
+ * caller to free.  *torn_down is untouched otherwise. */
+int rt_container_start_facts(struct rt_store *store, const char *id,
+                             struct bento_record **torn_down, struct bento_err *err);
+
 /* Signal the init, or with `all` every process of the container. */
 int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
                       struct bento_err *err);

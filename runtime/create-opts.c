@@ -14,6 +14,7 @@ enum {
         OPT_PRESERVE_FDS,
         OPT_DETACH,
         OPT_KEEP,
+        OPT_REPORT,
 };
 
 static const struct rt_opt create_opts[] = {
@@ -25,14 +26,15 @@ static const struct rt_opt create_opts[] = {
     {"preserve-fds", 0, true, OPT_PRESERVE_FDS},
     {"detach", 'd', false, OPT_DETACH},
     {"keep", 0, false, OPT_KEEP},
+    {"report", 0, true, OPT_REPORT},
     {NULL, 0, false, 0},
 };
 
-int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, unsigned *ret_extra_ids,
+int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, struct rt_run_opts *ret_run,
                          struct bento_err *err)
 {
+        struct rt_run_opts run = {.flags = 0, .report = NULL};
         const char *value = NULL;
-        unsigned extra = 0;
         int id, r;
 
         while ((r = rt_args_next(a, create_opts, &id, &value, err)) > 0) {
@@ -58,16 +60,19 @@ int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, unsigned *
                                 return r;
                         break;
                 default:
-                        if (!ret_extra_ids)
+                        if (!ret_run)
                                 return bento_err_setx(err, EINVAL,
                                                       "option '%s' is only "
                                                       "valid for run",
                                                       a->argv[a->i - 1]);
-                        extra |= 1u << (id - OPT_DETACH);
+                        if (id == OPT_REPORT)
+                                run.report = value;
+                        else
+                                run.flags |= 1u << (id - OPT_DETACH);
                         break;
                 }
         }
-        if (ret_extra_ids)
-                *ret_extra_ids = extra;
+        if (r >= 0 && ret_run)
+                *ret_run = run;
         return r;
 }

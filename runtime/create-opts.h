@@ -10,9 +10,15 @@
 #define RT_RUN_DETACH (1u << 0)
 #define RT_RUN_KEEP   (1u << 1)
 
-/* Parse create options; with ret_extra_ids (run) --detach and --keep are
- * accepted too and reported as RT_RUN_* bits; without it they are errors. */
-int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, unsigned *ret_extra_ids,
+/* What `run` takes beyond create's options. */
+struct rt_run_opts {
+        unsigned flags;     /* RT_RUN_* */
+        const char *report; /* --report FILE, or NULL */
+};
+
+/* Parse create options; with ret_run (run) --detach, --keep and --report
+ * are accepted too and go to *ret_run; without it they are errors. */
+int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, struct rt_run_opts *ret_run,
                          struct bento_err *err);
 
 #endif

@@ -73,15 +73,6 @@ int rt_fg_block_signals(sigset_t *old, struct bento_err *err)
         return fd;
 }
 
-static int exit_code_of(int status)
-{
-        if (WIFEXITED(status))
-                return WEXITSTATUS(status);
-        if (WIFSIGNALED(status))
-                return 128 + WTERMSIG(status);
-        return 1;
-}
-
 static void copy_winsize(int from, int to)
 {
         struct winsize ws;
@@ -193,20 +184,21 @@ static void forward_signal(const struct proxy *px, int pidfd, const struct signa
         (void) syscall(SYS_pidfd_send_signal, pidfd, (int) si->ssi_signo, NULL, 0);
 }
 
-/* Reap every child that ended (orphans too, for a subreaper); the exit
- * code once it is pid, else -1.  `gone` says pidfd reported the exit. */
+/* Reap every child that ended (orphans too, for a subreaper); pid's wait
+ * status once it is reaped (-1 when its wait failed), else -2.  `gone`
+ * says pidfd reported the exit. */
 static int reap(pid_t pid, bool gone)
 {
         int status = 0;
 
         for (pid_t w; (w = waitpid(-1, &status, WNOHANG)) > 0;)
                 if (w == pid)
-                        return exit_code_of(status);
+                        return status;
         if (!gone)
-                return -1;
+                return -2;
         /* exited but not reapable by waitpid(-1) (already collected): do
          * not spin on a pidfd that stays readable */
-        return waitpid(pid, &status, 0) == pid ? exit_code_of(status) : 1;
+        return waitpid(pid, &status, 0) == pid ? status : -1;
 }
 
 static int loop_once(struct proxy *px, pid_t pid, int pidfd, int sigfd)
@@ -219,7 +211,7 @@ static int loop_once(struct proxy *px, pid_t pid, int pidfd, int sigfd)
         nfds_t n = px->master >= 0 ? 6 : 2;
 
         if (poll(fds, n, -1) < 0 && errno != EINTR)
-                return 1;
+                return -1;
         if (fds[1].revents & POLLIN) {
                 struct signalfd_siginfo si;
                 if (read(sigfd, &si, sizeof(si)) == sizeof(si))
@@ -232,17 +224,33 @@ static int loop_once(struct proxy *px, pid_t pid, int pidfd, int sigfd)
         return reap(pid, fds[0].revents & POLLIN);
 }
 
-int rt_fg_wait(pid_t pid, int pidfd, int sigfd, int master)
+int rt_fg_wait_status(pid_t pid, int pidfd, int sigfd, int master)
 {
         struct proxy px;
-        int code = -1;
+        int status = -2;
 
         proxy_start(&px, master);
-        while (code < 0)
-                code = loop_once(&px, pid, pidfd, sigfd);
+        while (status == -2)
+                status = loop_once(&px, pid, pidfd, sigfd);
         if (master >= 0)
                 proxy_drain(&px);
         if (px.raw)
                 (void) tcsetattr(STDIN_FILENO, TCSANOW, &px.saved);
-        return code;
+        return status;
+}
+
+int rt_fg_exit_code(int status)
+{
+        if (status < 0)
+                return 1;
+        if (WIFEXITED(status))
+                return WEXITSTATUS(status);
+        if (WIFSIGNALED(status))
+                return 128 + WTERMSIG(status);
+        return 1;
+}
+
+int rt_fg_wait(pid_t pid, int pidfd, int sigfd, int master)
+{
+        return rt_fg_exit_code(rt_fg_wait_status(pid, pidfd, sigfd, master));
 }

@@ -32,4 +32,13 @@ int rt_fg_block_signals(sigset_t *old, struct bento_err *err);
  * it (1 if waiting failed).  Does not close any of the fds. */
 int rt_fg_wait(pid_t pid, int pidfd, int sigfd, int master);
 
+/* The same, returning the raw wait status (WIFEXITED/WIFSIGNALED apply),
+ * or -1 if waiting failed: for a caller that must tell an exit with 137
+ * from a death by SIGKILL (`run --report`). */
+int rt_fg_wait_status(pid_t pid, int pidfd, int sigfd, int master);
+
+/* A wait status (or -1) as rt_fg_wait() reports it: the exit status, 128 +
+ * the signal, or 1. */
+int rt_fg_exit_code(int status);
+
 #endif

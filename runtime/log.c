@@ -15,6 +15,7 @@
 static int log_fd = -1;
 static enum rt_log_format log_format = RT_LOG_TEXT;
 static int log_level = RT_LOG_WARNING;
+static bool log_stderr = true;
 
 int rt_log_level_parse(const char *s, int *ret)
 {
@@ -38,6 +39,11 @@ int rt_log_open(const char *path, enum rt_log_format format, int level, struct b
         if (log_fd < 0)
                 return bento_err_set(err, errno, "cannot open log file '%s'", path);
         return 0;
+}
+
+void rt_log_file_only(void)
+{
+        log_stderr = false;
 }
 
 void rt_log_close(void)
@@ -106,7 +112,7 @@ static void vlog(const char *level, bool to_stderr, const char *fmt, va_list ap)
                 for (char *p = msg; *p; p++)
                         if ((unsigned char) *p >= 0x80)
                                 *p = '?';
-        if (to_stderr)
+        if (to_stderr && (log_stderr || log_fd < 0))
                 fprintf(stderr, "bento-runtime: %s%s%s\n", strcmp(level, "error") ? level : "",
                         strcmp(level, "error") ? ": " : "", msg);
         write_log_file(level, msg);

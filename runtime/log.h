@@ -34,6 +34,11 @@ enum rt_log_format {
 int rt_log_open(const char *path, enum rt_log_format format, int level, struct bento_err *err);
 void rt_log_close(void);
 
+/* From now on, with a log file open, messages go to it alone: for `run
+ * --report`, whose stderr is the container's and whose caller reads the
+ * log and the report instead.  Without a log file, stderr stays. */
+void rt_log_file_only(void);
+
 void rt_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rt_log_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rt_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,7 +3,7 @@
  * The exec gate of one run (hooks/exec-gate, docs/exec-gate.md).  It is
  * started as soon as the run directory exists, so that it comes up while
  * bento writes the bundle, and it is waited for only just before
- * `bento-runtime create`, which needs its socket.  A gate that no runtime
+ * `bento-runtime run`, whose create needs its socket.  A gate that no runtime
  * ever connected to would wait for ever: it is killed at once.  One that
  * served a sandbox leaves by itself when the last sandboxed process is
  * gone, and is killed only if it does not.

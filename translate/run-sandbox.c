@@ -1,18 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * One sandbox's life, driven through bento-runtime's lifecycle verbs
- * rather than its `run`, so bento learns what `run` would hide: whether the
- * runtime failed or the target exited (both could be status 1), the exact
- * signal that killed the target (the container's init is bento's own child:
- * `create` clones it as a sibling), and the OOM kills of its cgroup before
- * `delete` removes it.
+ * One sandbox's life, driven through ONE `bento-runtime run --report`:
+ * process starts are a large share of a run's cost, and the lifecycle
+ * verbs took four (create, start, state, delete).  Plain `run` would hide
+ * what bento must know; its --report file (docs/man/bento-runtime.1) says
+ * it: whether the sandbox was created and the target started (a runtime
+ * failure and a target's exit can both be status 1), the target's exact
+ * wait status (an exit with 137 is not a SIGKILL), and the "bento" object
+ * `state` would have printed just before the delete (the OOM kills, what
+ * was applied).  The runtime's own messages go to its log only (its stderr
+ * is the target's); bento words a failure itself from the report and the
+ * log.
  *
- *   exec gate ready (the caller spawned it, when exec is blocked) -> create
- *   -> start -> wait -> state -> delete, and on every path out: delete,
- *   stop the gate.
+ *   exec gate ready (the caller spawned it, when exec is blocked) -> run
+ *   (create, start, wait, delete, in the runtime) -> report, and on every
+ *   path out: stop the gate, and `delete --force` when no report says
+ *   what became of the sandbox.
  *
- * SIGINT and SIGTERM are taken through a signalfd while the target runs:
- * the first one kills the sandbox and the run ends as cancelled; bento
+ * The runtime has a process group of its own, so a Ctrl-C reaches bento
+ * alone.  SIGINT and SIGTERM are taken through a signalfd while it runs:
+ * the first one kills the sandbox (`kill --all`, again until the runtime
+ * is gone: a sandbox still being created cannot be killed yet), the
+ * runtime then deletes it and ends, and the run ends as cancelled; bento
  * restores the default disposition, so a second one ends bento at once.
  */
 #include <errno.h>
@@ -24,7 +33,6 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -34,18 +42,27 @@
 #include "run-spawn.h"
 #include "run.h"
 
-#define STATE_MAX_BYTES (4u << 20)
-#define LOG_MAX_BYTES   (1u << 20)
+#define REPORT_MAX_BYTES (4u << 20)
+#define LOG_MAX_BYTES    (1u << 20)
+/* After a cancel: how often the sandbox is killed again while the runtime
+ * is still there (it may still have been creating it). */
+#define KILL_AGAIN_MS 200
 
 struct sandbox {
         const struct run_dir *d;
         const struct run_stdio *io;
         char *runtime;
+        char *report; /* <run dir>/report.json, run --report */
         struct run_gate *gate;
         char id[48];
-        pid_t init_pid;
+        pid_t pid; /* the runtime's `run`, until reaped */
         int pidfd;
-        bool created;
+};
+
+/* What the report says (docs/man/bento-runtime.1, run --report). */
+struct report {
+        bool valid, created, started, waited;
+        int exit_code, signal;
 };
 
 void run_outcome_done(struct run_outcome *o)
@@ -138,75 +155,6 @@ static char *runtime_log_error(const struct sandbox *sb)
         return last ? last : strdup("bento-runtime failed without saying why");
 }
 
-static int read_pid(struct sandbox *sb, const char *pid_file, struct bento_err *err)
-{
-        cleanup_free char *data = NULL;
-        size_t len = 0;
-        long v;
-        char *end;
-
-        if (bento_read_file(pid_file, 64, &data, &len, err) < 0)
-                return -err->code;
-        errno = 0;
-        v = strtol(data, &end, 10);
-        if (errno || v <= 1 || (*end && *end != '\n'))
-                return bento_err_setx(err, EINVAL, "bento-runtime wrote a bad pid file");
-        sb->init_pid = (pid_t) v;
-        sb->pidfd = (int) syscall(SYS_pidfd_open, sb->init_pid, 0);
-        if (sb->pidfd < 0)
-                return bento_err_set(err, errno, "cannot watch the sandbox process");
-        return 0;
-}
-
-static int create(struct sandbox *sb, struct run_outcome *out, struct bento_err *err)
-{
-        cleanup_free char *pid_file = NULL;
-        struct run_spawn_fds fds = {.in = sb->io->in_fd,
-                                    .out = sb->io->out_fd,
-                                    .err = sb->io->err_fd,
-                                    .extra = -1,
-                                    .extra_as = -1};
-        int status = 0, r;
-
-        if (asprintf(&pid_file, "%s/init.pid", sb->d->path) < 0)
-                return bento_err_set(err, ENOMEM, "run");
-        r = runtime_call(sb,
-                         (const char *const[]){"create", "--bundle", sb->d->bundle, "--pid-file",
-                                               pid_file, sb->id, NULL},
-                         &fds, &status, err);
-        if (r < 0)
-                return r;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                out->failure = runtime_error(sb);
-                return bento_err_setx(err, EIO, "the sandbox could not be created: %s",
-                                      out->failure ? out->failure : "bento-runtime failed");
-        }
-        sb->created = true;
-        return read_pid(sb, pid_file, err);
-}
-
-static int start(struct sandbox *sb, struct run_outcome *out, struct bento_err *err)
-{
-        struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
-        int status = 0, r;
-
-        /* The runtime's complaint is in its log, which bento words itself. */
-        r = runtime_call(sb, (const char *const[]){"start", sb->id, NULL}, &fds, &status, err);
-        if (r < 0)
-                return r;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                out->failure = runtime_error(sb);
-                return bento_err_setx(err, EIO,
-                                      "the sandbox applied its layers but could not start the "
-                                      "target: %s. The script never ran, so this exit status is "
-                                      "bento's, not the script's; check the entrypoint and the "
-                                      "interpreter with `bento validate`",
-                                      out->failure ? out->failure : "bento-runtime failed");
-        }
-        out->started = true;
-        return 0;
-}
-
 static void kill_sandbox(struct sandbox *sb)
 {
         struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
@@ -215,8 +163,6 @@ static void kill_sandbox(struct sandbox *sb)
 
         (void) runtime_call(sb, (const char *const[]){"kill", "--all", sb->id, "KILL", NULL}, &fds,
                             &status, &ignored);
-        if (sb->init_pid > 0)
-                kill(sb->init_pid, SIGKILL);
 }
 
 /* After the first SIGINT or SIGTERM: a second one ends bento at once, so
@@ -242,9 +188,23 @@ static void drain(struct sandbox *sb, int fd, int stream)
                 sb->io->on_output(stream, buf, (size_t) n, sb->io->userdata);
 }
 
-/* Wait for the target; forward output (--json); turn the first SIGINT or
- * SIGTERM into a kill of the whole sandbox. */
-static int wait_target(struct sandbox *sb, int sigfd, struct run_outcome *out)
+/* Read what is left in the output pipes (--json): what the target wrote
+ * just before it exited. */
+static void drain_rest(struct sandbox *sb, const struct pollfd *p)
+{
+        for (int i = 2; i < 4; i++)
+                if (p[i].fd >= 0) {
+                        int fl = fcntl(p[i].fd, F_GETFL);
+
+                        (void) fcntl(p[i].fd, F_SETFL, fl | O_NONBLOCK);
+                        drain(sb, p[i].fd, i - 1);
+                }
+}
+
+/* Wait for the runtime; forward output (--json); turn the first SIGINT or
+ * SIGTERM into a kill of the whole sandbox, repeated until the runtime is
+ * gone. */
+static int wait_runtime(struct sandbox *sb, int sigfd, struct run_outcome *out)
 {
         struct pollfd p[4] = {{.fd = sb->pidfd, .events = POLLIN},
                               {.fd = sigfd, .events = POLLIN},
@@ -253,9 +213,12 @@ static int wait_target(struct sandbox *sb, int sigfd, struct run_outcome *out)
         int status = 0;
 
         for (;;) {
-                if (poll(p, 4, -1) < 0 && errno != EINTR)
+                int n = poll(p, 4, out->cancelled ? KILL_AGAIN_MS : -1);
+                if (n < 0 && errno != EINTR)
                         return -errno;
-                if (p[1].revents & POLLIN) {
+                if (n == 0)
+                        kill_sandbox(sb);
+                if (n > 0 && (p[1].revents & POLLIN)) {
                         struct signalfd_siginfo si;
 
                         if (read(sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
@@ -265,98 +228,167 @@ static int wait_target(struct sandbox *sb, int sigfd, struct run_outcome *out)
                                 p[1].fd = -1;
                         }
                 }
-                for (int i = 2; i < 4; i++) {
+                for (int i = 2; n > 0 && i < 4; i++) {
                         if (p[i].revents & POLLIN)
                                 drain(sb, p[i].fd, i - 1);
                         else if (p[i].revents & (POLLHUP | POLLERR))
                                 p[i].fd = -1;
                 }
-                if (p[0].revents & POLLIN)
+                if (n > 0 && (p[0].revents & POLLIN))
                         break;
         }
-        if (run_wait(sb->init_pid, &status) < 0)
+        if (run_wait(sb->pid, &status) < 0)
                 return -ECHILD;
-        /* Reaped: the number may be reused from here on, so nothing signals
-         * it again (destroy). */
-        sb->init_pid = 0;
-        for (int i = 2; i < 4; i++)
-                if (p[i].fd >= 0) {
-                        /* What the target wrote just before it exited. */
-                        int fl = fcntl(p[i].fd, F_GETFL);
-
-                        (void) fcntl(p[i].fd, F_SETFL, fl | O_NONBLOCK);
-                        drain(sb, p[i].fd, i - 1);
-                }
-        if (WIFSIGNALED(status)) {
-                out->signal = WTERMSIG(status);
-                out->exit_code = 128 + out->signal;
-        } else {
-                out->exit_code = WEXITSTATUS(status);
-        }
+        sb->pid = 0;
+        drain_rest(sb, p);
         return 0;
 }
 
-/* The runtime's account of the sandbox: OOM kills, what was applied. */
-static void read_state(struct sandbox *sb, struct run_outcome *out)
+static bool json_true(const struct bento_json *obj, const char *key)
 {
-        const char *argv[] = {sb->runtime, "--root", sb->d->state, "state", sb->id, NULL};
-        struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
-        cleanup_close int rd = -1;
+        const struct bento_json *v = bento_json_get(obj, key);
+
+        return v && v->type == BENTO_JSON_BOOL && v->u.boolean;
+}
+
+static bool json_int(const struct bento_json *obj, const char *key, long *ret)
+{
+        const struct bento_json *v = obj ? bento_json_get(obj, key) : NULL;
+
+        if (!v || v->type != BENTO_JSON_NUMBER || !v->u.number.fits_i64)
+                return false;
+        *ret = (long) v->u.number.i;
+        return true;
+}
+
+/* The target's end, from the report's "status". */
+static void read_status(const struct bento_json *j, struct report *rep)
+{
+        const struct bento_json *st = bento_json_get(j, "status");
+        long v;
+
+        if (!st || st->type != BENTO_JSON_OBJECT)
+                return;
+        if (json_int(st, "signaled", &v) && v > 0 && v < 128) {
+                rep->signal = (int) v;
+                rep->exit_code = 128 + rep->signal;
+                rep->waited = true;
+        } else if (json_int(st, "exited", &v) && v >= 0 && v <= 255) {
+                rep->exit_code = (int) v;
+                rep->waited = true;
+        }
+}
+
+/* The runtime's report: what became of the sandbox, and the runtime's
+ * account of it (OOM kills, what was applied). */
+static void read_report(const struct sandbox *sb, struct report *rep, struct run_outcome *out)
+{
         cleanup_free char *data = NULL;
         struct bento_err ignored = {0};
         struct bento_json *j = NULL, *b, *v;
         size_t len = 0;
-        int pipefd[2], status;
-        pid_t pid;
+        long n;
 
+        *rep = (struct report){.valid = false};
         out->oom_kills = -1;
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
+        if (bento_read_file(sb->report, REPORT_MAX_BYTES, &data, &len, &ignored) < 0 ||
+            bento_json_parse(data, len, REPORT_MAX_BYTES, &j, &ignored) < 0)
                 return;
-        rd = pipefd[0];
-        fds.out = pipefd[1];
-        if (run_spawn((char *const *) argv, &fds, &pid, &ignored) < 0) {
-                close(pipefd[1]);
-                return;
+        rep->valid = j->type == BENTO_JSON_OBJECT;
+        rep->created = rep->valid && json_true(j, "created");
+        rep->started = rep->created && json_true(j, "started");
+        if (rep->started)
+                read_status(j, rep);
+        b = rep->created ? bento_json_get(j, "bento") : NULL;
+        if (b && b->type == BENTO_JSON_OBJECT) {
+                if (json_int(b, "oomKills", &n))
+                        out->oom_kills = n;
+                out->seccomp_applied = bento_json_get(b, "seccomp");
+                v = bento_json_get(b, "landlock");
+                out->landlock_applied = v && bento_json_get(v, "abi");
         }
-        close(pipefd[1]);
-        (void) bento_read_fd(rd, "state", STATE_MAX_BYTES, &data, &len, &ignored);
-        (void) run_wait(pid, &status);
-        if (!data || bento_json_parse(data, len, STATE_MAX_BYTES, &j, &ignored) < 0)
-                return;
-        b = bento_json_get(j, "bento");
-        v = b ? bento_json_get(b, "oomKills") : NULL;
-        if (v && v->type == BENTO_JSON_NUMBER && v->u.number.fits_i64)
-                out->oom_kills = (long) v->u.number.i;
-        out->seccomp_applied = b && bento_json_get(b, "seccomp");
-        v = b ? bento_json_get(b, "landlock") : NULL;
-        out->landlock_applied = v && bento_json_get(v, "abi");
         bento_json_free(j);
 }
 
-static void destroy(struct sandbox *sb)
+/* The sandbox's outcome in bento's words, from the report. */
+static int judge(struct sandbox *sb, const struct report *rep, struct run_outcome *out,
+                 struct bento_err *err)
+{
+        if (!rep->valid || !rep->created) {
+                out->failure = runtime_error(sb);
+                return bento_err_setx(err, EIO, "the sandbox could not be created: %s",
+                                      out->failure ? out->failure : "bento-runtime failed");
+        }
+        if (!rep->started) {
+                out->failure = runtime_error(sb);
+                return bento_err_setx(err, EIO,
+                                      "the sandbox applied its layers but could not start the "
+                                      "target: %s. The script never ran, so this exit status is "
+                                      "bento's, not the script's; check the entrypoint and the "
+                                      "interpreter with `bento validate`",
+                                      out->failure ? out->failure : "bento-runtime failed");
+        }
+        out->started = true;
+        if (!rep->waited) {
+                out->failure = runtime_error(sb);
+                return bento_err_setx(err, EIO, "bento-runtime lost the target: %s",
+                                      out->failure ? out->failure : "bento-runtime failed");
+        }
+        out->exit_code = rep->exit_code;
+        out->signal = rep->signal;
+        return 0;
+}
+
+/* On every path out: a runtime that is still there (bento failed while
+ * waiting) is killed with its sandbox, and a sandbox no report accounts
+ * for is deleted; then the gate goes. */
+static void destroy(struct sandbox *sb, const struct report *rep)
 {
         struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
         struct bento_err ignored = {0};
         int status;
 
-        if (sb->created) {
+        if (sb->pid > 0) {
+                kill_sandbox(sb);
+                kill(sb->pid, SIGKILL);
+                (void) run_wait(sb->pid, &status);
+                sb->pid = 0;
+        }
+        if (!rep->valid) {
                 fds.err = STDERR_FILENO;
                 (void) runtime_call(sb, (const char *const[]){"delete", "--force", sb->id, NULL},
                                     &fds, &status, &ignored);
-                sb->created = false;
-        }
-        if (sb->init_pid > 0) {
-                /* Normally reaped already; after a failed start it is not. */
-                kill(sb->init_pid, SIGKILL);
-                (void) waitpid(sb->init_pid, &status, 0);
-                sb->init_pid = 0;
         }
         if (sb->pidfd >= 0)
                 close(sb->pidfd);
         sb->pidfd = -1;
         /* It leaves by itself once no sandboxed process is left; if it
-         * does not, the sandbox is gone anyway (delete ran). */
+         * does not, the sandbox is gone anyway (the runtime deleted it). */
         run_gate_stop(sb->gate);
+}
+
+/* One `bento-runtime run --report`, in a process group of its own. */
+static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
+{
+        const char *argv[] = {
+            sb->runtime,    "--root",   sb->d->state, "--log",    sb->d->runtime_log,
+            "--log-format", "json",     "run",        "--bundle", sb->d->bundle,
+            "--report",     sb->report, sb->id,       NULL};
+        struct run_spawn_fds fds = {.in = sb->io->in_fd,
+                                    .out = sb->io->out_fd,
+                                    .err = sb->io->err_fd,
+                                    .extra = -1,
+                                    .extra_as = -1,
+                                    .own_group = true};
+        int r;
+
+        r = run_spawn((char *const *) argv, &fds, &sb->pid, err);
+        if (r < 0)
+                return r;
+        sb->pidfd = (int) syscall(SYS_pidfd_open, sb->pid, 0);
+        if (sb->pidfd < 0)
+                return bento_err_set(err, errno, "cannot watch bento-runtime");
+        return 0;
 }
 
 static int block_signals(sigset_t *old, struct bento_err *err)
@@ -379,36 +411,41 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
                 const struct run_stdio *io, struct run_outcome *out, struct bento_err *err)
 {
         struct sandbox sb = {.d = d, .io = io, .gate = gate, .pidfd = -1};
+        struct report rep = {.valid = false};
         cleanup_close int sigfd = -1;
         sigset_t old;
         int r;
 
         sb.runtime = compile_helper_path("BENTO_RUNTIME", "bento-runtime");
-        if (!sb.runtime)
+        if (!sb.runtime || asprintf(&sb.report, "%s/report.json", d->path) < 0) {
+                free(sb.runtime);
                 return bento_err_set(err, ENOMEM, "run");
+        }
         if (o->run_id)
                 snprintf(sb.id, sizeof(sb.id), "bento-run-%s", o->run_id);
         else
                 snprintf(sb.id, sizeof(sb.id), "bento-run-%s", strrchr(d->path, '-') + 1);
+        out->oom_kills = -1;
         sigfd = block_signals(&old, err);
         r = sigfd < 0 ? sigfd : 0;
         if (r >= 0 && gate->pid > 0)
                 r = run_gate_ready(gate, err);
         if (r >= 0)
-                r = create(&sb, out, err);
+                r = spawn_runtime(&sb, err);
+        if (r >= 0)
+                r = wait_runtime(&sb, sigfd, out);
+        if (r >= 0) {
+                read_report(&sb, &rep, out);
+                r = judge(&sb, &rep, out, err);
+        }
         /* The init connects to the gate when it installs its filter, after
-         * create: until then a gate has nobody to wait for. */
-        gate->in_use = r >= 0 && gate->pid > 0;
-        if (r >= 0)
-                r = start(&sb, out, err);
-        if (r >= 0)
-                r = wait_target(&sb, sigfd, out);
-        if (r >= 0 || sb.created)
-                read_state(&sb, out);
-        destroy(&sb);
+         * create: a gate of a sandbox never created had nobody to wait for. */
+        gate->in_use = rep.created && gate->pid > 0;
+        destroy(&sb, &rep);
         if (sigfd >= 0 && !out->cancelled)
                 sigprocmask(SIG_SETMASK, &old, NULL);
         free(sb.runtime);
+        free(sb.report);
         if (r < 0 && !err->msg[0])
                 return bento_err_set(err, -r, "the sandbox could not be run");
         return r;

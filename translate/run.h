@@ -8,7 +8,7 @@
  *
  * The pieces, one file each: run-dir.c (the run directory and the host
  * paths a run creates), run-spawn.c (child programs and the wait),
- * run-sandbox.c (the sandbox's life from create to delete), run-report.c
+ * run-sandbox.c (the sandbox's life: one `bento-runtime run --report`), run-report.c
  * (the words after the run), run-events.c (the --json stream), cmd-run.c
  * (the verb: flags and order of operations).
  */
@@ -68,13 +68,13 @@ void run_dir_cleanup(struct run_dir *d);
 
 /* How the target ended. */
 struct run_outcome {
-        bool started;   /* the target was started (runtime start succeeded) */
+        bool started;   /* the target was started (the runtime's report says so) */
         bool cancelled; /* SIGINT/SIGTERM to bento stopped it */
         int exit_code;  /* 0-255, or 128+signal */
         int signal;     /* the signal that killed the target, 0 if it exited */
         long oom_kills; /* OOM kills in its cgroup, -1 when unknown */
         char *failure;  /* why the sandbox could not be run, or NULL */
-        /* What the runtime said it applied (state after create). */
+        /* What the runtime said it applied (its report: state's facts). */
         bool landlock_applied, seccomp_applied;
 };
 
@@ -85,7 +85,8 @@ void run_outcome_done(struct run_outcome *o);
  * then gets /dev/null).  Fails with EPERM and the reason. */
 int run_screen_stdio(int ret_fds[3], struct bento_err *err);
 
-/* The sandbox's whole life: gate, create, checks, start, wait, delete.
+/* The sandbox's whole life: gate, then one `bento-runtime run --report`
+ * (create, start, wait, delete), its report read, the gate stopped.
  * Target output goes to out_fd/err_fd (the terminal, or pipes for --json
  * that on_output drains while the target runs). */
 struct run_stdio {

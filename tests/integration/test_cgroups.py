@@ -161,6 +161,20 @@ def test_memory_hog_is_killed_by_the_oom_killer_and_reported(rt, bundle):
     assert harness.cgroup_dirs_named(res.cid) == []
 
 
+def test_run_report_counts_oom_kills(rt, bundle, tmp_path):
+    limits = {"memory": {"limit": 32 * MiB, "swap": 32 * MiB}}
+    b = resources_bundle(bundle, limits)
+    b.probe("hog", "512")
+    report = str(tmp_path / "report.json")
+    res = rt.run(b, None, "--report", report, timeout=60)
+    assert res.rc == 137, res
+    with open(report) as f:
+        rep = json.load(f)
+    assert rep["started"] and rep["status"] == {"signaled": 9}, rep
+    assert rep["bento"]["oomKills"] >= 1, rep
+    assert harness.cgroup_dirs_named(res.cid) == []
+
+
 def test_pids_limit_stops_a_fork_bomb(rt, bundle):
     limit = 16
     b = resources_bundle(bundle, {"pids": {"limit": limit}})

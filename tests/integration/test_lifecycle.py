@@ -174,6 +174,83 @@ def test_run_detach_returns_with_container_running(rt, bundle):
     assert rt.wait_pid_gone(pid)
 
 
+# -- run --report (bento's one process per sandbox) ---------------------------
+
+def run_report(rt, b, tmp_path, *opts, **kw):
+    report = os.path.join(str(tmp_path), "report.json")
+    res = rt.run(b, None, "--report", report, *opts, **kw)
+    with open(report) as f:
+        rep = json.load(f)
+    assert os.stat(report).st_mode & 0o777 == 0o600, oct(os.stat(report).st_mode)
+    assert not os.path.exists(rt.state_dir(res.cid)), "run --report left its state directory"
+    return res, rep
+
+
+@pytest.mark.parametrize("code", [0, 137])
+def test_run_report_has_the_exit_status_and_the_state_facts(rt, bundle, tmp_path, code):
+    b = bundle()
+    b.probe("exit", str(code))
+    res, rep = run_report(rt, b, tmp_path)
+    assert res.rc == code, res
+    assert rep["created"] is True and rep["started"] is True, rep
+    # an exit with 137 is not a SIGKILL: the report tells them apart
+    assert rep["status"] == {"exited": code}, rep
+    facts = rep["bento"]
+    assert isinstance(facts["namespaces"], list) and isinstance(facts["mounts"], list), rep
+    assert facts.get("oomKills", 0) == 0, rep
+
+
+def test_run_report_signal_death_from_inside(rt, bundle, tmp_path):
+    # without a pid namespace the probe is not an init and can die by its own signal
+    b = bundle()
+    b.drop_ns("pid")
+    b.probe("kill-self", "KILL")
+    res, rep = run_report(rt, b, tmp_path)
+    assert res.rc == 128 + 9, res
+    assert rep["created"] and rep["started"], rep
+    assert rep["status"] == {"signaled": 9}, rep
+
+
+def test_run_report_failed_start(rt, bundle, tmp_path):
+    # executable, so create's lookup passes; its execve fails after the
+    # release (the interpreter is missing): created, never started
+    b = bundle()
+    path = os.path.join(b.rootfs, "bin", "not-executable")
+    with open(path, "w") as f:
+        f.write("#!/no/such/interpreter\nexit 0\n")
+    os.chmod(path, 0o755)
+    b.set_args("/bin/not-executable")
+    log = os.path.join(str(tmp_path), "log.json")
+    res, rep = run_report(rt, b, tmp_path, global_opts=["--log", log, "--log-format", "json"])
+    assert res.rc not in (0, None), res
+    assert rep["created"] is True and rep["started"] is False, rep
+    assert "status" not in rep, rep
+    assert "namespaces" in rep.get("bento", {}), rep
+    # the runtime's words are in the log; on the container's stderr there is
+    # only what the init itself said there (as after `start`)
+    assert "not-executable" in open(log).read()
+    assert res.err.count("bento-runtime:") <= 1, res
+
+
+def test_run_report_failed_create(rt, bundle, tmp_path):
+    b = bundle()
+    b.config["root"]["path"] = "/no/such/rootfs"
+    res, rep = run_report(rt, b, tmp_path)
+    assert res.rc not in (0, None), res
+    assert rep == {"created": False, "started": False}, rep
+
+
+def test_run_report_is_refused_with_detach(rt, bundle, tmp_path):
+    b = bundle()
+    b.probe("sleep", "60")
+    report = os.path.join(str(tmp_path), "report.json")
+    res = rt.run(b, None, "--detach", "--report", report)
+    assert res.rc != 0, res
+    assert "--report" in res.err and "--detach" in res.err, res
+    assert not os.path.exists(report)
+    assert not os.path.exists(rt.state_dir(res.cid))
+
+
 def test_kill_accepts_signal_numbers_and_names(rt, bundle):
     b = bundle()
     b.probe("signals", "60")
