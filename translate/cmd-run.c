@@ -366,6 +366,10 @@ static int prepare(struct run_ctx *c)
         path_cache_end();
         if (refusal || err.code)
                 return refuse(&c->o, refusal ? refusal : err.msg, NULL);
+        /* git answers about the write grants' hooks while the rest goes on
+         * (run-autoexec.c); a run refused from here on stops it. */
+        if (run_autoexec_ask(c->p, &c->autoexec, &err) < 0)
+                return refuse(&c->o, err.msg, NULL);
         return 0;
 }
 

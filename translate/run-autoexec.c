@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,26 +156,25 @@ static char **env_without_git(void)
         return v;
 }
 
-/* `git rev-parse --git-path hooks` in dir, with GIT_* removed; NULL when
- * git does not answer (not a repository, no git). */
-static char *git_hooks_dir(const char *dir)
+/* Start `git rev-parse --git-path hooks` in dir, with GIT_* removed.
+ * q->pid stays 0 when there is nothing to ask (no repository around dir)
+ * or git cannot be started: the answer is then "none". */
+static void git_ask(const char *dir, struct run_git_query *q)
 {
         static char *const argv[] = {"git",        "rev-parse", "--path-format=absolute",
                                      "--git-path", "hooks",     NULL};
         cleanup_free char **env = NULL;
-        char buf[GIT_OUTPUT_MAX];
         int pipefd[2];
         pid_t pid;
-        ssize_t n, len = 0;
-        int status;
 
+        *q = (struct run_git_query){.pid = 0, .fd = -1};
         if (!in_a_repository(dir) || !(env = env_without_git()) || pipe2(pipefd, O_CLOEXEC) < 0)
-                return NULL;
+                return;
         pid = fork();
         if (pid < 0) {
                 close(pipefd[0]);
                 close(pipefd[1]);
-                return NULL;
+                return;
         }
         if (pid == 0) {
                 int devnull = open("/dev/null", O_RDWR);
@@ -186,16 +186,52 @@ static char *git_hooks_dir(const char *dir)
                 _exit(127);
         }
         close(pipefd[1]);
+        *q = (struct run_git_query){.pid = pid, .fd = pipefd[0]};
+}
+
+/* git's answer to q (waited for); NULL when git did not answer. */
+static char *git_answer(struct run_git_query *q)
+{
+        char buf[GIT_OUTPUT_MAX];
+        ssize_t n, len = 0;
+        int status;
+        bool ok;
+
+        if (q->pid <= 0)
+                return NULL;
         while (len < (ssize_t) sizeof(buf) - 1 &&
-               (n = read(pipefd[0], buf + len, sizeof(buf) - 1 - (size_t) len)) > 0)
+               (n = read(q->fd, buf + len, sizeof(buf) - 1 - (size_t) len)) > 0)
                 len += n;
-        close(pipefd[0]);
-        if (run_wait(pid, &status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-            len == 0)
+        close(q->fd);
+        ok = run_wait(q->pid, &status) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+             len > 0;
+        *q = (struct run_git_query){.pid = 0, .fd = -1};
+        if (!ok)
                 return NULL;
         buf[len] = '\0';
         buf[strcspn(buf, "\n")] = '\0';
         return buf[0] == '/' ? path_clean(buf) : NULL;
+}
+
+/* A query nobody will read: stopped and reaped. */
+static void git_drop(struct run_git_query *q)
+{
+        int status;
+
+        if (q->pid <= 0)
+                return;
+        kill(q->pid, SIGKILL);
+        close(q->fd);
+        (void) run_wait(q->pid, &status);
+        *q = (struct run_git_query){.pid = 0, .fd = -1};
+}
+
+static char *git_hooks_dir(const char *dir)
+{
+        struct run_git_query q;
+
+        git_ask(dir, &q);
+        return git_answer(&q);
 }
 
 static bool inside_write(const struct policy *p, const char *path)
@@ -220,11 +256,33 @@ static int push_str(char ***v, size_t *n, const char *s)
         return 0;
 }
 
+int run_autoexec_ask(const struct policy *p, struct run_autoexec *a, struct bento_err *err)
+{
+        a->asked = calloc(p->n_writes + 1, sizeof(*a->asked));
+        if (!a->asked)
+                return bento_err_set(err, ENOMEM, "auto-exec report");
+        a->n_asked = p->n_writes;
+        for (size_t g = 0; g < p->n_writes; g++) {
+                a->asked[g] = (struct run_git_query){.pid = 0, .fd = -1};
+                if (p->writes[g].exists)
+                        git_ask(p->writes[g].real, &a->asked[g]);
+        }
+        return 0;
+}
+
+/* The hooks directory of write grant g before the run: the answer to the
+ * question asked early, or asked now (a grant created since). */
+static char *hooks_before(const struct policy *p, struct run_autoexec *a, size_t g)
+{
+        if (g < a->n_asked && a->asked[g].pid > 0)
+                return git_answer(&a->asked[g]);
+        return p->writes[g].exists ? git_hooks_dir(p->writes[g].real) : NULL;
+}
+
 int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct bento_err *err)
 {
         int r = 0;
 
-        *a = (struct run_autoexec){0};
         a->hooks = calloc(p->n_writes + 1, sizeof(char *));
         if (!a->hooks)
                 return bento_err_set(err, ENOMEM, "auto-exec report");
@@ -242,7 +300,7 @@ int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct
 
                         r = d ? add_dir(a, d) : -ENOMEM;
                 }
-                a->hooks[g] = p->writes[g].exists ? git_hooks_dir(root) : NULL;
+                a->hooks[g] = hooks_before(p, a, g);
                 if (r >= 0 && a->hooks[g] && inside_write(p, a->hooks[g]))
                         r = add_dir(a, a->hooks[g]);
                 else if (r >= 0 && !a->hooks[g] && p->writes[g].exists)
@@ -298,6 +356,9 @@ int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct 
 
 void run_autoexec_done(struct run_autoexec *a)
 {
+        for (size_t g = 0; g < a->n_asked; g++)
+                git_drop(&a->asked[g]);
+        free(a->asked);
         for (size_t i = 0; i < a->n; i++)
                 free(a->entries[i].path);
         free(a->entries);

@@ -165,15 +165,28 @@ struct run_autoexec_entry {
         struct run_file_facts self, target;
 };
 
+/* One `git rev-parse --git-path hooks` on its way (pid 0: none). */
+struct run_git_query {
+        pid_t pid;
+        int fd; /* its stdout */
+};
+
 struct run_autoexec {
         struct run_autoexec_entry *entries;
         size_t n;
         char **hooks; /* per write grant: git's hooks directory before the run, or NULL */
         size_t n_hooks;
+        struct run_git_query *asked; /* per write grant, from run_autoexec_ask() */
+        size_t n_asked;
         char **changed, **redirected, **unresolved; /* NULL-terminated, after compare */
         size_t n_changed, n_redirected, n_unresolved;
 };
 
+/* Start asking git about the hooks directory of every write grant that
+ * exists, without waiting: git takes milliseconds, and bento has the
+ * bundle to write meanwhile.  run_autoexec_snapshot() collects the
+ * answers (and asks about grants created since).  a starts zeroed. */
+int run_autoexec_ask(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 void run_autoexec_done(struct run_autoexec *a);

@@ -41,12 +41,14 @@ import os
 import re
 import shutil
 import signal
+import socket
+import time
 
 import pytest
 
 import harness
 from harness import run_cmd, wait_for
-from test_bento_run import World, _read, _said, _start, _stop, events, prose
+from test_bento_run import BENTO, World, _read, _said, _start, _stop, events, prose
 
 pytestmark = [pytest.mark.timeout(90)]
 
@@ -552,3 +554,55 @@ def test_watched_symlink_whose_file_changed_is_listed(world):
     assert res.rc == 0, res
     assert os.path.islink(os.path.join(ws, "setup.py"))
     assert verdict(res).get("changed_auto_exec") == [os.path.join(ws, "package.json")], res
+
+
+def slow_git_processes(d):
+    """Processes still running the slow fake git below d."""
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if d.encode() in f.read():
+                    found.append(int(pid))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def test_git_asked_early_is_stopped_when_the_run_is_refused(world):
+    """git is asked about the grants' hooks as soon as the policy passed its
+    checks, and answers while bento writes the bundle.  A run refused after
+    that (here: standard input is a network socket, §4.6) must neither wait
+    for that git nor leave it behind."""
+    repo = os.path.join(world.work, "repo")
+    os.makedirs(repo)
+    git(world, "init", "-q", repo)
+    d = os.path.join(world.dir, "slowbin")
+    marker = os.path.join(world.dir, "git-calls")
+    world.write(os.path.join(d, "git"),
+                "#!/bin/sh\n# bento auto-exec test: a git that answers late\n"
+                "echo called >> '%s'\nsleep 3\nexit 128\n" % marker, mode=0o755)
+    m = world.manifest(MANIFEST.replace("./ws", "./repo"), script="true\n")
+    world.approve(m)
+    env = dict(world.env, PATH=d + ":" + world.env["PATH"])
+
+    # a run that goes ahead asks this git, and waits for its answer
+    t0 = time.monotonic()
+    res = run_cmd([BENTO, "run", m], env=env, cwd=world.work)
+    assert res.rc == 0, res
+    assert time.monotonic() - t0 >= 3
+    with open(marker) as f:
+        assert f.read().count("called") == 2  # before and after the run
+
+    # a refused one neither waits for it nor leaves it running
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        t0 = time.monotonic()
+        res = run_cmd([BENTO, "run", m], env=env, cwd=world.work, stdin=sock.fileno())
+        took = time.monotonic() - t0
+    finally:
+        sock.close()
+    assert res.rc == 125 and "socket" in prose(res.err), res
+    assert took < 2.5, took
+    assert slow_git_processes(d) == []
+    assert world.run_dirs() == []
