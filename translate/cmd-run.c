@@ -457,6 +457,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                 return r;
         struct compile_opts co = {
             .bundle_dir = c->d.bundle,
+            .rootfs_dir = c->d.rootfs,
             .listener_path = c->d.gate_socket,
             .egress_report = c->d.egress_log,
             .env_overrides = c->o.env,

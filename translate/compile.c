@@ -190,7 +190,7 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
         bento_jsonw_kstring(&w, "ociVersion", OCI_VERSION);
         bento_jsonw_key(&w, "root");
         bento_jsonw_open_object(&w);
-        bento_jsonw_kstring(&w, "path", COMPILE_ROOTFS);
+        bento_jsonw_kstring(&w, "path", o->rootfs_dir ? o->rootfs_dir : COMPILE_ROOTFS);
         bento_jsonw_kbool(&w, "readonly", true);
         bento_jsonw_close_object(&w);
         bento_jsonw_kstring(&w, "hostname", "bento");
@@ -278,13 +278,17 @@ static int make_symlink(int rootfd, const struct compile_symlink *s, struct bent
                              "cannot create the symlink \"%s\" in the rootfs", s->name);
 }
 
-static int write_rootfs(int dirfd, const struct compile_plan *plan, struct bento_err *err)
+static int write_rootfs(int dirfd, const struct compile_opts *o, const struct compile_plan *plan,
+                        struct bento_err *err)
 {
         cleanup_close int rootfd = -1;
 
-        if (mkdirat(dirfd, COMPILE_ROOTFS, 0755) < 0 && errno != EEXIST)
+        if (!o->rootfs_dir && mkdirat(dirfd, COMPILE_ROOTFS, 0755) < 0 && errno != EEXIST)
                 return bento_err_set(err, errno, "cannot create the rootfs directory");
-        rootfd = openat(dirfd, COMPILE_ROOTFS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        rootfd =
+            o->rootfs_dir
+                ? open(o->rootfs_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                : openat(dirfd, COMPILE_ROOTFS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (rootfd < 0)
                 return bento_err_set(err, errno, "cannot open the rootfs directory");
         for (size_t i = 0; i < plan->n_symlinks; i++) {
@@ -346,7 +350,7 @@ int compile_bundle_with(const struct policy *p, const struct compile_opts *o, co
                 return bento_err_set(err, errno, "cannot open \"%s\"", o->bundle_dir);
         r = compile_plan_mounts(p, o, &plan, err);
         if (r >= 0)
-                r = write_rootfs(dirfd, &plan, err);
+                r = write_rootfs(dirfd, o, &plan, err);
         compile_plan_done(&plan);
         if (r >= 0)
                 r = write_shield_file(dirfd, err);

@@ -30,7 +30,10 @@
 #define COMPILE_CLEANUP_VERB "__remove-mount-points"
 
 struct compile_opts {
-        const char *bundle_dir;     /* absolute; where config.json goes */
+        const char *bundle_dir; /* absolute; where config.json goes */
+        /* The root filesystem's directory, absolute, made and empty; NULL:
+         * <bundle_dir>/rootfs (root.path then says "rootfs"). */
+        const char *rootfs_dir;
         const char *listener_path;  /* exec gate socket; NULL: <bundle_dir>/exec-gate.sock */
         const char *egress_hook;    /* absolute path of bento-egress; NULL: beside bento */
         const char *egress_report;  /* passed to the hook as --report, or NULL */

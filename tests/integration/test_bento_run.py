@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -209,6 +210,11 @@ def tree(path):
     return sorted(out)
 
 
+def shm_rootfs_dirs():
+    """bento run's root filesystem directories in /dev/shm (run-dir.c)."""
+    return set(glob.glob("/dev/shm/bento-rootfs-*"))
+
+
 class Debris:
     """Snapshots before a run, what exists during it, and the check that the
     run removed all of it."""
@@ -221,6 +227,7 @@ class Debris:
         self.mounts = mountinfo()
         self.trees = {p: tree(p) if os.path.isdir(p) else None for p in self.watch}
         self.existed = {p: os.path.lexists(p) for p in self.watch}
+        self.shm = shm_rootfs_dirs()
         assert processes_mentioning(world.dir, world.tmp) == []
         assert world.run_dirs() == []
         self.ids = []
@@ -262,6 +269,8 @@ class Debris:
             problems.append("processes: %s" % left)
         if self.w.run_dirs():
             problems.append("run directories: %s" % self.w.run_dirs())
+        if shm_rootfs_dirs() - self.shm:
+            problems.append("root filesystems: %s" % sorted(shm_rootfs_dirs() - self.shm))
         # A new bento-run-* cgroup is this run's when it carries one of the
         # ids seen while it ran, or sits below a cgroup of this test session
         # of its own; at a hierarchy's root other sessions' runs come and go.
@@ -321,6 +330,40 @@ def test_deep_tmpdir(world):
     assert res.rc == 6, res
     assert res.out == "ran\n"
     assert os.listdir(deep) == []
+
+
+def test_root_filesystem_lives_on_tmpfs_and_goes_away(world):
+    """The sandbox's root filesystem (only mount points and the merged-/usr
+    links) is a private directory in /dev/shm when that is a tmpfs, so the
+    runtime's mount points cost no disk writes; it is bento's alone (0700,
+    its owner) while the run lasts, holds the mount points the runtime made,
+    and is gone afterwards - also after a cancelled run."""
+    shm_tmpfs = any(line.split(" - ")[1].split()[0] == "tmpfs"
+                    for line in open("/proc/self/mountinfo") if line.split()[4] == "/dev/shm")
+    m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\nread: [.]\nexec: all\n",
+                       script="echo started\nsleep 30\n")
+    world.approve(m)
+    debris = Debris(world)
+    p, out, err = _start(world, m)
+    try:
+        wait_for(lambda: _said(out, "started"), timeout=20, what="the script")
+        debris.during()
+        new = sorted(shm_rootfs_dirs() - debris.shm)
+        if not shm_tmpfs:  # then the rootfs stays in the bundle
+            assert new == [] and os.path.isdir(os.path.join(world.run_dirs()[0], "bundle", "rootfs"))
+            return
+        assert len(new) == 1, new
+        st = os.lstat(new[0])
+        assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700, oct(st.st_mode)
+        assert st.st_uid == os.getuid()
+        made = set(os.listdir(new[0]))
+        assert {"proc", "dev", "tmp", "usr"} <= made, made
+        with open(os.path.join(world.dir, "run.err")) as f:
+            assert "rootfs" not in f.read()
+    finally:
+        _stop(p)
+    assert p.returncode == 125, _read(err)
+    debris.assert_clean()
 
 
 def test_b6_changed_script_stays_approved(world):
