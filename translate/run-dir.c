@@ -29,16 +29,18 @@
 #define RUN_DIR_SOCKET_TAIL "/bento-run-XXXXXX/exec-gate.sock"
 #define RUN_DIR_SUN_PATH    108
 
-/* Where the sandbox's root filesystem lives: only the mount points the
- * runtime makes (a dozen directories and files, more for grants outside
- * /tmp) and the merged-/usr symlinks.  On a disk file system each of them
- * is a journaled mkdir on the runtime's critical path and an unlink
- * afterwards (2-4 ms a run on the CI machine's ext4), so when /dev/shm is
- * a tmpfs bento keeps them there, in a private (0700) directory of its
- * own; otherwise in the bundle.  NULL when /dev/shm cannot be used. */
-static char *tmpfs_rootfs(void)
+/* Where the sandbox's root filesystem and the runtime's state live.  The
+ * rootfs holds only the mount points the runtime makes (a dozen
+ * directories and files, more for grants outside /tmp) and the
+ * merged-/usr symlinks; the state, a few small files for the run's length.
+ * On a disk file system each is a journaled mkdir or write on the
+ * runtime's critical path and an unlink (with a discard) afterwards, 2-4 ms
+ * a run on the CI machine's ext4; so when /dev/shm is a tmpfs bento keeps
+ * them there, in a private (0700) directory of its own, and otherwise in
+ * the run directory.  NULL when /dev/shm cannot be used. */
+static char *tmpfs_dir(void)
 {
-        char tmpl[] = "/dev/shm/bento-rootfs-XXXXXX";
+        char tmpl[] = "/dev/shm/bento-XXXXXX";
         struct statfs sfs;
 
         if (statfs("/dev/shm", &sfs) < 0 || sfs.f_type != TMPFS_MAGIC || !mkdtemp(tmpl))
@@ -61,9 +63,15 @@ int run_dir_make(struct run_dir *d, struct bento_err *err)
         if (!mkdtemp(tmpl))
                 return bento_err_set(err, errno, "cannot create a run directory in \"%s\"", tmp);
         d->path = TAKE_PTR(tmpl);
-        d->rootfs = tmpfs_rootfs();
+        d->shm = tmpfs_dir();
+        if (d->shm) {
+                d->rootfs = path_join(d->shm, "rootfs");
+                if (!d->rootfs || mkdir(d->rootfs, 0755) < 0)
+                        return bento_err_set(err, d->rootfs ? errno : ENOMEM,
+                                             "cannot create the root filesystem in \"%s\"", d->shm);
+        }
         d->bundle = path_join(d->path, "bundle");
-        d->state = path_join(d->path, "state");
+        d->state = path_join(d->shm ? d->shm : d->path, "state");
         /* Beside the bundle, not in it: the gate is up before the bundle
          * is written, and a bundle directory holds only a bundle. */
         d->gate_socket = path_join(d->path, "exec-gate.sock");
@@ -150,11 +158,12 @@ static void remove_tree(const char *dir)
 void run_dir_cleanup(struct run_dir *d)
 {
         run_remove_mount_points(d->created, d->n_created);
-        if (d->rootfs)
-                remove_tree(d->rootfs);
+        if (d->shm)
+                remove_tree(d->shm);
         if (d->path)
                 remove_tree(d->path);
         strv_free(d->created);
+        free(d->shm);
         free(d->rootfs);
         free(d->path);
         free(d->bundle);

@@ -42,8 +42,9 @@ struct run_opts {
 struct run_dir {
         char *path;
         char *bundle;      /* <path>/bundle */
-        char *rootfs;      /* /dev/shm/bento-rootfs-XXXXXX, or NULL: <bundle>/rootfs */
-        char *state;       /* <path>/state, bento-runtime --root */
+        char *shm;         /* /dev/shm/bento-XXXXXX (run-dir.c), or NULL */
+        char *rootfs;      /* <shm>/rootfs, or NULL: <bundle>/rootfs */
+        char *state;       /* <shm or path>/state, bento-runtime --root */
         char *gate_socket; /* <path>/exec-gate.sock */
         char *egress_log;  /* <path>/egress.jsonl, the egress hook's report */
         char *runtime_log; /* <path>/runtime.log */

@@ -211,8 +211,9 @@ def tree(path):
 
 
 def shm_rootfs_dirs():
-    """bento run's root filesystem directories in /dev/shm (run-dir.c)."""
-    return set(glob.glob("/dev/shm/bento-rootfs-*"))
+    """bento run's directories in /dev/shm: the root filesystem and the
+    runtime's state (run-dir.c)."""
+    return set(glob.glob("/dev/shm/bento-*"))
 
 
 class Debris:
@@ -334,10 +335,10 @@ def test_deep_tmpdir(world):
 
 def test_root_filesystem_lives_on_tmpfs_and_goes_away(world):
     """The sandbox's root filesystem (only mount points and the merged-/usr
-    links) is a private directory in /dev/shm when that is a tmpfs, so the
-    runtime's mount points cost no disk writes; it is bento's alone (0700,
-    its owner) while the run lasts, holds the mount points the runtime made,
-    and is gone afterwards - also after a cancelled run."""
+    links) and the runtime's state are in a private directory in /dev/shm
+    when that is a tmpfs, so they cost no disk writes; it is bento's alone
+    (0700, its owner) while the run lasts, holds the mount points the
+    runtime made, and is gone afterwards - also after a cancelled run."""
     shm_tmpfs = any(line.split(" - ")[1].split()[0] == "tmpfs"
                     for line in open("/proc/self/mountinfo") if line.split()[4] == "/dev/shm")
     m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\nread: [.]\nexec: all\n",
@@ -356,8 +357,10 @@ def test_root_filesystem_lives_on_tmpfs_and_goes_away(world):
         st = os.lstat(new[0])
         assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700, oct(st.st_mode)
         assert st.st_uid == os.getuid()
-        made = set(os.listdir(new[0]))
+        assert sorted(os.listdir(new[0])) == ["rootfs", "state"]
+        made = set(os.listdir(os.path.join(new[0], "rootfs")))
         assert {"proc", "dev", "tmp", "usr"} <= made, made
+        assert os.listdir(os.path.join(new[0], "state"))  # the runtime's record
         with open(os.path.join(world.dir, "run.err")) as f:
             assert "rootfs" not in f.read()
     finally:
