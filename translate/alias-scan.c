@@ -43,6 +43,7 @@ struct ident {
 
 struct scan {
         const struct policy *p;
+        bool any_opted; /* a read grant opted a store in: opted_store() can say yes */
         struct ident *creds;
         size_t n_creds;
         bool linked; /* a credential file has more than one link */
@@ -162,9 +163,11 @@ static bool enter_cred(struct scan *s, const char *path, const struct stat *st)
         return !(n >= 12 && strcmp(path + n - 12, "/.git/objects") == 0);
 }
 
-static bool opted_store(const struct policy *p, const char *path)
+static bool opted_store(const struct scan *s, const char *path)
 {
-        for (size_t i = 0; p->opted && i < p->shields->n_rules; i++)
+        const struct policy *p = s->p;
+
+        for (size_t i = 0; s->any_opted && i < p->shields->n_rules; i++)
                 if (p->opted[i] && path_within(p->shields->rules[i].path, path))
                         return true;
         return false;
@@ -178,7 +181,7 @@ static void add_anchor(struct scan *s, const char *path)
                 s->out->partial = true;
                 return;
         }
-        if (opted_store(s->p, path) || path_lstat(path, &st) < 0) {
+        if (opted_store(s, path) || path_lstat(path, &st) < 0) {
                 if (errno != ENOENT && errno != ENOTDIR)
                         s->out->partial = true;
                 return;
@@ -214,11 +217,11 @@ static void collect_credentials(struct scan *s)
 }
 
 /* Hidden in the sandbox: a shield (not opted in) covers it. */
-static bool hidden(const struct policy *p, const char *path)
+static bool hidden(const struct scan *s, const char *path)
 {
-        const struct shield_rule *r = shields_covering(p->shields, path);
+        const struct shield_rule *r = shields_covering(s->p->shields, path);
 
-        return r && r->deny == SHIELD_DENY_ALL && !opted_store(p, path);
+        return r && r->deny == SHIELD_DENY_ALL && !opted_store(s, path);
 }
 
 static bool cred_device(const struct scan *s, dev_t dev)
@@ -233,7 +236,7 @@ static void visit_grant(struct scan *s, const char *path, const struct stat *st)
 {
         const struct ident *c;
 
-        if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || hidden(s->p, path))
+        if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || hidden(s, path))
                 return;
         c = find_ident(s, st);
         if (c && strcmp(c->name, path) != 0)
@@ -242,7 +245,7 @@ static void visit_grant(struct scan *s, const char *path, const struct stat *st)
 
 static bool enter_grant(struct scan *s, const char *path, const struct stat *st)
 {
-        return cred_device(s, st->st_dev) && !hidden(s->p, path) &&
+        return cred_device(s, st->st_dev) && !hidden(s, path) &&
                !(strlen(path) > 1 && path[0] == '/' &&
                  (path_within("/usr", path) || path_within("/nix", path) ||
                   path_within("/proc", path) || path_within("/sys", path)));
@@ -260,8 +263,7 @@ static void walk_grant(struct scan *s, const char *root)
 {
         struct stat st;
 
-        if (skipped_tree(root) || hidden(s->p, root) || lstat(root, &st) < 0 ||
-            !S_ISDIR(st.st_mode))
+        if (skipped_tree(root) || hidden(s, root) || lstat(root, &st) < 0 || !S_ISDIR(st.st_mode))
                 return;
         walk(s, root, 0, visit_grant, enter_grant);
 }
@@ -316,7 +318,7 @@ static void scan_mounts(struct scan *s)
                 if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3)
                         continue;
                 unescape(mp);
-                if (!cred_device(s, makedev(maj, min)) || !granted(s->p, mp) || hidden(s->p, mp) ||
+                if (!cred_device(s, makedev(maj, min)) || !granted(s->p, mp) || hidden(s, mp) ||
                     stat(mp, &st) < 0)
                         continue;
                 c = find_ident(s, &st);
@@ -329,6 +331,9 @@ int alias_scan(const struct policy *p, size_t budget, struct alias_scan *ret, st
 {
         struct alias_scan out = {0};
         struct scan s = {.p = p, .budget = budget, .out = &out};
+
+        for (size_t i = 0; p->opted && p->shields && i < p->shields->n_rules; i++)
+                s.any_opted |= p->opted[i];
 
         if (p->shields) {
                 collect_credentials(&s);
