@@ -16,17 +16,29 @@
  * host itself.
  *
  * Most shield rules name something that is not there (a home holds a few
- * of the thousand stores the rules know).  After a few such misses in one
- * directory the directory is listed once, and every later name that is
- * not in the listing is answered "no such file" without a system call.
+ * of the thousand stores the rules know).  After a few lookups in one
+ * directory the directory is listed once, and a later name is answered
+ * from the listing (missing, or its type) without a system call.  That is
+ * sound only where a lookup finds nothing readdir did not list, which is
+ * not so everywhere: a case-folding directory finds ".SSH" as ".ssh",
+ * autofs mounts on lookup, /proc finds thread ids it does not list, and a
+ * FUSE or network file system may do anything.  Such a listing would let
+ * a shield think a credential store absent, so only directories of the
+ * local file systems known to list everything (and not folding case
+ * there) are listed (listing_complete()).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -334,17 +346,46 @@ static mode_t type_of_dirent(unsigned char d_type)
         }
 }
 
+/* Does readdir on fd list every name a lookup there finds?  Yes on ext2/3/4,
+ * tmpfs and f2fs directories that do not fold case (FS_IOC_GETFLAGS;
+ * a directory that cannot say is not listed) and on btrfs (no case
+ * folding); no elsewhere (case-insensitive, automounting, synthetic,
+ * FUSE and network file systems), where lookups stay one lstat(2) each. */
+static bool listing_complete(int fd)
+{
+        struct statfs sfs;
+        int flags = 0;
+
+        if (fstatfs(fd, &sfs) < 0)
+                return false;
+        switch ((unsigned long) sfs.f_type) {
+        case EXT4_SUPER_MAGIC:
+        case TMPFS_MAGIC:
+        case F2FS_SUPER_MAGIC:
+                return ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_CASEFOLD_FL);
+        case BTRFS_SUPER_MAGIC:
+                return true;
+        default:
+                return false;
+        }
+}
+
 /* Read dir's names into names[] (at most LIST_MAX_NAMES); *n counts
  * those read, which the caller frees.  False when dir cannot be read
- * whole. */
+ * whole, or its listing would not be complete. */
 static bool read_names(const char *dir, struct listed_name *names, size_t *n)
 {
-        cleanup_dir DIR *d = opendir(dir);
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cleanup_dir DIR *d = NULL;
         struct dirent *de;
 
         *n = 0;
-        if (!d)
+        if (fd < 0)
                 return false;
+        if (!listing_complete(fd) || !(d = fdopendir(fd))) {
+                close(fd);
+                return false;
+        }
         for (errno = 0; (de = readdir(d)); errno = 0) {
                 if (*n == LIST_MAX_NAMES || !(names[*n].name = strdup(de->d_name)))
                         return false;

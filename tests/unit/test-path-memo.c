@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,40 @@ TEST(types_come_from_the_listing)
         ASSERT_OK(path_type(at("e", "sub"), &t));
         ASSERT_EQ(t, S_IFREG);
         ASSERT_TRUE(path_type(at("e", "link"), &t) < 0 && errno == ENOENT);
+}
+
+static void *idle_thread(void *arg)
+{
+        pid_t *tid = arg;
+
+        __atomic_store_n(tid, gettid(), __ATOMIC_SEQ_CST);
+        pause();
+        return NULL;
+}
+
+/* /proc lists processes but finds thread ids too: a directory whose
+ * listing is not complete must never answer "missing" from it (a shield
+ * would take a store for absent).  Six lookups would list an ext4 or
+ * tmpfs directory; /proc is looked up name by name. */
+TEST(an_incomplete_listing_is_not_trusted)
+{
+        pthread_t t;
+        pid_t tid = 0;
+        char p[64];
+
+        ASSERT_EQ(pthread_create(&t, NULL, idle_thread, &tid), 0);
+        while (!__atomic_load_n(&tid, __ATOMIC_SEQ_CST))
+                usleep(1000);
+        path_cache_begin();
+        for (int i = 0; i < 8; i++) {
+                snprintf(p, sizeof(p), "/proc/no-such-name-%d", i);
+                ASSERT_EQ(lstat_errno(p), ENOENT);
+        }
+        snprintf(p, sizeof(p), "/proc/%d", (int) tid);
+        ASSERT_EQ(lstat_errno(p), 0);
+        path_cache_end();
+        pthread_cancel(t);
+        pthread_join(t, NULL);
 }
 
 TEST(cleanup)
