@@ -69,7 +69,7 @@ TEST(six_lookups_list_the_directory)
         path_cache_begin();
         ASSERT_EQ(lstat_errno(at("a", "present")), 0);
         for (int i = 0; i < 5; i++) {
-                char name[16];
+                char name[32];
 
                 snprintf(name, sizeof(name), "missing%d", i);
                 ASSERT_EQ(lstat_errno(at("a", name)), ENOENT);
@@ -88,7 +88,7 @@ TEST(five_lookups_do_not)
         make_sub("b");
         path_cache_begin();
         for (int i = 0; i < 5; i++) {
-                char name[16];
+                char name[32];
 
                 snprintf(name, sizeof(name), "missing%d", i);
                 ASSERT_EQ(lstat_errno(at("b", name)), ENOENT);
@@ -102,14 +102,14 @@ TEST(a_directory_too_large_is_not_listed)
 {
         make_sub("c");
         for (int i = 0; i < 4100; i++) {
-                char name[16];
+                char name[32];
 
                 snprintf(name, sizeof(name), "f%d", i);
                 touch(at("c", name));
         }
         path_cache_begin();
         for (int i = 0; i < 8; i++) {
-                char name[16];
+                char name[32];
 
                 snprintf(name, sizeof(name), "missing%d", i);
                 ASSERT_EQ(lstat_errno(at("c", name)), ENOENT);
@@ -129,7 +129,7 @@ TEST(resolution_through_a_listed_directory)
         ASSERT_OK(symlink("present", link));
         path_cache_begin();
         for (int i = 0; i < 6; i++) {
-                char name[16];
+                char name[32];
 
                 snprintf(name, sizeof(name), "missing%d", i);
                 ASSERT_EQ(lstat_errno(at("d", name)), ENOENT);
@@ -157,7 +157,7 @@ TEST(types_come_from_the_listing)
         ASSERT_OK(symlink("present", p));
         path_cache_begin();
         for (int i = 0; i < 6; i++) {
-                char name[16];
+                char name[32];
 
                 snprintf(name, sizeof(name), "missing%d", i);
                 ASSERT_EQ(lstat_errno(at("e", name)), ENOENT);
