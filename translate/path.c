@@ -59,6 +59,14 @@ static size_t clean_back(const char *out, size_t w, size_t floor)
         return w;
 }
 
+/* The length of the name s starts with (up to the next slash).  Not
+ * strcspn(s, "/"): its set-of-bytes setup costs more than the short names
+ * of paths (it was 4 % of `bento validate`'s time). */
+static size_t name_len(const char *s)
+{
+        return (size_t) (strchrnul(s, '/') - s);
+}
+
 char *path_clean(const char *p)
 {
         size_t n = strlen(p), w = 0, floor = 0;
@@ -70,7 +78,7 @@ char *path_clean(const char *p)
         if (rooted)
                 out[w++] = '/', floor = 1;
         for (size_t r = 0; r < n;) {
-                size_t len = strcspn(p + r, "/");
+                size_t len = name_len(p + r);
 
                 if (len == 0 || (len == 1 && p[r] == '.')) {
                         r += len ? len : 1;
@@ -894,8 +902,9 @@ static int resolve_walk(const char *clean, struct walk *w, char **ret)
                 const char *target = NULL;
                 size_t len, parent;
 
-                i += strspn(rest + i, "/");
-                len = strcspn(rest + i, "/");
+                while (rest[i] == '/')
+                        i++;
+                len = name_len(rest + i);
                 if (len == 0)
                         break;
                 if (len <= 2 && rest[i] == '.' && (len == 1 || rest[i + 1] == '.')) {
