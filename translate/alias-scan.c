@@ -8,7 +8,6 @@
  */
 #include "alias-scan.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -107,43 +106,57 @@ static void add_hit(struct scan *s, const char *path, const char *cred)
 typedef void (*visit_fn)(struct scan *s, const char *path, const struct stat *st);
 typedef bool (*enter_fn)(struct scan *s, const char *path, const struct stat *st);
 
-/* Depth-first walk of dir without following links, under the budget. */
+static void walk(struct scan *s, const char *dir, int depth, visit_fn visit, enter_fn enter);
+
+/* One directory of a walk, for path_list(). */
+struct walk_dir {
+        struct scan *s;
+        const char *dir;
+        int depth;
+        visit_fn visit;
+        enter_fn enter;
+};
+
+/* The entry's lstat(2) comes from the path memo: the shields looked at
+ * most names in a credential store already. */
+static int walk_entry(const char *name, mode_t type, void *userdata)
+{
+        const struct walk_dir *w = userdata;
+        struct scan *s = w->s;
+        cleanup_free char *path = NULL;
+        struct stat st;
+
+        (void) type;
+        if (s->budget == 0) {
+                s->out->partial = true;
+                return 1;
+        }
+        s->budget--;
+        path = path_join(w->dir, name);
+        if (!path) {
+                s->r = -ENOMEM;
+                return 1;
+        }
+        if (path_lstat(path, &st) < 0) {
+                s->out->partial = true;
+                return 0;
+        }
+        w->visit(s, path, &st);
+        if (S_ISDIR(st.st_mode) && w->enter(s, path, &st))
+                walk(s, path, w->depth + 1, w->visit, w->enter);
+        return s->r < 0;
+}
+
+/* Depth-first walk of dir without following links, under the budget.  A
+ * directory that cannot be read whole leaves the answer partial. */
 static void walk(struct scan *s, const char *dir, int depth, visit_fn visit, enter_fn enter)
 {
-        cleanup_dir DIR *d = NULL;
-        struct dirent *de;
+        struct walk_dir w = {s, dir, depth, visit, enter};
 
         if (depth > SHIELD_WALK_DEPTH_MAX || s->r < 0)
                 return;
-        d = opendir(dir);
-        if (!d) {
+        if (path_list(dir, walk_entry, &w) < 0)
                 s->out->partial = true;
-                return;
-        }
-        while (s->r >= 0 && (de = readdir(d))) {
-                cleanup_free char *path = NULL;
-                struct stat st;
-
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                if (s->budget == 0) {
-                        s->out->partial = true;
-                        return;
-                }
-                s->budget--;
-                path = path_join(dir, de->d_name);
-                if (!path) {
-                        s->r = -ENOMEM;
-                        return;
-                }
-                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                        s->out->partial = true;
-                        continue;
-                }
-                visit(s, path, &st);
-                if (S_ISDIR(st.st_mode) && enter(s, path, &st))
-                        walk(s, path, depth + 1, visit, enter);
-        }
 }
 
 /* Credential side: every file and directory of a store is an identity,

@@ -25,7 +25,9 @@
  * FUSE or network file system may do anything.  Such a listing would let
  * a shield think a credential store absent, so only directories of the
  * local file systems known to list everything (and not folding case
- * there) are listed (listing_complete()).
+ * there) are listed (listing_complete()).  A walk of a whole directory
+ * (path_list()) keeps its listing the same way: the credential links walk
+ * and the alias scan both read every credential store, once.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -39,6 +41,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -154,7 +157,9 @@ struct listed_name {
 };
 
 struct listing {
-        struct listed_name *slots;
+        struct listed_name *names; /* in the order readdir gave them */
+        size_t n;
+        size_t *slots; /* open addressing over names[]: 1 + the index, 0 when free */
         size_t cap;
 };
 
@@ -270,8 +275,9 @@ static void listing_free(struct listing *l)
 {
         if (!l)
                 return;
-        for (size_t i = 0; i < l->cap; i++)
-                free(l->slots[i].name);
+        for (size_t i = 0; i < l->n; i++)
+                free(l->names[i].name);
+        free(l->names);
         free(l->slots);
         free(l);
 }
@@ -325,10 +331,12 @@ static int failed_ancestor(const char *s, size_t n)
 
 static const struct listed_name *listing_find(const struct listing *l, const char *name, size_t n)
 {
-        for (size_t i = hash_bytes(name, n) & (l->cap - 1); l->slots[i].name;
-             i = (i + 1) & (l->cap - 1))
-                if (strncmp(l->slots[i].name, name, n) == 0 && l->slots[i].name[n] == '\0')
-                        return &l->slots[i];
+        for (size_t i = hash_bytes(name, n) & (l->cap - 1); l->slots[i]; i = (i + 1) & (l->cap - 1)) {
+                const struct listed_name *e = &l->names[l->slots[i] - 1];
+
+                if (strncmp(e->name, name, n) == 0 && e->name[n] == '\0')
+                        return e;
+        }
         return NULL;
 }
 
@@ -378,65 +386,84 @@ static bool listing_complete(int fd)
         }
 }
 
-/* Read dir's names into names[] (at most LIST_MAX_NAMES); *n counts
- * those read, which the caller frees.  False when dir cannot be read
- * whole, or its listing would not be complete. */
-static bool read_names(const char *dir, struct listed_name *names, size_t *n)
-{
-        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        cleanup_dir DIR *d = NULL;
-        struct dirent *de;
+/* One record of getdents64(2). */
+struct dirent64_record {
+        uint64_t d_ino;
+        int64_t d_off;
+        unsigned short d_reclen;
+        unsigned char d_type;
+        char d_name[];
+};
 
-        *n = 0;
-        if (fd < 0)
+static bool listing_append(struct listing *l, const char *name, unsigned char d_type)
+{
+        if (l->n == LIST_MAX_NAMES)
                 return false;
-        if (!listing_complete(fd) || !(d = fdopendir(fd))) {
-                close(fd);
-                return false;
-        }
-        for (errno = 0; (de = readdir(d)); errno = 0) {
-                if (*n == LIST_MAX_NAMES || !(names[*n].name = strdup(de->d_name)))
+        if ((l->n & (l->n - 1)) == 0 && l->n >= 16) { /* full at 16, 32, 64, ... */
+                struct listed_name *v = reallocarray(l->names, 2 * l->n, sizeof(*v));
+
+                if (!v)
                         return false;
-                names[(*n)++].type = type_of_dirent(de->d_type);
+                l->names = v;
+        } else if (!l->names && !(l->names = calloc(16, sizeof(*l->names)))) {
+                return false;
         }
-        return errno == 0;
+        if (!(l->names[l->n].name = strdup(name)))
+                return false;
+        l->names[l->n++].type = type_of_dirent(d_type);
+        return true;
 }
 
-static void listing_insert(struct listing *l, struct listed_name name)
+/* Append dir's names to l->names.  False when dir cannot be read whole,
+ * holds more than LIST_MAX_NAMES names, or its listing would not be
+ * complete.  getdents64(2) itself: opendir(3) would fstat() and fcntl() a
+ * descriptor that O_DIRECTORY already vouches for, two calls per listing. */
+static bool read_names(const char *dir, struct listing *l)
 {
-        size_t i = hash_bytes(name.name, strlen(name.name)) & (l->cap - 1);
+        cleanup_close int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _Alignas(8) char buf[32768];
+        long got;
 
-        while (l->slots[i].name)
-                i = (i + 1) & (l->cap - 1);
-        l->slots[i] = name;
+        if (fd < 0 || !listing_complete(fd))
+                return false;
+        while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+                for (long off = 0; off < got;) {
+                        const struct dirent64_record *de = (const void *) (buf + off);
+
+                        off += de->d_reclen;
+                        if (!listing_append(l, de->d_name, de->d_type))
+                                return false;
+                }
+        return got == 0;
 }
 
 /* Every name in dir, or NULL: unreadable, a read error part way, more
  * than LIST_MAX_NAMES names, or out of memory. */
 static struct listing *list_dir(const char *dir)
 {
-        cleanup_free struct listed_name *names = calloc(LIST_MAX_NAMES, sizeof(*names));
-        struct listing *l = NULL;
-        size_t n = 0, cap = 16;
-        bool whole = names && read_names(dir, names, &n);
+        struct listing *l = calloc(1, sizeof(*l));
+        size_t cap = 16;
 
-        while (cap < 2 * n)
+        if (!l)
+                return NULL;
+        if (!read_names(dir, l)) {
+                listing_free(l);
+                return NULL;
+        }
+        while (cap < 2 * l->n)
                 cap *= 2;
-        if (whole)
-                l = calloc(1, sizeof(*l));
-        if (l) {
-                l->cap = cap;
-                l->slots = calloc(cap, sizeof(*l->slots));
+        l->slots = calloc(cap, sizeof(*l->slots));
+        if (!l->slots) {
+                listing_free(l);
+                return NULL;
         }
-        if (l && !l->slots) {
-                free(l);
-                l = NULL;
-        }
-        for (size_t k = 0; k < n; k++) {
-                if (l)
-                        listing_insert(l, names[k]);
-                else
-                        free(names[k].name);
+        l->cap = cap;
+        for (size_t k = 0; k < l->n; k++) {
+                size_t i = hash_bytes(l->names[k].name, strlen(l->names[k].name)) & (cap - 1);
+
+                while (l->slots[i])
+                        i = (i + 1) & (cap - 1);
+                l->slots[i] = k + 1;
         }
         return l;
 }
@@ -491,6 +518,55 @@ static void note_lookup(const char *s, size_t n)
                 return;
         dir->list_tried = true;
         dir->list = list_dir(dir->key);
+}
+
+static bool dot_or_dotdot(const char *name)
+{
+        return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/* path_list() outside a scope, or where no listing can be kept. */
+static int list_each(const char *dir, path_list_fn fn, void *userdata)
+{
+        cleanup_dir DIR *d = opendir(dir);
+        struct dirent *de;
+
+        if (!d)
+                return -1;
+        for (errno = 0; (de = readdir(d)); errno = 0) {
+                int r;
+
+                if (dot_or_dotdot(de->d_name))
+                        continue;
+                r = fn(de->d_name, type_of_dirent(de->d_type), userdata);
+                if (r)
+                        return r;
+        }
+        return errno ? -1 : 0;
+}
+
+int path_list(const char *dir, path_list_fn fn, void *userdata)
+{
+        size_t n = strlen(dir);
+        struct memo *e = dir[0] == '/' ? memo_get(dir, n, hash_bytes(dir, n)) : NULL;
+
+        if (e && !e->list_tried) {
+                e->list_tried = true;
+                e->list = list_dir(e->key);
+        }
+        if (!e || !e->list)
+                return list_each(dir, fn, userdata);
+        for (size_t i = 0; i < e->list->n; i++) {
+                const struct listed_name *name = &e->list->names[i];
+                int r;
+
+                if (dot_or_dotdot(name->name))
+                        continue;
+                r = fn(name->name, name->type, userdata);
+                if (r)
+                        return r;
+        }
+        return 0;
 }
 
 /* The memo of an absolute path (hash h) with its lstat(2) answer filled

@@ -59,6 +59,16 @@ int path_follow_type(const char *path, mode_t *type);
 int path_stat(const char *path, struct stat *st);
 int path_access(const char *path, int mode);
 
+/* fn(name, type, userdata) for each name in the directory dir but "." and
+ * "..", in the order readdir(3) gives them; type is the S_IF* type the
+ * directory entry says, 0 when it does not.  Inside a scope the names are
+ * read once and kept (where listing is sound, see path.c), so a second
+ * walk of the same directory, and later lookups of names in it, cost no
+ * system call.  Returns 0; -1 with errno when dir cannot be opened or read
+ * whole; or the first nonzero value fn returned, which ends the walk. */
+typedef int (*path_list_fn)(const char *name, mode_t type, void *userdata);
+int path_list(const char *dir, path_list_fn fn, void *userdata);
+
 /* Many paths indexed for containment queries (a hash lookup per prefix of
  * the path asked about, a binary search for what lies beneath it), so
  * checking P paths against N costs about O(P * depth) instead of O(P * N),

@@ -7,7 +7,6 @@
  * credential-link expansion that follows dotfile-farm symlinks out of a
  * store to where the secret really lives.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -333,23 +332,19 @@ static int link_entry(const struct link_walk *w, const char *full, struct bento_
         return r < 0 ? r : 0;
 }
 
-/* type is the entry's d_type; DT_UNKNOWN asks lstat(2). */
-static int walk_entry(const struct link_walk *w, const char *dir, const char *name,
-                      unsigned char type, unsigned depth, struct bento_err *err)
+/* type is the S_IF* type the directory listed; 0 asks lstat(2). */
+static int walk_entry(const struct link_walk *w, const char *dir, const char *name, mode_t type,
+                      unsigned depth, struct bento_err *err)
 {
         cleanup_free char *full = path_join(dir, name);
-        struct stat st;
 
         if (!full)
                 return bento_err_set(err, ENOMEM, "credential links");
-        if (type == DT_UNKNOWN) {
-                if (path_lstat(full, &st) < 0)
-                        return 0;
-                type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
-        }
-        if (type == DT_LNK)
+        if (type == 0 && path_type(full, &type) < 0)
+                return 0;
+        if (type == S_IFLNK)
                 return link_entry(w, full, err);
-        if (type == DT_DIR && depth < SHIELD_WALK_DEPTH_MAX)
+        if (type == S_IFDIR && depth < SHIELD_WALK_DEPTH_MAX)
                 return walk_links(w, full, true, depth + 1, err);
         return 0;
 }
@@ -365,25 +360,33 @@ static bool may_open(const char *dir)
         return type == S_IFDIR || type == S_IFLNK;
 }
 
-/* is_dir: the walk already knows dir is a directory. */
+/* One directory of a link walk, for path_list(). */
+struct link_dir {
+        const struct link_walk *w;
+        const char *dir;
+        unsigned depth;
+        struct bento_err *err;
+        int r;
+};
+
+static int link_dir_entry(const char *name, mode_t type, void *userdata)
+{
+        struct link_dir *ld = userdata;
+
+        ld->r = walk_entry(ld->w, ld->dir, name, type, ld->depth, ld->err);
+        return ld->r < 0;
+}
+
+/* is_dir: the walk already knows dir is a directory.  One that cannot be
+ * listed is passed over: the walk cannot see links in it. */
 static int walk_links(const struct link_walk *w, const char *dir, bool is_dir, unsigned depth,
                       struct bento_err *err)
 {
-        cleanup_dir DIR *d = is_dir || may_open(dir) ? opendir(dir) : NULL;
-        struct dirent *de;
+        struct link_dir ld = {w, dir, depth, err, 0};
 
-        if (!d)
-                return 0;
-        while ((de = readdir(d))) {
-                int r;
-
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                r = walk_entry(w, dir, de->d_name, de->d_type, depth, err);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        if (is_dir || may_open(dir))
+                (void) path_list(dir, link_dir_entry, &ld);
+        return ld.r < 0 ? ld.r : 0;
 }
 
 int shields_expand_links(struct shield_set *s, struct bento_err *err)

@@ -181,6 +181,117 @@ TEST(types_come_from_the_listing)
         ASSERT_TRUE(path_type(at("e", "link"), &t) < 0 && errno == ENOENT);
 }
 
+/* What a path_list() walk saw: the names joined by spaces, in order. */
+struct seen {
+        char names[4096];
+        int calls;
+        int stop_after; /* 0: never */
+};
+
+static int see(const char *name, mode_t type, void *userdata)
+{
+        struct seen *s = userdata;
+        size_t n = strlen(s->names);
+
+        snprintf(s->names + n, sizeof(s->names) - n, "%s%s:%c", n ? " " : "", name,
+                 type == S_IFDIR ? 'd' : type == S_IFREG ? 'f' : type == S_IFLNK ? 'l' : '?');
+        return ++s->calls == s->stop_after ? 7 : 0;
+}
+
+/* Sorted, so that the host's readdir order does not matter to the test. */
+static void sort_words(char *s)
+{
+        char *w[64];
+        int n = 0;
+        char out[4096] = "";
+
+        for (char *tok = strtok(s, " "); tok && n < 64; tok = strtok(NULL, " "))
+                w[n++] = tok;
+        for (int i = 0; i < n; i++)
+                for (int j = i + 1; j < n; j++)
+                        if (strcmp(w[j], w[i]) < 0) {
+                                char *t = w[i];
+
+                                w[i] = w[j];
+                                w[j] = t;
+                        }
+        for (int i = 0; i < n; i++)
+                snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", i ? " " : "", w[i]);
+        strcpy(s, out);
+}
+
+TEST(path_list_names_every_entry_but_dot_and_dotdot)
+{
+        char p[512];
+        struct seen a = {0}, b = {0};
+
+        make_sub("f");
+        snprintf(p, sizeof(p), "%s/f/sub", dir);
+        ASSERT_OK(mkdir(p, 0755));
+        snprintf(p, sizeof(p), "%s/f/link", dir);
+        ASSERT_OK(symlink("present", p));
+        snprintf(p, sizeof(p), "%s/f", dir);
+        /* outside a scope: readdir itself */
+        ASSERT_OK(path_list(p, see, &a));
+        sort_words(a.names);
+        ASSERT_STREQ(a.names, "link:l present:f sub:d");
+        /* inside one: the same names, and the listing is kept */
+        path_cache_begin();
+        ASSERT_OK(path_list(p, see, &b));
+        sort_words(b.names);
+        ASSERT_STREQ(b.names, a.names);
+        touch(at("f", "late"));
+        memset(&b, 0, sizeof(b));
+        ASSERT_OK(path_list(p, see, &b));
+        sort_words(b.names);
+        ASSERT_STREQ(b.names, a.names);
+        /* and later lookups there answer from it */
+        ASSERT_EQ(lstat_errno(at("f", "late")), ENOENT);
+        path_cache_end();
+        memset(&b, 0, sizeof(b));
+        ASSERT_OK(path_list(p, see, &b));
+        sort_words(b.names);
+        ASSERT_STREQ(b.names, "late:f link:l present:f sub:d");
+}
+
+TEST(path_list_stops_when_asked_and_fails_on_a_missing_directory)
+{
+        char p[512];
+        struct seen s = {.stop_after = 2};
+
+        make_sub("g");
+        touch(at("g", "second"));
+        touch(at("g", "third"));
+        snprintf(p, sizeof(p), "%s/g", dir);
+        ASSERT_EQ(path_list(p, see, &s), 7);
+        ASSERT_EQ(s.calls, 2);
+        path_cache_begin();
+        memset(&s, 0, sizeof(s));
+        s.stop_after = 2;
+        ASSERT_EQ(path_list(p, see, &s), 7);
+        ASSERT_EQ(s.calls, 2);
+        snprintf(p, sizeof(p), "%s/no-such-dir", dir);
+        ASSERT_TRUE(path_list(p, see, &s) < 0 && errno == ENOENT);
+        path_cache_end();
+        ASSERT_TRUE(path_list(p, see, &s) < 0 && errno == ENOENT);
+        snprintf(p, sizeof(p), "%s/g/second", dir);
+        ASSERT_TRUE(path_list(p, see, &s) < 0 && errno == ENOTDIR);
+}
+
+/* /proc's listing is not kept (its lookups find more than it lists), but
+ * path_list() still walks it, from readdir. */
+TEST(path_list_walks_an_unlistable_directory_too)
+{
+        struct seen s = {0};
+        char self[32];
+
+        snprintf(self, sizeof(self), " %d:d", (int) getpid());
+        path_cache_begin();
+        ASSERT_OK(path_list("/proc", see, &s));
+        path_cache_end();
+        ASSERT_TRUE(strstr(s.names, self) != NULL);
+}
+
 static void *idle_thread(void *arg)
 {
         pid_t *tid = arg;
