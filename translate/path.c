@@ -331,7 +331,8 @@ static int failed_ancestor(const char *s, size_t n)
 
 static const struct listed_name *listing_find(const struct listing *l, const char *name, size_t n)
 {
-        for (size_t i = hash_bytes(name, n) & (l->cap - 1); l->slots[i]; i = (i + 1) & (l->cap - 1)) {
+        for (size_t i = hash_bytes(name, n) & (l->cap - 1); l->slots[i];
+             i = (i + 1) & (l->cap - 1)) {
                 const struct listed_name *e = &l->names[l->slots[i] - 1];
 
                 if (strncmp(e->name, name, n) == 0 && e->name[n] == '\0')

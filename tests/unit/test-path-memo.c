@@ -194,7 +194,10 @@ static int see(const char *name, mode_t type, void *userdata)
         size_t n = strlen(s->names);
 
         snprintf(s->names + n, sizeof(s->names) - n, "%s%s:%c", n ? " " : "", name,
-                 type == S_IFDIR ? 'd' : type == S_IFREG ? 'f' : type == S_IFLNK ? 'l' : '?');
+                 type == S_IFDIR   ? 'd'
+                 : type == S_IFREG ? 'f'
+                 : type == S_IFLNK ? 'l'
+                                   : '?');
         return ++s->calls == s->stop_after ? 7 : 0;
 }
 
