@@ -41,7 +41,6 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -387,15 +386,6 @@ static bool listing_complete(int fd)
         }
 }
 
-/* One record of getdents64(2). */
-struct dirent64_record {
-        uint64_t d_ino;
-        int64_t d_off;
-        unsigned short d_reclen;
-        unsigned char d_type;
-        char d_name[];
-};
-
 static bool listing_append(struct listing *l, const char *name, unsigned char d_type)
 {
         if (l->n == LIST_MAX_NAMES)
@@ -423,13 +413,13 @@ static bool read_names(const char *dir, struct listing *l)
 {
         cleanup_close int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         _Alignas(8) char buf[32768];
-        long got;
+        ssize_t got;
 
         if (fd < 0 || !listing_complete(fd))
                 return false;
-        while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
-                for (long off = 0; off < got;) {
-                        const struct dirent64_record *de = (const void *) (buf + off);
+        while ((got = getdents64(fd, buf, sizeof(buf))) > 0)
+                for (ssize_t off = 0; off < got;) {
+                        const struct dirent64 *de = (const void *) (buf + off);
 
                         off += de->d_reclen;
                         if (!listing_append(l, de->d_name, de->d_type))
