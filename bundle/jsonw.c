@@ -219,24 +219,36 @@ static size_t fold_empty(char *s, size_t len)
 {
         size_t o = 0, i = 0;
 
-        while (i < len) {
-                char c = s[i];
-                size_t j = i + 1;
+        /* Jump from one "\n\n" to the next (memmem is far quicker than a
+         * byte loop over a config of ~500 mounts); only there can an empty
+         * container start. */
+        for (;;) {
+                const char *nn = memmem(s + i, len - i, "\n\n", 2);
+                size_t at = nn ? (size_t) (nn - s) : len, j = at + 2;
 
-                if ((c == '[' || c == '{') && j + 1 < len && s[j] == '\n' && s[j + 1] == '\n') {
-                        j += 2;
+                /* s[at - 1] is the bracket, when at > i */
+                if (nn && at > i && (s[at - 1] == '[' || s[at - 1] == '{')) {
+                        char close = s[at - 1] == '[' ? ']' : '}';
+
                         while (j < len && s[j] == ' ')
                                 j++;
-                        if (j < len && s[j] == (c == '[' ? ']' : '}')) {
-                                s[o++] = c;
-                                s[o++] = s[j];
+                        if (j < len && s[j] == close) {
+                                memmove(s + o, s + i, at - i);
+                                o += at - i;
+                                s[o++] = close;
                                 i = j + 1;
                                 continue;
                         }
                 }
-                s[o++] = s[i++];
+                if (!nn) {
+                        memmove(s + o, s + i, len - i);
+                        return o + (len - i);
+                }
+                /* no fold here: keep through the first newline */
+                memmove(s + o, s + i, at + 1 - i);
+                o += at + 1 - i;
+                i = at + 1;
         }
-        return o;
 }
 
 int bento_jsonw_finish(struct bento_jsonw *w, char **ret_buf, size_t *ret_len)

@@ -121,11 +121,14 @@ int shields_opt_ins(const struct shield_set *s, const char *const *reads, size_t
         return 0;
 }
 
-/* The rules sorted by both spellings, for the per-grant queries. */
+/* The rules sorted by both spellings, for the per-grant queries.  lit is
+ * &literal, or &path when every rule is spelled as it resolves (no
+ * symlink on the way to any of them, the usual home): one index then. */
 struct rules {
         const struct shield_set *s;
         const bool *opted;
         struct path_index path, literal;
+        const struct path_index *lit;
 };
 
 static int rules_init(struct rules *rs, const struct shield_set *s, const bool *opted)
@@ -133,15 +136,22 @@ static int rules_init(struct rules *rs, const struct shield_set *s, const bool *
         cleanup_free const char **paths = calloc(s->n_rules + 1, sizeof(char *));
         cleanup_free const char **literals = calloc(s->n_rules + 1, sizeof(char *));
 
+        bool same = true;
+
         *rs = (struct rules){.s = s, .opted = opted};
+        rs->lit = &rs->literal;
         if (!paths || !literals)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_rules; i++) {
                 paths[i] = s->rules[i].path;
                 literals[i] = s->rules[i].literal;
+                same = same && strcmp(paths[i], literals[i]) == 0;
         }
-        if (path_index_init(&rs->path, paths, s->n_rules) < 0 ||
-            path_index_init(&rs->literal, literals, s->n_rules) < 0)
+        if (path_index_init(&rs->path, paths, s->n_rules) < 0)
+                return -ENOMEM;
+        if (same)
+                rs->lit = &rs->path;
+        else if (path_index_init(&rs->literal, literals, s->n_rules) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -149,7 +159,7 @@ static int rules_init(struct rules *rs, const struct shield_set *s, const bool *
 static void rules_done(struct rules *rs)
 {
         path_index_done(&rs->path);
-        path_index_done(&rs->literal);
+        path_index_done(&rs->literal); /* empty when lit is &path */
 }
 
 /* What a query asks of a rule besides where it lies. */
@@ -215,7 +225,7 @@ static const struct shield_rule *find_hit(const struct rules *rs, const struct g
         size_t best = SIZE_MAX;
 
         covering(rs, &w, &rs->path, g->resolved, &best);
-        covering(rs, &w, &rs->literal, g->clean, &best);
+        covering(rs, &w, rs->lit, g->clean, &best);
         return pick(rs, best);
 }
 
@@ -229,10 +239,10 @@ static const struct shield_rule *find_contained(const struct rules *rs, const st
 
         path_index_beneath(&rs->path, g->resolved, &lo, &hi);
         lowest(rs, &w, &rs->path, lo, hi, true, &best);
-        path_index_beneath(&rs->literal, g->resolved, &lo, &hi);
-        lowest(rs, &w, &rs->literal, lo, hi, true, &best);
-        path_index_beneath(&rs->literal, g->clean, &lo, &hi);
-        lowest(rs, &w, &rs->literal, lo, hi, true, &best);
+        path_index_beneath(rs->lit, g->resolved, &lo, &hi);
+        lowest(rs, &w, rs->lit, lo, hi, true, &best);
+        path_index_beneath(rs->lit, g->clean, &lo, &hi);
+        lowest(rs, &w, rs->lit, lo, hi, true, &best);
         return pick(rs, best);
 }
 
