@@ -32,6 +32,8 @@ PKGS_TRANSLATE := yajl yaml-0.1 libcrypto
 # `bento run` and `bento translate` each pay once (docs/performance.md).
 TRANSLATE_ARCHIVES := $(wildcard $(foreach a,libyajl_s.a libyaml.a libcrypto.a,$(shell $(CC) -print-file-name=$(a) 2>/dev/null)))
 PKGS_HOOKS := yajl libseccomp
+# The hook programs too (the exec gate starts with every `bento run`).
+HOOK_ARCHIVES := $(wildcard $(foreach a,libyajl_s.a libseccomp.a,$(shell $(CC) -print-file-name=$(a) 2>/dev/null)))
 
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
@@ -159,7 +161,7 @@ check-docs:
 define hook_program
 $$(BUILDDIR)/bin/bento-$(1): $$(call obj,$$(wildcard hooks/$(1)/*.c)) $$(LIBBENTO)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(call pkg_libs,$$(PKGS_HOOKS))
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(if $$(filter 2,$$(words $$(HOOK_ARCHIVES))),$$(HOOK_ARCHIVES),$$(call pkg_libs,$$(PKGS_HOOKS)))
 endef
 $(foreach h,$(HOOK_NAMES),$(eval $(call hook_program,$(h))))
 
