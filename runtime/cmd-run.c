@@ -5,9 +5,12 @@
  * there is no --console-socket: foreground.h), and exit with its status; the
  * container is deleted afterwards unless --keep.  With --report FILE
  * (foreground only) the facts its exit status cannot carry are written to
- * FILE at the end (run-report.h).
+ * FILE at the end (run-report.h).  With --exit-fd N the wait status goes to
+ * descriptor N the moment the container's init is reaped, before the
+ * delete: a caller can start what needs the sandbox gone that much sooner.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,9 +67,51 @@ static void start_failed(struct rt_store *store, const char *id, const struct rt
         close(c->pidfd);
 }
 
-static int run_foreground(struct rt_store *store, struct rt_create_opts *o,
-                          const struct rt_run_opts *ro, struct rt_run_report *rep,
-                          struct bento_err *err)
+/* --exit-fd: "<wait status>\n", then the descriptor is closed.  A caller
+ * that reads end-of-file without a line knows the target never ran or its
+ * status is unknown (the report, or the exit status, says why). */
+static void exit_notice(int *fd, int status)
+{
+        char line[16];
+        int n;
+
+        if (*fd < 0)
+                return;
+        n = snprintf(line, sizeof(line), "%d\n", status);
+        (void) !write(*fd, line, (size_t) n);
+        close(*fd);
+        *fd = -1;
+}
+
+static void exit_notice_close(int *fd)
+{
+        if (*fd >= 0)
+                close(*fd);
+        *fd = -1;
+}
+
+/* The descriptor must be open, not one of the container's own (stdio and
+ * --preserve-fds pass into it), and kept from every child. */
+static int check_exit_fd(int fd, const struct rt_create_opts *o, struct bento_err *err)
+{
+        int flags = fcntl(fd, F_GETFD);
+
+        if (fd < 3 + o->preserve_fds)
+                return bento_err_setx(err, EINVAL,
+                                      "run: --exit-fd %d is one the container would get (its "
+                                      "standard streams or a --preserve-fds descriptor); pass "
+                                      "one above %d",
+                                      fd, 2 + o->preserve_fds);
+        if (flags < 0)
+                return bento_err_setx(err, EBADF, "run: --exit-fd %d is not an open descriptor",
+                                      fd);
+        if (fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)
+                return bento_err_set(err, errno, "run: --exit-fd %d", fd);
+        return 0;
+}
+
+static int run_foreground(struct rt_store *store, struct rt_create_opts *o, struct rt_run_opts *ro,
+                          struct rt_run_report *rep, struct bento_err *err)
 {
         cleanup_close int sigfd = -1;
         cleanup_close int console_fd = -1;
@@ -93,6 +138,7 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o,
         }
         rep->started = true;
         rep->status = rt_fg_wait_status(c.pid, c.pidfd, sigfd, console_fd);
+        exit_notice(&ro->exit_fd, rep->status);
         close(c.pidfd);
         if (report)
                 rt_run_report_take(store, o->id, rep);
@@ -131,7 +177,7 @@ static int run_detached(struct rt_store *store, struct rt_create_opts *o, struct
 int cmd_run(const struct rt_global *g, int argc, char **argv)
 {
         struct rt_create_opts o = {.child_of_caller = false};
-        struct rt_run_opts ro = {.flags = 0, .report = NULL};
+        struct rt_run_opts ro = RT_RUN_OPTS_INIT;
         struct rt_run_report rep = RT_RUN_REPORT_INIT;
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
@@ -140,13 +186,17 @@ int cmd_run(const struct rt_global *g, int argc, char **argv)
 
         if (rt_create_opts_parse(&a, &o, &ro, &err) < 0)
                 return rt_log_err(&err);
-        if (a.argc - a.i != 1 || (ro.report && (ro.flags & RT_RUN_DETACH))) {
+        if (a.argc - a.i != 1 || ((ro.report || ro.exit_fd >= 0) && (ro.flags & RT_RUN_DETACH))) {
                 rt_log_error(a.argc - a.i != 1 ? "run: expected a container id"
-                                               : "run: --report is for the foreground: it "
+                             : ro.report       ? "run: --report is for the foreground: it "
+                                                 "cannot be used with --detach"
+                                               : "run: --exit-fd is for the foreground: it "
                                                  "cannot be used with --detach");
                 rt_usage("run", true);
                 return 1;
         }
+        if (ro.exit_fd >= 0 && check_exit_fd(ro.exit_fd, &o, &err) < 0)
+                return rt_log_err(&err);
         o.id = a.argv[a.i];
         o.systemd_cgroup = g->systemd_cgroup;
         if (ro.report)
@@ -159,6 +209,7 @@ int cmd_run(const struct rt_global *g, int argc, char **argv)
                 r = run_foreground(&store, &o, &ro, &rep, &err);
         }
         rt_store_close(&store);
+        exit_notice_close(&ro.exit_fd);
         if (r < 0)
                 (void) rt_log_err(&err);
         if (ro.report && rt_run_report_write(ro.report, &rep, &rerr) < 0)

@@ -15,6 +15,7 @@ enum {
         OPT_DETACH,
         OPT_KEEP,
         OPT_REPORT,
+        OPT_EXIT_FD,
 };
 
 static const struct rt_opt create_opts[] = {
@@ -27,13 +28,14 @@ static const struct rt_opt create_opts[] = {
     {"detach", 'd', false, OPT_DETACH},
     {"keep", 0, false, OPT_KEEP},
     {"report", 0, true, OPT_REPORT},
+    {"exit-fd", 0, true, OPT_EXIT_FD},
     {NULL, 0, false, 0},
 };
 
 int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, struct rt_run_opts *ret_run,
                          struct bento_err *err)
 {
-        struct rt_run_opts run = {.flags = 0, .report = NULL};
+        struct rt_run_opts run = RT_RUN_OPTS_INIT;
         const char *value = NULL;
         int id, r;
 
@@ -65,10 +67,15 @@ int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, struct rt_
                                                       "option '%s' is only "
                                                       "valid for run",
                                                       a->argv[a->i - 1]);
-                        if (id == OPT_REPORT)
+                        if (id == OPT_REPORT) {
                                 run.report = value;
-                        else
+                        } else if (id == OPT_EXIT_FD) {
+                                r = rt_args_parse_uint(value, "--exit-fd", &run.exit_fd, err);
+                                if (r < 0)
+                                        return r;
+                        } else {
                                 run.flags |= 1u << (id - OPT_DETACH);
+                        }
                         break;
                 }
         }

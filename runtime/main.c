@@ -25,7 +25,8 @@ static const struct {
     {"state", cmd_state, "state ID"},
     {"kill", cmd_kill, "kill [--all|-a] [--signal|-s SIGNAL] ID [SIGNAL]"},
     {"delete", cmd_delete, "delete [--force|-f] ID"},
-    {"run", cmd_run, "run [create options] [--detach|-d] [--keep] [--report FILE] ID"},
+    {"run", cmd_run,
+     "run [create options] [--detach|-d] [--keep] [--report FILE] [--exit-fd N] ID"},
     {"exec", cmd_exec,
      "exec [--process|-p FILE] [--detach|-d] [--pid-file FILE] [--console-socket PATH] "
      "[--tty|-t] [--preserve-fds N] [--cwd DIR] [--env|-e KEY=VALUE]... [--user|-u UID[:GID]] "

@@ -429,6 +429,20 @@ static void hold_stop_signals(void)
         sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
+/* The runtime has waited for the target, and deletes the sandbox now:
+ * what finish() needs the sandbox gone for starts here meanwhile (git's
+ * second answer about the hooks takes a millisecond or two).  The mount
+ * points go first, as in finish(): an empty .git bento made is not a
+ * repository to ask about. */
+static void sandbox_gone(void *userdata)
+{
+        struct run_ctx *c = userdata;
+
+        run_remove_mount_points(c->d.created, c->d.n_created);
+        if (c->autoexec.hooks)
+                run_autoexec_ask_after(c->p, &c->autoexec);
+}
+
 static int sandbox(struct run_ctx *c, struct bento_err *err)
 {
         struct manifest_limits limits;
@@ -487,7 +501,8 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                                         .on_output = forward_output,
                                         .userdata = &sink};
         }
-        r = run_sandbox(&c->o, &c->d, &c->gate, &io, &c->out, err);
+        r = run_sandbox(&c->o, &c->d, &c->gate, &io, &(struct run_on_exit){sandbox_gone, c},
+                        &c->out, err);
         for (int i = 0; i < 2; i++) {
                 if (out_pipe[i] >= 0)
                         close(out_pipe[i]);

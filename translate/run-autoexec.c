@@ -322,6 +322,36 @@ static bool changed(const struct run_autoexec_entry *e)
         return !same_facts(&self, &e->self) || !same_facts(&target, &e->target);
 }
 
+/* The same question as hooks_before() asks, for the comparison. */
+static bool ask_after(const struct policy *p, const struct run_autoexec *a, size_t g)
+{
+        return p->writes[g].exists || (a->hooks && g < a->n_hooks && a->hooks[g]);
+}
+
+void run_autoexec_ask_after(const struct policy *p, struct run_autoexec *a)
+{
+        if (a->after || !a->hooks)
+                return;
+        a->after = calloc(p->n_writes + 1, sizeof(*a->after));
+        if (!a->after)
+                return;
+        a->n_after = p->n_writes;
+        for (size_t g = 0; g < p->n_writes; g++) {
+                a->after[g] = (struct run_git_query){.pid = 0, .fd = -1};
+                if (ask_after(p, a, g))
+                        git_ask(p->writes[g].real, &a->after[g]);
+        }
+}
+
+/* The hooks directory of write grant g after the run: the answer to the
+ * question run_autoexec_ask_after() started, or asked now. */
+static char *hooks_after(const struct policy *p, struct run_autoexec *a, size_t g)
+{
+        if (g < a->n_after)
+                return git_answer(&a->after[g]); /* NULL: no repository, or no answer */
+        return ask_after(p, a, g) ? git_hooks_dir(p->writes[g].real) : NULL;
+}
+
 int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err)
 {
         size_t before = a->n;
@@ -345,8 +375,7 @@ int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct 
                 if (changed(&a->entries[i]))
                         r = push_str(&a->changed, &a->n_changed, a->entries[i].path);
         for (size_t g = 0; r >= 0 && g < p->n_writes; g++) {
-                cleanup_free char *now =
-                    p->writes[g].exists || a->hooks[g] ? git_hooks_dir(p->writes[g].real) : NULL;
+                cleanup_free char *now = hooks_after(p, a, g);
 
                 if (a->hooks[g] && now && strcmp(now, a->hooks[g]) != 0)
                         r = push_str(&a->redirected, &a->n_redirected, now);
@@ -359,6 +388,9 @@ void run_autoexec_done(struct run_autoexec *a)
         for (size_t g = 0; g < a->n_asked; g++)
                 git_drop(&a->asked[g]);
         free(a->asked);
+        for (size_t g = 0; g < a->n_after; g++)
+                git_drop(&a->after[g]);
+        free(a->after);
         for (size_t i = 0; i < a->n; i++)
                 free(a->entries[i].path);
         free(a->entries);

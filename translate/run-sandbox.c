@@ -13,7 +13,9 @@
  * log.
  *
  *   exec gate ready (the caller spawned it, when exec is blocked) -> run
- *   (create, start, wait, delete, in the runtime) -> report, and on every
+ *   (create, start, wait, delete, in the runtime; its --exit-fd says when
+ *   the target was waited for, and the caller's on_exit starts then,
+ *   while the runtime deletes) -> report, and on every
  *   path out: stop the gate, and `delete --force` when no report says
  *   what became of the sandbox.
  *
@@ -57,6 +59,10 @@ struct sandbox {
         char id[48];
         pid_t pid; /* the runtime's `run`, until reaped */
         int pidfd;
+        int exit_fd; /* read end of the runtime's --exit-fd, until its line or EOF */
+        char exit_line[16];
+        size_t exit_len;
+        const struct run_on_exit *on_exit;
 };
 
 /* What the report says (docs/man/bento-runtime.1, run --report). */
@@ -201,19 +207,42 @@ static void drain_rest(struct sandbox *sb, const struct pollfd *p)
                 }
 }
 
+/* The runtime's --exit-fd: a whole line (the target's wait status) calls
+ * on_exit; end of file before one does not.  Either way it is closed. */
+static void read_exit_fd(struct sandbox *sb, struct pollfd *p)
+{
+        ssize_t n = read(sb->exit_fd, sb->exit_line + sb->exit_len,
+                         sizeof(sb->exit_line) - 1 - sb->exit_len);
+
+        if (n < 0 && errno == EINTR)
+                return;
+        if (n > 0) {
+                sb->exit_len += (size_t) n;
+                if (!memchr(sb->exit_line, '\n', sb->exit_len) &&
+                    sb->exit_len < sizeof(sb->exit_line) - 1)
+                        return;
+                if (memchr(sb->exit_line, '\n', sb->exit_len) && sb->on_exit && sb->on_exit->fn)
+                        sb->on_exit->fn(sb->on_exit->userdata);
+        }
+        close(sb->exit_fd);
+        sb->exit_fd = -1;
+        p->fd = -1;
+}
+
 /* Wait for the runtime; forward output (--json); turn the first SIGINT or
  * SIGTERM into a kill of the whole sandbox, repeated until the runtime is
  * gone. */
 static int wait_runtime(struct sandbox *sb, int sigfd, struct run_outcome *out)
 {
-        struct pollfd p[4] = {{.fd = sb->pidfd, .events = POLLIN},
+        struct pollfd p[5] = {{.fd = sb->pidfd, .events = POLLIN},
                               {.fd = sigfd, .events = POLLIN},
                               {.fd = sb->io->out_pipe, .events = POLLIN},
-                              {.fd = sb->io->err_pipe, .events = POLLIN}};
+                              {.fd = sb->io->err_pipe, .events = POLLIN},
+                              {.fd = sb->exit_fd, .events = POLLIN}};
         int status = 0;
 
         for (;;) {
-                int n = poll(p, 4, out->cancelled ? KILL_AGAIN_MS : -1);
+                int n = poll(p, 5, out->cancelled ? KILL_AGAIN_MS : -1);
                 if (n < 0 && errno != EINTR)
                         return -errno;
                 if (n == 0)
@@ -234,6 +263,8 @@ static int wait_runtime(struct sandbox *sb, int sigfd, struct run_outcome *out)
                         else if (p[i].revents & (POLLHUP | POLLERR))
                                 p[i].fd = -1;
                 }
+                if (n > 0 && (p[4].revents & (POLLIN | POLLHUP | POLLERR)))
+                        read_exit_fd(sb, &p[4]);
                 if (n > 0 && (p[0].revents & POLLIN))
                         break;
         }
@@ -362,27 +393,37 @@ static void destroy(struct sandbox *sb, const struct report *rep)
         if (sb->pidfd >= 0)
                 close(sb->pidfd);
         sb->pidfd = -1;
+        if (sb->exit_fd >= 0)
+                close(sb->exit_fd);
+        sb->exit_fd = -1;
         /* It leaves by itself once no sandboxed process is left; if it
          * does not, the sandbox is gone anyway (the runtime deleted it). */
         run_gate_stop(sb->gate);
 }
 
-/* One `bento-runtime run --report`, in a process group of its own. */
+/* One `bento-runtime run --report --exit-fd 3`, in a process group of its
+ * own. */
 static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
 {
         const char *argv[] = {
-            sb->runtime,    "--root",   sb->d->state, "--log",    sb->d->runtime_log,
-            "--log-format", "json",     "run",        "--bundle", sb->d->bundle,
-            "--report",     sb->report, sb->id,       NULL};
+            sb->runtime, "--root", sb->d->state, "--log",       sb->d->runtime_log, "--log-format",
+            "json",      "run",    "--bundle",   sb->d->bundle, "--report",         sb->report,
+            "--exit-fd", "3",      sb->id,       NULL};
         struct run_spawn_fds fds = {.in = sb->io->in_fd,
                                     .out = sb->io->out_fd,
                                     .err = sb->io->err_fd,
                                     .extra = -1,
-                                    .extra_as = -1,
+                                    .extra_as = 3,
                                     .own_group = true};
+        int pipefd[2];
         int r;
 
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return bento_err_set(err, errno, "cannot start bento-runtime");
+        sb->exit_fd = pipefd[0];
+        fds.extra = pipefd[1];
         r = run_spawn((char *const *) argv, &fds, &sb->pid, err);
+        close(pipefd[1]);
         if (r < 0)
                 return r;
         sb->pidfd = (int) syscall(SYS_pidfd_open, sb->pid, 0);
@@ -408,9 +449,11 @@ static int block_signals(sigset_t *old, struct bento_err *err)
 }
 
 int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
-                const struct run_stdio *io, struct run_outcome *out, struct bento_err *err)
+                const struct run_stdio *io, const struct run_on_exit *on_exit,
+                struct run_outcome *out, struct bento_err *err)
 {
-        struct sandbox sb = {.d = d, .io = io, .gate = gate, .pidfd = -1};
+        struct sandbox sb = {
+            .d = d, .io = io, .gate = gate, .pidfd = -1, .exit_fd = -1, .on_exit = on_exit};
         struct report rep = {.valid = false};
         cleanup_close int sigfd = -1;
         sigset_t old;

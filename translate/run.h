@@ -144,10 +144,20 @@ int run_gate_ready(struct run_gate *g, struct bento_err *err);
 /* Stop it and reap it; safe on a gate never spawned or already stopped. */
 void run_gate_stop(struct run_gate *g);
 
+/* Called at most once, when the runtime says the target has been waited
+ * for (bento-runtime run --exit-fd): every sandboxed process has ended (a
+ * sandbox has its own PID namespace), and the runtime is only deleting it.
+ * Not called when that is not known (the runtime failed or went away). */
+struct run_on_exit {
+        void (*fn)(void *userdata);
+        void *userdata;
+};
+
 /* gate: spawned by the caller when exec is blocked (pid 0 otherwise);
- * stopped here once the sandbox is deleted. */
+ * stopped here once the sandbox is deleted.  on_exit may be NULL. */
 int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
-                const struct run_stdio *io, struct run_outcome *out, struct bento_err *err);
+                const struct run_stdio *io, const struct run_on_exit *on_exit,
+                struct run_outcome *out, struct bento_err *err);
 
 /* §5.12: files in write grants the host runs later unread. */
 /* What a name was before the run: its own lstat(2) (a regular file swapped
@@ -180,6 +190,8 @@ struct run_autoexec {
         size_t n_hooks;
         struct run_git_query *asked; /* per write grant, from run_autoexec_ask() */
         size_t n_asked;
+        struct run_git_query *after; /* per write grant, from run_autoexec_ask_after() */
+        size_t n_after;
         char **changed, **redirected, **unresolved; /* NULL-terminated, after compare */
         size_t n_changed, n_redirected, n_unresolved;
 };
@@ -190,6 +202,11 @@ struct run_autoexec {
  * answers (and asks about grants created since).  a starts zeroed. */
 int run_autoexec_ask(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
+/* Once the sandbox is gone (and the mount points bento made in the write
+ * grants are removed): start asking git again, for the comparison, while
+ * the runtime deletes the sandbox.  Out of memory only means the
+ * comparison asks itself, later. */
+void run_autoexec_ask_after(const struct policy *p, struct run_autoexec *a);
 int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 void run_autoexec_done(struct run_autoexec *a);
 

@@ -5,6 +5,7 @@ import datetime
 import json
 import os
 import re
+import threading
 
 import pytest
 
@@ -248,6 +249,85 @@ def test_run_report_is_refused_with_detach(rt, bundle, tmp_path):
     assert res.rc != 0, res
     assert "--report" in res.err and "--detach" in res.err, res
     assert not os.path.exists(report)
+    assert not os.path.exists(rt.state_dir(res.cid))
+
+
+# -- run --exit-fd (bento starts its post-run work while the delete runs) ----
+
+def test_run_exit_fd_says_the_status_before_the_delete(rt, bundle, tmp_path):
+    b = bundle()
+    b.probe("exit", "3")
+    # a poststop hook (the delete runs it) that marks its end after a pause:
+    # the line must be there while the mark is not yet
+    mark = os.path.join(str(tmp_path), "poststop-done")
+    b.config.setdefault("hooks", {})["poststop"] = [
+        {"path": "/bin/sh", "args": ["sh", "-c", 'sleep 3; : > "$0"', mark]}]
+    r, w = os.pipe()
+    seen = {}
+
+    def reader():
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = os.read(r, 64)
+            if not chunk:
+                break
+            data += chunk
+        seen["line"] = data
+        seen["mark_then"] = os.path.exists(mark)
+        seen["rest"] = os.read(r, 64)  # then end of file: the runtime closed it
+
+    t = threading.Thread(target=reader)
+    t.start()
+    try:
+        res = rt.run(b, None, "--exit-fd", str(w), pass_fds=(w,))
+    finally:
+        os.close(w)
+        t.join(30)
+        os.close(r)
+    assert res.rc == 3, res
+    assert seen["line"] == b"%d\n" % (3 << 8), seen
+    assert seen["mark_then"] is False, "the exit line came after the delete's poststop hook"
+    assert seen["rest"] == b"", seen
+    assert os.path.exists(mark), "the poststop hook did not run"
+    assert not os.path.exists(rt.state_dir(res.cid))
+
+
+def test_run_exit_fd_ends_without_a_line_when_nothing_ran(rt, bundle):
+    b = bundle()
+    b.config["root"]["path"] = "/no/such/rootfs"
+    r, w = os.pipe()
+    try:
+        res = rt.run(b, None, "--exit-fd", str(w), pass_fds=(w,))
+    finally:
+        os.close(w)
+    try:
+        assert os.read(r, 64) == b"", "a status line for a container never created"
+    finally:
+        os.close(r)
+    assert res.rc not in (0, None), res
+
+
+@pytest.mark.parametrize("case", ["detach", "stdout", "closed", "preserved"])
+def test_run_exit_fd_refusals(rt, bundle, case):
+    b = bundle()
+    b.probe("sleep", "60")
+    r, w = os.pipe()
+    try:
+        opts, fds = ["--exit-fd", str(w)], (w,)
+        if case == "detach":
+            opts = ["--detach"] + opts
+        elif case == "stdout":
+            opts, fds = ["--exit-fd", "1"], ()
+        elif case == "closed":
+            opts, fds = ["--exit-fd", "250"], ()
+        else:  # fd w goes into the container with --preserve-fds
+            opts = ["--preserve-fds", str(w - 2)] + opts
+        res = rt.run(b, None, *opts, pass_fds=fds)
+    finally:
+        os.close(w)
+        os.close(r)
+    assert res.rc != 0, res
+    assert "--exit-fd" in res.err, res
     assert not os.path.exists(rt.state_dir(res.cid))
 
 
