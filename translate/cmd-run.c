@@ -456,7 +456,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         io.out_fd = c->std[1];
         io.err_fd = c->std[2];
         hold_stop_signals();
-        r = run_dir_make(&c->d, err);
+        r = run_dir_make(&c->d, c->p, err);
         /* The gate comes up while the bundle is written (run-gate.c). */
         if (r >= 0 && c->l.m->exec != MANIFEST_EXEC_ALL && !c->o.no_exec_gate)
                 r = run_gate_spawn(&c->gate, c->d.gate_socket, err);

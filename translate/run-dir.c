@@ -8,6 +8,13 @@
  * before the run and removed after it, but only while they are still what
  * a mount point is: an empty directory or an empty file.  Removal never
  * follows a symlink and never leaves the run directory's file system.
+ *
+ * The directory must be out of the sandbox's reach: a TMPDIR inside a
+ * grant is bind-mounted into the sandbox with it, and the program could
+ * then rewrite the runtime's log, bento's report or the runtime's state
+ * (its copy of config.json, whose hooks the runtime runs on the host when
+ * it deletes the sandbox), or connect to the exec gate's socket.  Such a
+ * TMPDIR is passed over for /tmp, with a note.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +36,70 @@
 #define RUN_DIR_SOCKET_TAIL "/bento-run-XXXXXX/exec-gate.sock"
 #define RUN_DIR_SUN_PATH    108
 
+/* The grant through which the sandbox would see the resolved path dir, or
+ * NULL.  Of the grants and the file systems the sandbox mounts fresh over
+ * the host's (/proc, /dev and what is below it, /tmp), the deepest one
+ * holding dir is what the sandbox shows there. */
+static const struct policy_path *visible_through(const struct policy *p, const char *dir)
+{
+        static const char *const fresh[] = {"/proc", "/dev", "/tmp"};
+        const struct policy_path *seen = NULL;
+        size_t depth = 0;
+
+        for (size_t i = 0; i < sizeof(fresh) / sizeof(fresh[0]); i++)
+                if (path_within(fresh[i], dir) && strlen(fresh[i]) > depth)
+                        depth = strlen(fresh[i]);
+        for (size_t i = 0; p && i < p->n_reads + p->n_writes; i++) {
+                const struct policy_path *g =
+                    i < p->n_reads ? &p->reads[i] : &p->writes[i - p->n_reads];
+
+                if (g->real && path_within(g->real, dir) && strlen(g->real) > depth) {
+                        depth = strlen(g->real);
+                        seen = g;
+                }
+        }
+        return seen;
+}
+
+/* Where the run directory goes: TMPDIR (when it is absolute and shallow
+ * enough for the gate's socket address) unless the sandbox would see it,
+ * then /tmp.  NULL (err set) when neither will do, or out of memory. */
+static const char *run_dir_parent(const struct policy *p, struct bento_err *err)
+{
+        const char *tmp = getenv("TMPDIR");
+        cleanup_free char *real = NULL;
+        const struct policy_path *g;
+
+        /* A TMPDIR too deep for the exec gate's socket address would make
+         * every exec-blocked run fail: use /tmp then. */
+        if (!tmp || tmp[0] != '/' || strlen(tmp) + strlen(RUN_DIR_SOCKET_TAIL) >= RUN_DIR_SUN_PATH)
+                tmp = "/tmp";
+        if (path_resolve(tmp, &real) < 0)
+                return bento_err_set(err, ENOMEM, "run directory"), NULL;
+        g = visible_through(p, real);
+        if (!g)
+                return tmp;
+        if (strcmp(tmp, "/tmp") != 0) {
+                fprintf(stderr,
+                        "[bento] note: TMPDIR \"%s\" lies inside the grant \"%s\", where the "
+                        "sandboxed program could reach bento's run directory; it goes in /tmp "
+                        "instead.\n",
+                        tmp, g->expanded);
+                free(real);
+                real = NULL;
+                if (path_resolve("/tmp", &real) < 0)
+                        return bento_err_set(err, ENOMEM, "run directory"), NULL;
+                if (!visible_through(p, real))
+                        return "/tmp";
+        }
+        bento_err_setx(err, EPERM,
+                       "the run directory would lie inside the grant \"%s\", where the sandboxed "
+                       "program could reach bento's own files; set TMPDIR to a directory outside "
+                       "the grants",
+                       g->expanded);
+        return NULL;
+}
+
 /* Where the sandbox's root filesystem and the runtime's state live.  The
  * rootfs holds only the mount points the runtime makes (a dozen
  * directories and files, more for grants outside /tmp) and the
@@ -38,32 +109,32 @@
  * a run on the CI machine's ext4; so when /dev/shm is a tmpfs bento keeps
  * them there, in a private (0700) directory of its own, and otherwise in
  * the run directory.  NULL when /dev/shm cannot be used. */
-static char *tmpfs_dir(void)
+static char *tmpfs_dir(const struct policy *p)
 {
         char tmpl[] = "/dev/shm/bento-XXXXXX";
+        cleanup_free char *real = NULL;
         struct statfs sfs;
 
-        if (statfs("/dev/shm", &sfs) < 0 || sfs.f_type != TMPFS_MAGIC || !mkdtemp(tmpl))
+        if (statfs("/dev/shm", &sfs) < 0 || sfs.f_type != TMPFS_MAGIC ||
+            path_resolve("/dev/shm", &real) < 0 || visible_through(p, real) || !mkdtemp(tmpl))
                 return NULL;
         return strdup(tmpl);
 }
 
-int run_dir_make(struct run_dir *d, struct bento_err *err)
+int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err)
 {
-        const char *tmp = getenv("TMPDIR");
+        const char *tmp = run_dir_parent(p, err);
         cleanup_free char *tmpl = NULL;
 
-        /* A TMPDIR too deep for the exec gate's socket address would make
-         * every exec-blocked run fail: use /tmp then. */
-        if (!tmp || tmp[0] != '/' || strlen(tmp) + strlen(RUN_DIR_SOCKET_TAIL) >= RUN_DIR_SUN_PATH)
-                tmp = "/tmp";
+        if (!tmp)
+                return -err->code;
         tmpl = path_join(tmp, "bento-run-XXXXXX");
         if (!tmpl)
                 return bento_err_set(err, ENOMEM, "run directory");
         if (!mkdtemp(tmpl))
                 return bento_err_set(err, errno, "cannot create a run directory in \"%s\"", tmp);
         d->path = TAKE_PTR(tmpl);
-        d->shm = tmpfs_dir();
+        d->shm = tmpfs_dir(p);
         if (d->shm) {
                 d->rootfs = path_join(d->shm, "rootfs");
                 if (!d->rootfs || mkdir(d->rootfs, 0755) < 0)

@@ -56,7 +56,7 @@ struct run_dir {
         size_t n_created;
 };
 
-int run_dir_make(struct run_dir *d, struct bento_err *err);
+int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err);
 /* Note what the shield mounts of p may create on the host; call before the
  * sandbox starts. */
 int run_dir_note_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err);

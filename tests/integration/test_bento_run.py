@@ -333,6 +333,41 @@ def test_deep_tmpdir(world):
     assert os.listdir(deep) == []
 
 
+@pytest.mark.parametrize("grant", ["write", "read"])
+def test_run_directory_stays_out_of_the_sandboxs_reach(world, grant):
+    """A TMPDIR inside a grant is bind-mounted into the sandbox with it:
+    the program could rewrite the runtime's log and state or reach the exec
+    gate's socket.  bento puts its run directory in /tmp then (which the
+    sandbox replaces with its own), and says so."""
+    # short enough for the exec gate's socket address (see test_deep_tmpdir)
+    granted = os.path.join(world.tmp, "g")
+    inside = os.path.join(granted, "t")
+    os.makedirs(inside)
+    script = ('for d in "%s"/* /tmp/bento-run-*; do [ -e "$d" ] && echo "SEEN $d"; done\n'
+              'exit 0\n') % inside
+    m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\n%s: [\"%s\"]\n" % (grant, granted),
+                       script=script)
+    world.approve(m)
+    before = set(glob.glob("/tmp/bento-run-*"))
+    res = world.run(m, env={"TMPDIR": inside})
+    assert res.rc == 0, res
+    assert "SEEN" not in res.out, res
+    assert os.listdir(inside) == []
+    text = prose(res.err)
+    assert 'TMPDIR "%s" lies inside the grant "%s"' % (inside, granted) in text, res
+    assert "goes in /tmp instead" in text, res
+    assert set(glob.glob("/tmp/bento-run-*")) == before, "the run directory in /tmp was left"
+
+
+def test_run_directory_outside_the_grants_is_used_as_it_is(world):
+    m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\nwrite: [out]\n",
+                       script="exit 0\n")
+    world.approve(m)
+    res = world.run(m)
+    assert res.rc == 0, res
+    assert "TMPDIR" not in res.err, res
+
+
 def test_root_filesystem_lives_on_tmpfs_and_goes_away(world):
     """The sandbox's root filesystem (only mount points and the merged-/usr
     links) and the runtime's state are in a private directory in /dev/shm
