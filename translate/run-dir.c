@@ -100,15 +100,15 @@ static const char *run_dir_parent(const struct policy *p, struct bento_err *err)
         return NULL;
 }
 
-/* Where the sandbox's root filesystem and the runtime's state live.  The
- * rootfs holds only the mount points the runtime makes (a dozen
- * directories and files, more for grants outside /tmp) and the
- * merged-/usr symlinks; the state, a few small files for the run's length.
- * On a disk file system each is a journaled mkdir or write on the
- * runtime's critical path and an unlink (with a discard) afterwards, 2-4 ms
- * a run on the CI machine's ext4; so when /dev/shm is a tmpfs bento keeps
- * them there, in a private (0700) directory of its own, and otherwise in
- * the run directory.  NULL when /dev/shm cannot be used. */
+/* Where the bundle, the sandbox's root filesystem, the runtime's state, log
+ * and report live.  The rootfs holds only the mount points the runtime
+ * makes (a dozen directories and files, more for grants outside /tmp) and
+ * the merged-/usr symlinks; the rest are a few small files for the run's
+ * length.  On a disk file system each is a journaled mkdir or write on the
+ * critical path and an unlink (with a discard) afterwards, 2-4 ms a run on
+ * the CI machine's ext4; so when /dev/shm is a tmpfs bento keeps them
+ * there, in a private (0700) directory of its own, and otherwise in the run
+ * directory.  NULL when /dev/shm cannot be used. */
 static char *tmpfs_dir(const struct policy *p)
 {
         char tmpl[] = "/dev/shm/bento-XXXXXX";
@@ -141,14 +141,14 @@ int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *er
                         return bento_err_set(err, d->rootfs ? errno : ENOMEM,
                                              "cannot create the root filesystem in \"%s\"", d->shm);
         }
-        d->bundle = path_join(d->path, "bundle");
+        d->bundle = path_join(d->shm ? d->shm : d->path, "bundle");
         d->state = path_join(d->shm ? d->shm : d->path, "state");
         /* Beside the bundle, not in it: the gate is up before the bundle
          * is written, and a bundle directory holds only a bundle. */
         d->gate_socket = path_join(d->path, "exec-gate.sock");
         d->egress_log = path_join(d->path, "egress.jsonl");
-        d->runtime_log = path_join(d->path, "runtime.log");
-        d->hooks_log = path_join(d->path, "hooks.log");
+        d->runtime_log = path_join(d->shm ? d->shm : d->path, "runtime.log");
+        d->hooks_log = path_join(d->shm ? d->shm : d->path, "hooks.log");
         if (!d->bundle || !d->state || !d->gate_socket || !d->egress_log || !d->runtime_log ||
             !d->hooks_log)
                 return bento_err_set(err, ENOMEM, "run directory");

@@ -54,7 +54,7 @@ struct sandbox {
         const struct run_dir *d;
         const struct run_stdio *io;
         char *runtime;
-        char *report; /* <run dir>/report.json, run --report */
+        char *report; /* report.json beside the state, run --report */
         struct run_gate *gate;
         char id[48];
         pid_t pid; /* the runtime's `run`, until reaped */
@@ -460,7 +460,7 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
         int r;
 
         sb.runtime = compile_helper_path("BENTO_RUNTIME", "bento-runtime");
-        if (!sb.runtime || asprintf(&sb.report, "%s/report.json", d->path) < 0) {
+        if (!sb.runtime || asprintf(&sb.report, "%s/report.json", d->shm ? d->shm : d->path) < 0) {
                 free(sb.runtime);
                 return bento_err_set(err, ENOMEM, "run");
         }

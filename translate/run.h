@@ -41,14 +41,14 @@ struct run_opts {
 /* The run directory: <TMPDIR or /tmp>/bento-run-XXXXXX, mode 0700. */
 struct run_dir {
         char *path;
-        char *bundle;      /* <path>/bundle */
         char *shm;         /* /dev/shm/bento-XXXXXX (run-dir.c), or NULL */
+        char *bundle;      /* <shm or path>/bundle */
         char *rootfs;      /* <shm>/rootfs, or NULL: <bundle>/rootfs */
         char *state;       /* <shm or path>/state, bento-runtime --root */
         char *gate_socket; /* <path>/exec-gate.sock */
         char *egress_log;  /* <path>/egress.jsonl, the egress hook's report */
-        char *runtime_log; /* <path>/runtime.log */
-        char *hooks_log;   /* <path>/hooks.log, what the OCI hooks printed */
+        char *runtime_log; /* <shm or path>/runtime.log */
+        char *hooks_log;   /* <shm or path>/hooks.log, what the OCI hooks printed */
         /* Host paths that did not exist before the run and that the shield
          * mounts may create (deepest first): removed afterwards when they
          * are still an empty directory or an empty file. */

@@ -370,8 +370,9 @@ def test_run_directory_outside_the_grants_is_used_as_it_is(world):
 
 def test_root_filesystem_lives_on_tmpfs_and_goes_away(world):
     """The sandbox's root filesystem (only mount points and the merged-/usr
-    links) and the runtime's state are in a private directory in /dev/shm
-    when that is a tmpfs, so they cost no disk writes; it is bento's alone
+    links), the bundle and the runtime's state, log and report are in a
+    private directory in /dev/shm when that is a tmpfs, so they cost no disk
+    writes; it is bento's alone
     (0700, its owner) while the run lasts, holds the mount points the
     runtime made, and is gone afterwards - also after a cancelled run."""
     shm_tmpfs = any(line.split(" - ")[1].split()[0] == "tmpfs"
@@ -392,7 +393,9 @@ def test_root_filesystem_lives_on_tmpfs_and_goes_away(world):
         st = os.lstat(new[0])
         assert stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700, oct(st.st_mode)
         assert st.st_uid == os.getuid()
-        assert sorted(os.listdir(new[0])) == ["rootfs", "state"]
+        assert {"bundle", "rootfs", "state"} <= set(os.listdir(new[0])), os.listdir(new[0])
+        assert set(os.listdir(new[0])) <= {"bundle", "rootfs", "state", "runtime.log", "hooks.log",
+                                           "report.json"}, os.listdir(new[0])
         made = set(os.listdir(os.path.join(new[0], "rootfs")))
         assert {"proc", "dev", "tmp", "usr"} <= made, made
         assert os.listdir(os.path.join(new[0], "state"))  # the runtime's record
