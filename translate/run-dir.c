@@ -123,7 +123,7 @@ static char *tmpfs_dir(const struct policy *p)
 
 int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err)
 {
-        const char *tmp = run_dir_parent(p, err);
+        const char *tmp = run_dir_parent(p, err), *files;
         cleanup_free char *tmpl = NULL;
 
         if (!tmp)
@@ -141,14 +141,17 @@ int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *er
                         return bento_err_set(err, d->rootfs ? errno : ENOMEM,
                                              "cannot create the root filesystem in \"%s\"", d->shm);
         }
-        d->bundle = path_join(d->shm ? d->shm : d->path, "bundle");
-        d->state = path_join(d->shm ? d->shm : d->path, "state");
-        /* Beside the bundle, not in it: the gate is up before the bundle
-         * is written, and a bundle directory holds only a bundle. */
-        d->gate_socket = path_join(d->path, "exec-gate.sock");
-        d->egress_log = path_join(d->path, "egress.jsonl");
-        d->runtime_log = path_join(d->shm ? d->shm : d->path, "runtime.log");
-        d->hooks_log = path_join(d->shm ? d->shm : d->path, "hooks.log");
+        /* The files of the run go where the rootfs is: on the tmpfs when
+         * there is one.  The gate's socket beside the bundle, not in it:
+         * the gate is up before the bundle is written, and a bundle
+         * directory holds only a bundle. */
+        files = d->shm ? d->shm : d->path;
+        d->bundle = path_join(files, "bundle");
+        d->state = path_join(files, "state");
+        d->gate_socket = path_join(files, "exec-gate.sock");
+        d->egress_log = path_join(files, "egress.jsonl");
+        d->runtime_log = path_join(files, "runtime.log");
+        d->hooks_log = path_join(files, "hooks.log");
         if (!d->bundle || !d->state || !d->gate_socket || !d->egress_log || !d->runtime_log ||
             !d->hooks_log)
                 return bento_err_set(err, ENOMEM, "run directory");

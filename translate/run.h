@@ -45,8 +45,8 @@ struct run_dir {
         char *bundle;      /* <shm or path>/bundle */
         char *rootfs;      /* <shm>/rootfs, or NULL: <bundle>/rootfs */
         char *state;       /* <shm or path>/state, bento-runtime --root */
-        char *gate_socket; /* <path>/exec-gate.sock */
-        char *egress_log;  /* <path>/egress.jsonl, the egress hook's report */
+        char *gate_socket; /* <shm or path>/exec-gate.sock */
+        char *egress_log;  /* <shm or path>/egress.jsonl, the egress hook's report */
         char *runtime_log; /* <shm or path>/runtime.log */
         char *hooks_log;   /* <shm or path>/hooks.log, what the OCI hooks printed */
         /* Host paths that did not exist before the run and that the shield

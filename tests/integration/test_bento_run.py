@@ -211,8 +211,8 @@ def tree(path):
 
 
 def shm_rootfs_dirs():
-    """bento run's directories in /dev/shm: the root filesystem and the
-    runtime's state (run-dir.c)."""
+    """bento run's directories in /dev/shm: the bundle, the root filesystem,
+    the runtime's state and the gate's socket (run-dir.c)."""
     return set(glob.glob("/dev/shm/bento-*"))
 
 
@@ -229,6 +229,7 @@ class Debris:
         self.trees = {p: tree(p) if os.path.isdir(p) else None for p in self.watch}
         self.existed = {p: os.path.lexists(p) for p in self.watch}
         self.shm = shm_rootfs_dirs()
+        self.run_shm = set()  # the run's own /dev/shm directory, seen while it ran
         assert processes_mentioning(world.dir, world.tmp) == []
         assert world.run_dirs() == []
         self.ids = []
@@ -239,6 +240,7 @@ class Debris:
         started): its container ids and its pid namespace."""
         dirs = wait_for(self.w.run_dirs, timeout=20, what="the run directory")
         self.ids = ["bento-run-" + os.path.basename(d)[len("bento-run-"):] for d in dirs]
+        self.run_shm |= shm_rootfs_dirs() - self.shm
         mine = harness.ns_inode("self", "pid")
         for pid, _ in processes_mentioning(self.w.dir):
             try:
@@ -265,7 +267,10 @@ class Debris:
     def assert_clean(self, created_ok=()):
         REAPER.reap_now()
         problems = []
-        left = processes_mentioning(self.w.dir, self.w.tmp) + self.in_sandbox_pidns()
+        # the runtime and the gate are named by their paths in the run's
+        # /dev/shm directory (--root, the socket), not by the run directory
+        run_shm = self.run_shm | (shm_rootfs_dirs() - self.shm)
+        left = processes_mentioning(self.w.dir, self.w.tmp, *run_shm) + self.in_sandbox_pidns()
         if left:
             problems.append("processes: %s" % left)
         if self.w.run_dirs():
@@ -395,7 +400,8 @@ def test_root_filesystem_lives_on_tmpfs_and_goes_away(world):
         assert st.st_uid == os.getuid()
         assert {"bundle", "rootfs", "state"} <= set(os.listdir(new[0])), os.listdir(new[0])
         assert set(os.listdir(new[0])) <= {"bundle", "rootfs", "state", "runtime.log", "hooks.log",
-                                           "report.json"}, os.listdir(new[0])
+                                           "report.json", "exec-gate.sock", "egress.jsonl"}, \
+            os.listdir(new[0])
         made = set(os.listdir(os.path.join(new[0], "rootfs")))
         assert {"proc", "dev", "tmp", "usr"} <= made, made
         assert os.listdir(os.path.join(new[0], "state"))  # the runtime's record
@@ -1272,8 +1278,11 @@ def _run_with_proxy_killed(world, net, *flags):
     p, out, err = _start(world, world.m, *flags, wrap=net.wrap())
     try:
         wait_for(lambda: _said(out, "started"), timeout=30, what="the script to start")
-        daemons = [pid for pid, cmd in processes_mentioning(world.tmp) if "bento-egress" in cmd]
-        assert daemons, "no egress daemon found: %s" % processes_mentioning(world.tmp)
+        # its report lies in the run's private directory: on /dev/shm when
+        # that is a tmpfs, else in the run directory
+        daemons = [pid for pid, cmd in processes_mentioning("bento-egress")
+                   if world.tmp in cmd or "/dev/shm/bento-" in cmd]
+        assert daemons, "no egress daemon found: %s" % processes_mentioning("bento-egress")
         for pid in daemons:
             os.kill(pid, signal.SIGKILL)
         world.write(os.path.join(world.work, "ws", "go"), "")
