@@ -208,22 +208,23 @@ static void drain_rest(struct sandbox *sb, const struct pollfd *p)
 }
 
 /* The runtime's --exit-fd: a whole line (the target's wait status) calls
- * on_exit; end of file before one does not.  Either way it is closed. */
+ * on_exit; end of file (or a full buffer) before one does not.  Either
+ * way the descriptor is closed then. */
 static void read_exit_fd(struct sandbox *sb, struct pollfd *p)
 {
-        ssize_t n = read(sb->exit_fd, sb->exit_line + sb->exit_len,
-                         sizeof(sb->exit_line) - 1 - sb->exit_len);
+        size_t room = sizeof(sb->exit_line) - 1 - sb->exit_len;
+        ssize_t n = read(sb->exit_fd, sb->exit_line + sb->exit_len, room);
+        bool whole;
 
         if (n < 0 && errno == EINTR)
                 return;
-        if (n > 0) {
+        if (n > 0)
                 sb->exit_len += (size_t) n;
-                if (!memchr(sb->exit_line, '\n', sb->exit_len) &&
-                    sb->exit_len < sizeof(sb->exit_line) - 1)
-                        return;
-                if (memchr(sb->exit_line, '\n', sb->exit_len) && sb->on_exit && sb->on_exit->fn)
-                        sb->on_exit->fn(sb->on_exit->userdata);
-        }
+        whole = memchr(sb->exit_line, '\n', sb->exit_len) != NULL;
+        if (n > 0 && !whole && (size_t) n < room)
+                return; /* the rest of the line is still coming */
+        if (whole && sb->on_exit && sb->on_exit->fn)
+                sb->on_exit->fn(sb->on_exit->userdata);
         close(sb->exit_fd);
         sb->exit_fd = -1;
         p->fd = -1;
