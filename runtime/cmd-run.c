@@ -69,16 +69,25 @@ static void start_failed(struct rt_store *store, const char *id, const struct rt
 
 /* --exit-fd: "<wait status>\n", then the descriptor is closed.  A caller
  * that reads end-of-file without a line knows the target never ran or its
- * status is unknown (the report, or the exit status, says why). */
+ * status is unknown (the report, or the exit status, says why).  Called
+ * with SIGPIPE blocked (rt_fg_block_signals): a reader that went away must
+ * not end the runtime before the delete, so the SIGPIPE the write raised
+ * is taken back here. */
 static void exit_notice(int *fd, int status)
 {
+        static const struct timespec now = {0, 0};
         char line[16];
+        sigset_t pipe_set;
         int n;
 
         if (*fd < 0)
                 return;
         n = snprintf(line, sizeof(line), "%d\n", status);
-        (void) !write(*fd, line, (size_t) n);
+        if (write(*fd, line, (size_t) n) < 0 && errno == EPIPE) {
+                sigemptyset(&pipe_set);
+                sigaddset(&pipe_set, SIGPIPE);
+                (void) sigtimedwait(&pipe_set, NULL, &now);
+        }
         close(*fd);
         *fd = -1;
 }

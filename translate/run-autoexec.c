@@ -322,7 +322,7 @@ static bool changed(const struct run_autoexec_entry *e)
         return !same_facts(&self, &e->self) || !same_facts(&target, &e->target);
 }
 
-/* The same question as hooks_before() asks, for the comparison. */
+/* Does the comparison ask git about write grant g? */
 static bool ask_after(const struct policy *p, const struct run_autoexec *a, size_t g)
 {
         return p->writes[g].exists || (a->hooks && g < a->n_hooks && a->hooks[g]);

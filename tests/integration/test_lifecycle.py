@@ -307,6 +307,21 @@ def test_run_exit_fd_ends_without_a_line_when_nothing_ran(rt, bundle):
     assert res.rc not in (0, None), res
 
 
+def test_run_exit_fd_reader_gone_does_not_stop_the_delete(rt, bundle, tmp_path):
+    # the reader closed its end: the write fails with EPIPE, and the runtime
+    # still deletes the container and writes its report
+    b = bundle()
+    b.probe("exit", "5")
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        res, rep = run_report(rt, b, tmp_path, "--exit-fd", str(w), pass_fds=(w,))
+    finally:
+        os.close(w)
+    assert res.rc == 5, res
+    assert rep["status"] == {"exited": 5}, rep
+
+
 @pytest.mark.parametrize("case", ["detach", "stdout", "closed", "preserved"])
 def test_run_exit_fd_refusals(rt, bundle, case):
     b = bundle()
