@@ -106,7 +106,8 @@ static void add_hit(struct scan *s, const char *path, const char *cred)
 typedef void (*visit_fn)(struct scan *s, const char *path, const struct stat *st);
 typedef bool (*enter_fn)(struct scan *s, const char *path, const struct stat *st);
 
-static void walk(struct scan *s, const char *dir, int depth, visit_fn visit, enter_fn enter);
+static void walk(struct scan *s, const char *dir, int depth, visit_fn visit, enter_fn enter,
+                 bool cached);
 
 /* One directory of a walk, for path_list(). */
 struct walk_dir {
@@ -115,10 +116,13 @@ struct walk_dir {
         int depth;
         visit_fn visit;
         enter_fn enter;
+        bool cached; /* listings and lstat(2)s through the path memo */
 };
 
-/* The entry's lstat(2) comes from the path memo: the shields looked at
- * most names in a credential store already. */
+/* A credential store's walk goes through the path memo: the shields looked
+ * at most of its names already, and stores are small.  A granted tree's
+ * walk (up to ALIAS_SCAN_RUN_BUDGET entries) asks the host directly and
+ * keeps nothing. */
 static int walk_entry(const char *name, mode_t type, void *userdata)
 {
         const struct walk_dir *w = userdata;
@@ -137,25 +141,26 @@ static int walk_entry(const char *name, mode_t type, void *userdata)
                 s->r = -ENOMEM;
                 return 1;
         }
-        if (path_lstat(path, &st) < 0) {
+        if ((w->cached ? path_lstat(path, &st) : lstat(path, &st)) < 0) {
                 s->out->partial = true;
                 return 0;
         }
         w->visit(s, path, &st);
         if (S_ISDIR(st.st_mode) && w->enter(s, path, &st))
-                walk(s, path, w->depth + 1, w->visit, w->enter);
+                walk(s, path, w->depth + 1, w->visit, w->enter, w->cached);
         return s->r < 0;
 }
 
 /* Depth-first walk of dir without following links, under the budget.  A
  * directory that cannot be read whole leaves the answer partial. */
-static void walk(struct scan *s, const char *dir, int depth, visit_fn visit, enter_fn enter)
+static void walk(struct scan *s, const char *dir, int depth, visit_fn visit, enter_fn enter,
+                 bool cached)
 {
-        struct walk_dir w = {s, dir, depth, visit, enter};
+        struct walk_dir w = {s, dir, depth, visit, enter, cached};
 
         if (depth > SHIELD_WALK_DEPTH_MAX || s->r < 0)
                 return;
-        if (path_list(dir, walk_entry, &w) < 0)
+        if ((cached ? path_list(dir, walk_entry, &w) : path_list_direct(dir, walk_entry, &w)) < 0)
                 s->out->partial = true;
 }
 
@@ -201,7 +206,7 @@ static void add_anchor(struct scan *s, const char *path)
         }
         visit_cred(s, path, &st);
         if (S_ISDIR(st.st_mode))
-                walk(s, path, 0, visit_cred, enter_cred);
+                walk(s, path, 0, visit_cred, enter_cred, true);
 }
 
 static void collect_credentials(struct scan *s)
@@ -278,7 +283,7 @@ static void walk_grant(struct scan *s, const char *root)
 
         if (skipped_tree(root) || hidden(s, root) || lstat(root, &st) < 0 || !S_ISDIR(st.st_mode))
                 return;
-        walk(s, root, 0, visit_grant, enter_grant);
+        walk(s, root, 0, visit_grant, enter_grant, false);
 }
 
 /* Undo mountinfo's octal escapes (\040 for a space) in place. */

@@ -563,8 +563,7 @@ static bool dot_or_dotdot(const char *name)
         return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-/* path_list() outside a scope, or where no listing can be kept. */
-static int list_each(const char *dir, path_list_fn fn, void *userdata)
+int path_list_direct(const char *dir, path_list_fn fn, void *userdata)
 {
         cleanup_dir DIR *d = opendir(dir);
         struct dirent *de;
@@ -593,7 +592,7 @@ int path_list(const char *dir, path_list_fn fn, void *userdata)
                 e->list = list_dir(e->key);
         }
         if (!e || !e->list)
-                return list_each(dir, fn, userdata);
+                return path_list_direct(dir, fn, userdata);
         for (size_t i = 0; i < e->list->n; i++) {
                 const struct listed_name *name = &e->list->names[i];
                 int r;

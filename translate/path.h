@@ -68,6 +68,10 @@ int path_access(const char *path, int mode);
  * whole; or the first nonzero value fn returned, which ends the walk. */
 typedef int (*path_list_fn)(const char *name, mode_t type, void *userdata);
 int path_list(const char *dir, path_list_fn fn, void *userdata);
+/* The same read straight from the host and never kept, scope or not: for
+ * walks of trees of any size (a memo of two million names would not be
+ * small). */
+int path_list_direct(const char *dir, path_list_fn fn, void *userdata);
 
 /* Many paths indexed for containment queries (a hash lookup per prefix of
  * the path asked about, a binary search for what lies beneath it), so
