@@ -158,32 +158,30 @@ static char **env_without_git(void)
 
 /* Start `git rev-parse --git-path hooks` in dir, with GIT_* removed.
  * q->pid stays 0 when there is nothing to ask (no repository around dir)
- * or git cannot be started: the answer is then "none". */
+ * or git cannot be started: the answer is then "none".  posix_spawn, not
+ * fork: bento's heap is large by now, and copying its page tables cost
+ * more than git's own start. */
 static void git_ask(const char *dir, struct run_git_query *q)
 {
         static char *const argv[] = {"git",        "rev-parse", "--path-format=absolute",
                                      "--git-path", "hooks",     NULL};
         cleanup_free char **env = NULL;
+        struct bento_err ignored = {0};
+        struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
         int pipefd[2];
-        pid_t pid;
+        pid_t pid = 0;
 
         *q = (struct run_git_query){.pid = 0, .fd = -1};
         if (!in_a_repository(dir) || !(env = env_without_git()) || pipe2(pipefd, O_CLOEXEC) < 0)
                 return;
-        pid = fork();
-        if (pid < 0) {
+        fds.out = pipefd[1];
+        fds.cwd = dir;
+        fds.env = env;
+        fds.own_group = true; /* a Ctrl-C is bento's to handle (git_drop) */
+        if (run_spawn(argv, &fds, &pid, &ignored) < 0) {
                 close(pipefd[0]);
                 close(pipefd[1]);
                 return;
-        }
-        if (pid == 0) {
-                int devnull = open("/dev/null", O_RDWR);
-
-                if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(pipefd[1], 1) < 0 ||
-                    dup2(devnull, 2) < 0 || chdir(dir) < 0)
-                        _exit(127);
-                execvpe("git", argv, env);
-                _exit(127);
         }
         close(pipefd[1]);
         *q = (struct run_git_query){.pid = pid, .fd = pipefd[0]};

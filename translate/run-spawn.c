@@ -4,8 +4,8 @@
  * exactly the descriptors they should have.  posix_spawn keeps this cheap
  * (vfork semantics) and explicit: the child gets the three standard
  * descriptors given, optionally one more at a fixed number, default signal
- * handling and an empty mask; every other descriptor of bento is
- * close-on-exec, so nothing else leaks into a sandbox.
+ * handling and an empty mask, and the directory and environment asked for; every other descriptor
+ * of bento is close-on-exec, so nothing else leaks into a sandbox.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +62,8 @@ int run_spawn(char *const argv[], const struct run_spawn_fds *fds, pid_t *ret,
         }
         if (fds->extra >= 0 && posix_spawn_file_actions_adddup2(fa, fds->extra, fds->extra_as) != 0)
                 return bento_err_set(err, ENOMEM, "spawn");
+        if (fds->cwd && posix_spawn_file_actions_addchdir_np(fa, fds->cwd) != 0)
+                return bento_err_set(err, ENOMEM, "spawn");
         sigemptyset(&none);
         sigfillset(&all);
         if (fds->own_group)
@@ -70,7 +72,8 @@ int run_spawn(char *const argv[], const struct run_spawn_fds *fds, pid_t *ret,
             posix_spawnattr_setsigmask(at, &none) != 0 ||
             posix_spawnattr_setsigdefault(at, &all) != 0)
                 return bento_err_set(err, EINVAL, "spawn");
-        r = posix_spawn(ret, argv[0], fa, at, argv, environ);
+        r = (strchr(argv[0], '/') ? posix_spawn : posix_spawnp)(ret, argv[0], fa, at, argv,
+                                                                fds->env ? fds->env : environ);
         if (r != 0)
                 return bento_err_set(err, r, "cannot start %s", argv[0]);
         return 0;
