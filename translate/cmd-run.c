@@ -533,6 +533,9 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
          * the write grants before the comparison, so that an empty .git
          * bento made is not taken for a repository (and git not asked). */
         run_remove_mount_points(c->d.created, c->d.n_created);
+        /* Nothing below reads the run directory: it goes while git
+         * answers about the hooks (sandbox_gone() asked it). */
+        run_dir_cleanup(&c->d);
         if (c->autoexec.hooks)
                 (void) run_autoexec_compare(c->p, &c->autoexec, &ignored);
         merge_backend(&c->a, &c->out, c->l.m);
