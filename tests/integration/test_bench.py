@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`make bench` still works: bench/run.sh with the smallest settings.
+
+The benchmark's numbers are reported, never asserted (docs/performance.md);
+what is asserted here is that the benchmark itself runs on this machine and
+writes a whole report: every runtime in every measurement with a number, the
+manifest rows, the eight targets each with a verdict, and the check that
+nothing (containers, cgroups, mounts, processes) was left behind.  It also
+refuses to run without root and without a built runtime, and says why.
+
+Two timed runs per command in one round and four containers for the
+throughput: about five seconds.  The report and the scratch bundle go to the
+test's own directory, not to bench/results/.
+"""
+
+import os
+import re
+
+import pytest
+
+import harness
+
+BUILD = os.path.abspath(os.environ.get("BENTO_BUILD", "build"))
+ROOT_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN_SH = os.path.join(ROOT_DIR, "bench", "run.sh")
+
+SMALLEST = {"BENCH_RUNS": "2", "BENCH_ROUNDS": "1", "BENCH_WARMUP": "0", "BENCH_RSS_N": "1",
+            "BENCH_TP_N": "4", "BENCH_TP_PARALLEL": "2", "BENCH_TP_RUNS": "1",
+            "BENCH_EXTRA_MOUNTS": "0", "BENCH_MOUNTS_RUNS": "1"}
+
+TARGETS = ["run /bin/true ≤ 0.7 × crun", "run /bin/true ≤ 1.3 × bwrap (floor)",
+           "create+start+delete ≤ 0.7 × crun",
+           "run /bin/true with limits ≤ 0.7 × crun with limits",
+           "create+start+delete with limits ≤ 0.7 × crun with limits",
+           "peak RSS of run ≤ crun's", "bento run end to end ≤ 2 × bubblewrap by hand",
+           "bento translate of the large manifest < 10 ms"]
+
+
+def bench_env(tmp, **extra):
+    env = dict(os.environ)
+    env.setdefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+    env.update(SMALLEST)
+    env.update(BENCH_DIR=str(tmp / "scratch"), BENCH_RESULTS=str(tmp / "results"))
+    env.update(extra)
+    return env
+
+
+def table_rows(report, heading):
+    """The cells of every data row of the first table after heading."""
+    part = report.split(heading, 1)
+    assert len(part) == 2, "no section %r in the report" % heading
+    rows = []
+    for line in part[1].split("\n## ", 1)[0].splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows[1:]  # the header row
+
+
+def number(cell):
+    return re.fullmatch(r"\d+(\.\d+)?", cell) is not None
+
+
+@pytest.mark.timeout(300)
+def test_a_whole_report_from_the_smallest_run(tmp_path):
+    res = harness.run_cmd([RUN_SH, BUILD], timeout=280, env=bench_env(tmp_path))
+    assert res.rc == 0, res
+    reports = sorted((tmp_path / "results").glob("*.md"))
+    assert len(reports) == 1, reports
+    report = reports[0].read_text()
+    stem = reports[0].with_suffix("")
+    assert (stem / "db.tsv").stat().st_size > 0
+
+    times = {(r[0], r[1].strip("*")): r for r in table_rows(report, "## Time per command")}
+    times.update({(r[0], r[1].strip("*")): r
+                  for r in table_rows(report, "### With a memory (64 MiB) and a pids (64) limit")})
+    for suffix in ("", " (limits)"):
+        for what in ("run /bin/true", "create", "start", "delete -f", "create+start+delete -f"):
+            for runtime in ("bento-runtime", "crun", "runc"):
+                row = times.get((what + suffix, runtime))
+                assert row and number(row[2]), (what + suffix, runtime, row)
+        assert number(times[("run /bin/true" + suffix, "bento-runtime")][6].rstrip("×"))
+    assert number(times[("run /bin/true", "bwrap (floor)")][2])
+
+    rss = {(r[0], r[1].strip("*")) for r in table_rows(report, "## Peak RSS") if number(r[2])}
+    for what in ("run /bin/true", "create", "start", "delete -f"):
+        for runtime in ("bento-runtime", "crun", "runc"):
+            assert (what, runtime) in rss, (what, runtime)
+
+    tput = {r[0].strip("*"): r for r in table_rows(report, "## Throughput")}
+    for runtime in ("bento-runtime", "crun", "runc"):
+        assert runtime in tput and number(tput[runtime][3]), tput
+
+    cli = table_rows(report, "## The manifest CLI")
+    assert len(cli) == 4 and all(number(r[1]) for r in cli), cli
+
+    targets = {r[0]: r for r in table_rows(report, "## Targets")}
+    assert sorted(targets) == sorted(TARGETS), sorted(targets)
+    for name, row in targets.items():
+        assert row[2] in ("met", "**not met**"), row
+        assert re.search(r"→ \d+\.\d\d×|^\d+\.\d\d ms$", row[1]), row
+
+    left = report.split("## Left behind", 1)[1]
+    assert left.lstrip().startswith("Nothing:"), left
+
+
+def test_refused_without_root(tmp_path):
+    os.chmod(tmp_path, 0o755)
+    res = harness.run_cmd(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           RUN_SH, BUILD], timeout=60, env=bench_env(tmp_path))
+    assert res.rc == 1, res
+    assert "must run as root" in res.err, res.err
+    assert not (tmp_path / "results").exists()
+
+
+def test_refused_without_a_built_runtime(tmp_path):
+    empty = tmp_path / "no-build"
+    empty.mkdir()
+    res = harness.run_cmd([RUN_SH, str(empty)], timeout=120, env=bench_env(tmp_path))
+    assert res.rc == 1, res
+    assert "bento-runtime missing (make first)" in res.err, res.err
+    assert not (tmp_path / "results").exists()
