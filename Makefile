@@ -271,6 +271,14 @@ $(BUILDDIR)/fuzz/fuzz-egress-request: tests/fuzz/fuzz-egress-request.c hooks/egr
 	clang $(FUZZ_CFLAGS) -iquote hooks/egress $(call pkg_cflags,$(PKGS_BUNDLE)) -o $@ $^ \
 		$(call pkg_libs,$(PKGS_BUNDLE))
 
+# The egress DNS target links the resolver's message and configuration
+# halves (dns-conf.c normalises names with rules.c).
+$(BUILDDIR)/fuzz/fuzz-egress-dns: tests/fuzz/fuzz-egress-dns.c hooks/egress/dns-message.c \
+    hooks/egress/dns-conf.c hooks/egress/rules.c $(BUNDLE_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -iquote hooks/egress $(call pkg_cflags,$(PKGS_BUNDLE)) -o $@ $^ \
+		$(call pkg_libs,$(PKGS_BUNDLE))
+
 fuzz: $(FUZZ_TARGETS)
 
 FUZZ_SECONDS ?= 60
@@ -284,7 +292,9 @@ lint:
 	contrib/lint.sh
 
 # Side-by-side timings with crun, runc and bubblewrap (hyperfine); writes
-# bench/results/.  Not part of `check`: numbers are reported, never asserted.
+# bench/results/.  Numbers are reported, never asserted: `check` only runs
+# it once with the smallest settings (tests/integration/test_bench.py) to
+# see that the report is whole and nothing is left behind.
 bench: all
 	bench/run.sh $(abspath $(BUILDDIR))
 

@@ -30,6 +30,7 @@ struct egress_config {
         const char *report;       /* --report FILE */
         const char *report_dir;   /* --report-dir DIR: DIR/<container id>.jsonl */
         const char *hosts_file;   /* --hosts-file FILE (tests) */
+        const char *resolv_conf;  /* --resolv-conf FILE, or NULL for /etc/resolv.conf */
         const char *annotation;   /* --rules-annotation NAME */
         const char *log;          /* --log FILE: the daemon's stderr */
         bool allow_interfaces;    /* --allow-interfaces: skip the fence check */

@@ -67,6 +67,7 @@ static void tunnel(int fd, const struct egress_request *req, const char *pending
         bool literal = egress_literal_grant(cfg->rules, cfg->n_rules, req->host, req->port);
         bool guarded = false;
         cleanup_close int up = -1;
+        int64_t deadline;
         int r;
 
         egress_format_target(req->host, req->port, target, sizeof(target));
@@ -74,9 +75,11 @@ static void tunnel(int fd, const struct egress_request *req, const char *pending
          * the resolved address: the program learns nothing from the
          * difference */
         snprintf(body, sizeof(body), "bento could not reach %s", target);
-        r = egress_resolve(req->host, req->port, &addrs);
+        /* --dial-timeout covers the lookup and the connect together */
+        deadline = egress_now_ms() + lim->dial_ms;
+        r = egress_resolve(req->host, req->port, deadline, &addrs);
         if (r >= 0)
-                r = up = egress_dial(&addrs, literal, egress_now_ms() + lim->dial_ms, &guarded);
+                r = up = egress_dial(&addrs, literal, deadline, &guarded);
         if (r < 0) {
                 refuse(fd, guarded ? EGRESS_BLOCKED : EGRESS_UNREACHABLE, req->host, req->port,
                        body, cfg);

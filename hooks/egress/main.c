@@ -129,6 +129,14 @@ static int run_hook(struct egress_config *cfg, struct bento_err *err)
         r = read_state(cfg, &st, err);
         if (r >= 0 && cfg->hosts_file)
                 r = egress_hosts_load(cfg->hosts_file, err);
+        if (r >= 0 && cfg->resolv_conf) {
+                /* read afresh for every lookup; a file that is not there
+                 * now is a mistake worth saying at once */
+                if (access(cfg->resolv_conf, R_OK) < 0)
+                        r = bento_err_set(err, errno, "--resolv-conf '%s'", cfg->resolv_conf);
+                else
+                        egress_resolv_conf_set(cfg->resolv_conf);
+        }
         if (r >= 0)
                 r = open_container(st.pid, &pidfd, &netns, err);
         if (r >= 0)

@@ -18,6 +18,7 @@ enum {
         OPT_REPORT_MAX,
         OPT_ANNOTATION,
         OPT_HOSTS_FILE,
+        OPT_RESOLV_CONF,
         OPT_LOG,
         OPT_MAX_CONNS,
         OPT_HEAD_TIMEOUT,
@@ -37,6 +38,7 @@ static const struct option long_options[] = {
     {"report-max", required_argument, NULL, OPT_REPORT_MAX},
     {"rules-annotation", required_argument, NULL, OPT_ANNOTATION},
     {"hosts-file", required_argument, NULL, OPT_HOSTS_FILE},
+    {"resolv-conf", required_argument, NULL, OPT_RESOLV_CONF},
     {"log", required_argument, NULL, OPT_LOG},
     {"max-connections", required_argument, NULL, OPT_MAX_CONNS},
     {"head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT},
@@ -89,6 +91,9 @@ void egress_usage(FILE *f)
             "\n"
             "Other:\n"
             "      --check                validate the rules, print them normalised, exit\n"
+            "      --resolv-conf FILE     the name servers, search list and options to ask\n"
+            "                             (default /etc/resolv.conf); names are resolved by\n"
+            "                             the proxy itself, /etc/hosts first, never via NSS\n"
             "      --hosts-file FILE      resolve the names listed in FILE (/etc/hosts\n"
             "                             format) to exactly those addresses; for tests\n"
             "      --allow-interfaces     do not refuse a namespace with interfaces besides lo\n"
@@ -187,6 +192,9 @@ static int one_option(int c, const char *arg, struct egress_config *cfg, struct 
                 return 0;
         case OPT_HOSTS_FILE:
                 cfg->hosts_file = arg;
+                return 0;
+        case OPT_RESOLV_CONF:
+                cfg->resolv_conf = arg;
                 return 0;
         case OPT_LOG:
                 cfg->log = arg;

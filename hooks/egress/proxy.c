@@ -15,7 +15,8 @@
 #include "io.h"
 #include "report.h"
 
-/* Enough for getaddrinfo and NSS; every large buffer is on the heap. */
+/* Room to spare for a lookup (dns.c keeps under 20 KiB on the stack);
+ * every large buffer is on the heap. */
 #define HANDLER_STACK  ((size_t) 512 * 1024)
 #define BACKOFF_MIN_MS 5
 #define BACKOFF_MAX_MS 1000

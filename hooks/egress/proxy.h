@@ -4,11 +4,11 @@
  * socket inside the container's network namespace and serves each in a
  * handler thread that dials from the host's.
  *
- * Why threads and not one epoll loop: resolving a name (getaddrinfo) blocks
- * and has no asynchronous form that can be cancelled cleanly, so an event
- * loop would need a thread pool anyway; a thread per connection keeps each
- * handler straight-line code whose every wait is a poll() against a
- * deadline.  The threads are capped (max_conns; the next client gets a 503
+ * Why threads and not one epoll loop: a handler resolves a name (dns.h),
+ * dials and relays, each a sequence of waits against one deadline; an
+ * event loop would need a state machine for each, while a thread per
+ * connection keeps each handler straight-line code whose every wait is a
+ * poll() against a deadline.  The threads are capped (max_conns; the next client gets a 503
  * at once), run on small stacks, and hold bounded buffers (the 64 KiB head
  * and 32 KiB of relay buffers), so the host side costs at most about
  * max_conns * 200 KiB however hostile the clients are.

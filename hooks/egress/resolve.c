@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Host-side name resolution and NAT64 discovery (see resolve.h). */
+/* Host-side name resolution and NAT64 discovery (see resolve.h, dns.h). */
 #include "resolve.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -13,7 +12,9 @@
 #include <time.h>
 
 #include "cleanup.h"
+#include "dns.h"
 #include "fileio.h"
+#include "io.h"
 #include "rules.h"
 
 #define HOSTS_FILE_MAX   ((size_t) 1024 * 1024)
@@ -30,29 +31,6 @@ struct host_entry {
 static struct host_entry *hosts;
 static size_t n_hosts;
 
-/* A literal address (no zone) as a socket address with the port set. */
-static bool literal(const char *host, unsigned short port, struct sockaddr_storage *ss,
-                    socklen_t *len)
-{
-        struct sockaddr_in *in = (struct sockaddr_in *) ss;
-        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ss;
-
-        memset(ss, 0, sizeof(*ss));
-        if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
-                in->sin_family = AF_INET;
-                in->sin_port = htons(port);
-                *len = sizeof(*in);
-                return true;
-        }
-        if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
-                in6->sin6_family = AF_INET6;
-                in6->sin6_port = htons(port);
-                *len = sizeof(*in6);
-                return true;
-        }
-        return false;
-}
-
 static int hosts_add_line(char *line, const char *path, unsigned lineno, struct bento_err *err)
 {
         char *save = NULL, *addr = strtok_r(line, " \t\r", &save), *name;
@@ -61,7 +39,7 @@ static int hosts_add_line(char *line, const char *path, unsigned lineno, struct 
 
         if (!addr || addr[0] == '#')
                 return 0;
-        if (!literal(addr, 0, &ss, &len))
+        if (!dns_ip_literal(addr, 0, &ss, &len))
                 return bento_err_setx(err, EINVAL, "%s:%u: \"%s\" is not an IP address", path,
                                       lineno, addr);
         while ((name = strtok_r(NULL, " \t\r", &save)) && name[0] != '#') {
@@ -125,35 +103,22 @@ static void add_addr(struct egress_addrs *out, const struct sockaddr *sa, sockle
         out->len[out->n++] = len;
 }
 
-static int from_getaddrinfo(const char *host, unsigned short port, struct egress_addrs *out)
-{
-        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-        struct addrinfo *res = NULL;
-        int r = getaddrinfo(host, NULL, &hints, &res);
+static const char *resolv_conf_path = "/etc/resolv.conf";
 
-        if (r == EAI_NONAME || r == EAI_NODATA)
-                return -ENOENT;
-        if (r == EAI_AGAIN)
-                return -EAGAIN;
-        if (r == EAI_MEMORY)
-                return -ENOMEM;
-        if (r == EAI_SYSTEM)
-                return errno > 0 ? -errno : -EIO;
-        if (r != 0)
-                return -EIO;
-        for (struct addrinfo *ai = res; ai; ai = ai->ai_next)
-                add_addr(out, ai->ai_addr, ai->ai_addrlen, port);
-        freeaddrinfo(res);
-        return out->n > 0 ? 0 : -ENOENT;
+void egress_resolv_conf_set(const char *path)
+{
+        resolv_conf_path = path;
 }
 
-int egress_resolve(const char *host, const char *port, struct egress_addrs *ret)
+int egress_resolve(const char *host, const char *port, int64_t deadline_ms,
+                   struct egress_addrs *ret)
 {
         unsigned short p = (unsigned short) strtoul(port, NULL, 10);
+        struct dns_conf conf;
         bool listed = false;
 
         ret->n = 0;
-        if (literal(host, p, &ret->a[0], &ret->len[0])) {
+        if (dns_ip_literal(host, p, &ret->a[0], &ret->len[0])) {
                 ret->n = 1;
                 return 0;
         }
@@ -165,7 +130,10 @@ int egress_resolve(const char *host, const char *port, struct egress_addrs *ret)
         }
         if (listed)
                 return ret->n > 0 ? 0 : -ENOENT;
-        return from_getaddrinfo(host, p, ret);
+        if (dns_hosts_lookup("/etc/hosts", host, p, ret) == 0)
+                return ret->n > 0 ? 0 : -ENOENT;
+        dns_conf_load(resolv_conf_path, &conf);
+        return dns_lookup(&conf, host, p, deadline_ms, ret);
 }
 
 /* ---- NAT64 discovery ---------------------------------------------------- */
@@ -180,7 +148,7 @@ static void *nat64_thread(void *arg)
 {
         struct egress_nat64 found = {0};
         struct egress_addrs addrs = {0};
-        int r = egress_resolve("ipv4only.arpa", "1", &addrs);
+        int r = egress_resolve("ipv4only.arpa", "1", egress_now_ms() + NAT64_TIMEOUT_MS, &addrs);
 
         (void) arg;
         /* "no such name" or no AAAA is a conclusive "no DNS64"; any other

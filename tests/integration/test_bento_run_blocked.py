@@ -8,8 +8,8 @@ comments; the approval stays current (provenance is outside the fingerprint);
 edited in place (flow style), or that is not the file checked before the run
 any more (swapped for a symlink, changed), is not written.
 
-Name resolution is real: the egress hook resolves names on the host side with
-getaddrinfo (docs/egress.md), so /etc/hosts decides.  Every `bento run` here
+Name resolution is real: the egress hook resolves names on the host side,
+/etc/hosts first (docs/egress.md), so /etc/hosts decides.  Every `bento run` here
 runs under `unshare --mount --net`: in its own mount namespace a test hosts
 file is bind-mounted over /etc/hosts, and in its own network namespace (only a
 loopback device that is down) nothing can leave the machine, not even a DNS

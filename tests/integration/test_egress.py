@@ -89,6 +89,39 @@ while time.monotonic() < deadline:
             key.fileobj.close()
 """
 
+# A name server for the proxy's own resolver: UDP on argv[1]:53, answers A
+# questions for the names of the JSON map argv[3] (name -> IPv4), no data
+# for their other types, NXDOMAIN for any other name; logs "name type" per
+# question to argv[4]; writes READY to argv[2] once bound.
+DNS_SERVER = r"""
+import json, socket, struct, sys, time
+names = json.loads(sys.argv[3])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 53))
+s.settimeout(0.5)
+log = open(sys.argv[4], "a")
+open(sys.argv[2], "w").write("READY")
+deadline = time.monotonic() + 170
+while time.monotonic() < deadline:
+    try:
+        q, peer = s.recvfrom(512)
+    except socket.timeout:
+        continue
+    pos, labels = 12, []
+    while pos < len(q) and q[pos]:
+        labels.append(q[pos + 1:pos + 1 + q[pos]].decode())
+        pos += 1 + q[pos]
+    name, qtype, end = ".".join(labels), struct.unpack(">H", q[pos + 1:pos + 3])[0], pos + 5
+    log.write("%s %d\n" % (name, qtype))
+    log.flush()
+    head = q[:2] + (b"\x81\x80" if name in names else b"\x81\x83") + q[4:6]
+    if name in names and qtype == 1:
+        rr = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 60, 4) + socket.inet_aton(names[name])
+        s.sendto(head + b"\0\x01\0\0\0\0" + q[12:end] + rr, peer)
+    else:
+        s.sendto(head + b"\0\0\0\0\0\0" + q[12:end], peer)
+"""
+
 pytestmark = [pytest.mark.timeout(150)]
 
 
@@ -135,6 +168,21 @@ class Net:
                               stderr=err, start_new_session=True)
         self.servers.append(p)
         wait_for(lambda: os.path.exists(ready), timeout=15, what="the echo server on %s" % addr)
+
+    def serve_dns(self, names):
+        """A name server on the test host (S), for the names given; returns
+        the file its questions are logged to."""
+        n = len(self.servers)
+        ready = os.path.join(self.dir, "dns%d.ready" % n)
+        log = os.path.join(self.dir, "dns%d.log" % n)
+        with open(os.path.join(self.dir, "dns%d.err" % n), "wb") as err:
+            p = harness.spawn(["ip", "netns", "exec", self.s, sys.executable, "-c", DNS_SERVER,
+                               SERVER_ADDR, ready, json.dumps(names), log],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                              start_new_session=True)
+        self.servers.append(p)
+        wait_for(lambda: os.path.exists(ready), timeout=15, what="the name server")
+        return log
 
     def in_h(self, *argv):
         """argv prefixed to run in namespace H."""
@@ -321,6 +369,56 @@ def test_refusals(ert, rig):
             if e.get("host", "").endswith(".test"):
                 assert "169.254" not in json.dumps(e) and "10.0.0.7" not in json.dumps(e), e
     wait_daemon_gone(rig.daemon_pid())
+
+
+def test_names_are_asked_of_the_name_server_resolv_conf_names(ert, rig, net, test_dir):
+    """A name no hosts file lists is resolved by the proxy itself from the
+    name server of --resolv-conf (spec §6.3 item 8: resolv.conf read
+    directly, no NSS), with the search list applied; the guard checks what
+    it answers (a name it resolves to loopback is blocked), and a name it
+    does not know fails like any unreachable destination."""
+    log = net.serve_dns({"dns.test": SERVER_ADDR, "svc.corp.test": SERVER_ADDR,
+                         "sneaky.test": "127.0.0.1"})
+    conf = os.path.join(test_dir, "resolv.conf")
+    with open(conf, "w") as f:
+        f.write("nameserver %s\nsearch corp.test\noptions timeout:2 attempts:1 ndots:1\n" % SERVER_ADDR)
+    rig.hook("dns.test:%d" % ECHO_PORT, "svc:%d" % ECHO_PORT, "sneaky.test:%d" % ECHO_PORT,
+             "unknown.test:%d" % ECHO_PORT, extra=["--resolv-conf", conf])
+    steps = ert.run_script(
+        rig.b,
+        ["proxy-connect", "dns.test:%d" % ECHO_PORT, "resolved-by-the-proxy"],
+        ["proxy-connect", "svc:%d" % ECHO_PORT, "found-through-the-search-list"],
+        ["proxy-connect", "sneaky.test:%d" % ECHO_PORT],
+        ["proxy-connect", "unknown.test:%d" % ECHO_PORT],
+    )
+    j = [s.json() for s in steps]
+    assert j[0] == {"status": 200, "echo": "resolved-by-the-proxy"}, (steps, rig.hook_err())
+    assert j[1] == {"status": 200, "echo": "found-through-the-search-list"}, steps[1]
+    for i, target in ((2, "sneaky.test"), (3, "unknown.test")):
+        assert j[i]["status"] == 502, steps[i]
+        assert j[i]["body"] == "bento could not reach %s:%d\n" % (target, ECHO_PORT), steps[i]
+        assert "127.0.0.1" not in j[i]["head"] + j[i]["body"], steps[i]
+    d = rig.decisions()
+    assert ("allow", "dns.test", str(ECHO_PORT)) in d
+    assert ("allow", "svc", str(ECHO_PORT)) in d
+    assert ("blocked", "sneaky.test", str(ECHO_PORT)) in d
+    assert ("unreachable", "unknown.test", str(ECHO_PORT)) in d
+    with open(log) as f:
+        asked = f.read().split("\n")
+    # both types asked; "svc" (no dot) went through the search list first
+    assert "dns.test 1" in asked and "dns.test 28" in asked, asked
+    assert asked.index("svc.corp.test 1") >= 0 and "svc 1" not in asked, asked
+    wait_daemon_gone(rig.daemon_pid())
+
+
+def test_a_resolv_conf_that_is_not_there_fails_the_hook(ert, rig, test_dir):
+    """--resolv-conf naming no file is a mistake said at once: the hook
+    fails and the container does not start."""
+    missing = os.path.join(test_dir, "none")
+    rig.hook("dns.test:%d" % ECHO_PORT, extra=["--resolv-conf", missing])
+    res = harness.expect_create_failure(ert, rig.b, message="hook")
+    said = rig.hook_err() + res.err
+    assert "--resolv-conf '%s'" % missing in said and "No such file" in said, said
 
 
 def test_private_address_needs_a_literal_rule(ert, rig, net):
