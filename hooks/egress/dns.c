@@ -11,7 +11,6 @@
 #include "dns.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +70,8 @@ static int read_full(int fd, uint8_t *buf, size_t len, int64_t deadline_ms)
         return 0;
 }
 
-/* The question again over TCP (the UDP answer was truncated). */
+/* The question over TCP: after a truncated UDP answer, or from the start
+ * (options use-vc). */
 static int ask_tcp(const struct lookup *l, size_t ns, struct question *q, int64_t deadline_ms)
 {
         const struct dns_conf *c = l->c;
