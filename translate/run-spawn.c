@@ -4,8 +4,9 @@
  * exactly the descriptors they should have.  posix_spawn keeps this cheap
  * (vfork semantics) and explicit: the child gets the three standard
  * descriptors given, optionally one more at a fixed number, default signal
- * handling and an empty mask, and the directory and environment asked for; every other descriptor
- * of bento is close-on-exec, so nothing else leaks into a sandbox.
+ * handling and an empty mask, and the directory and environment asked
+ * for; every other descriptor of bento is close-on-exec, so nothing else
+ * leaks into a sandbox.
  */
 #include <errno.h>
 #include <fcntl.h>
