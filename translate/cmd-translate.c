@@ -87,7 +87,7 @@ static void json_shields(struct bento_jsonw *w, const struct policy *p)
                 const struct shield_mount *sm = &p->shield_mounts[i];
 
                 bento_jsonw_open_object(w);
-                bento_jsonw_kstring(w, "path", sm->rule->path);
+                bento_jsonw_kstring(w, "path", sm->path);
                 bento_jsonw_kstring(w, "kind", shield_mount_kind_to_string(sm->kind));
                 if (sm->rule->holds != SHIELD_HOLDS_NONE)
                         bento_jsonw_kstring(w, "holds", shield_holds_to_string(sm->rule->holds));

@@ -12,6 +12,13 @@
  * placed on a symlink, and the resolved path is what the shields were
  * computed against.  Read-only binds are recursive ("rro"), so a mount
  * below a read grant on the host cannot come through writable.
+ *
+ * Between the write grants and the shields come the shield parents: every
+ * existing directory strictly between a write grant and a shield inside it
+ * is bound onto itself, read-write.  It grants nothing new, but a mount
+ * point cannot be renamed or removed from inside (EBUSY), so the sandbox
+ * cannot move `.git` aside, carrying the read-only `.git/config` and
+ * `.git/hooks` with it, and put a `.git` of its own in its place.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -315,11 +322,94 @@ static int add_grant_links(const struct policy *p, struct compile_plan *plan, st
         return r;
 }
 
+/* The innermost write grant that holds path strictly, or NULL. */
+static const char *holding_write(const struct policy *p, const char *path)
+{
+        const char *best = NULL;
+
+        for (size_t i = 0; i < p->n_writes; i++) {
+                const char *g = p->writes[i].real;
+
+                if (g && path_beneath(g, path) && (!best || strlen(g) > strlen(best)))
+                        best = g;
+        }
+        return best;
+}
+
+static bool inside_other_shield(const struct policy *p, const char *dir)
+{
+        for (size_t i = 0; i < p->n_shield_mounts; i++)
+                if (path_within(p->shield_mounts[i].path, dir))
+                        return true;
+        return false;
+}
+
+static int add_parent_unique(char ***v, size_t *n, const char *dir)
+{
+        char **nv;
+
+        for (size_t i = 0; i < *n; i++)
+                if (strcmp((*v)[i], dir) == 0)
+                        return 0;
+        nv = reallocarray(*v, *n + 2, sizeof(char *));
+        if (!nv)
+                return -ENOMEM;
+        *v = nv;
+        nv[*n] = strdup(dir);
+        if (!nv[*n])
+                return -ENOMEM;
+        nv[++*n] = NULL;
+        return 0;
+}
+
+/* The existing directories strictly between shield mount sm and the write
+ * grant that holds it, unless another shield already covers them (a
+ * read-only or hidden parent cannot be renamed from inside either). */
+static int shield_parents_of(const struct policy *p, const char *path, char ***v, size_t *n)
+{
+        const char *grant = holding_write(p, path);
+        cleanup_free char *cur = grant ? strdup(path) : NULL;
+        size_t glen = grant ? strlen(grant) : 0;
+        char *slash;
+        int r = 0;
+
+        if (grant && !cur)
+                return -ENOMEM;
+        while (r >= 0 && cur && (slash = strrchr(cur, '/')) && (size_t) (slash - cur) > glen) {
+                struct stat st;
+
+                *slash = '\0';
+                if (path_lstat(cur, &st) == 0 && S_ISDIR(st.st_mode) &&
+                    !inside_other_shield(p, cur))
+                        r = add_parent_unique(v, n, cur);
+        }
+        return r;
+}
+
+static int add_shield_parents(const struct policy *p, struct compile_plan *plan,
+                              struct bento_err *err)
+{
+        cleanup_strv char **v = calloc(1, sizeof(char *));
+        size_t n = 0;
+        int r = v ? 0 : -ENOMEM;
+
+        for (size_t i = 0; r >= 0 && i < p->n_shield_mounts; i++)
+                r = shield_parents_of(p, p->shield_mounts[i].path, &v, &n);
+        if (r < 0)
+                return bento_err_set(err, ENOMEM, "mounts");
+        /* Parents before children, so each lands inside the one above. */
+        if (n)
+                qsort(v, n, sizeof(char *), cmp_str);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = add_bind(plan, v[i], opts_rw, err);
+        return r;
+}
+
 static int add_shields(const struct policy *p, const char *shield_file, struct compile_plan *plan,
                        struct bento_err *err)
 {
         for (size_t i = 0; i < p->n_shield_mounts; i++) {
-                const char *path = p->shield_mounts[i].rule->path;
+                const char *path = p->shield_mounts[i].path;
                 int r;
 
                 switch (p->shield_mounts[i].kind) {
@@ -365,6 +455,8 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                 r = add_grants(p->writes, p->n_writes, true, plan, err);
         if (r >= 0)
                 r = add_grant_links(p, plan, err);
+        if (r >= 0)
+                r = add_shield_parents(p, plan, err);
         if (r >= 0)
                 r = add_shields(p, shield_file, plan, err);
         if (r >= 0 && p->entrypoint.exists)

@@ -51,6 +51,13 @@ static void shields(FILE *f, const struct inspect_report *r)
                      r->mounts[i].role <= INSPECT_SHIELD_SCRATCH;
         fprintf(f, LABEL "%zu mounted\n", "shields:", n);
         for (size_t i = 0; i < r->n_mounts; i++) {
+                if (r->mounts[i].role != INSPECT_SHIELD_PARENT)
+                        continue;
+                fprintf(f, "  %-10s ", inspect_role_name(r->mounts[i].role));
+                put_quoted(f, r->mounts[i].destination);
+                fputs(" (a mount point, so the shields inside cannot be renamed away)\n", f);
+        }
+        for (size_t i = 0; i < r->n_mounts; i++) {
                 const struct inspect_mount *m = &r->mounts[i];
 
                 if (m->role < INSPECT_SHIELD_HIDDEN || m->role > INSPECT_SHIELD_SCRATCH)
@@ -281,6 +288,7 @@ static void json_policy(struct bento_jsonw *w, const struct inspect_report *r)
         json_mounts(w, r, "read", INSPECT_READ);
         json_mounts(w, r, "write", INSPECT_WRITE);
         json_mounts(w, r, "system", INSPECT_SYSTEM);
+        json_mounts(w, r, "pinned", INSPECT_SHIELD_PARENT);
         json_shields(w, r);
         bento_jsonw_key(w, "network");
         bento_jsonw_open_object(w);

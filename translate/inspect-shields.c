@@ -47,7 +47,7 @@ static bool shape_fits(const struct inspect_mount *m, enum shield_mount_kind kin
 
 static int check_one(struct inspect_report *r, const struct shield_mount *sm)
 {
-        const char *path = sm->rule->path;
+        const char *path = sm->path;
         size_t last_grant = 0;
         bool covered = false;
 

@@ -65,8 +65,8 @@ const char *inspect_annotation(const struct inspect_report *r, const char *key)
 const char *inspect_role_name(enum inspect_role role)
 {
         static const char *const names[] = {
-            "fresh",  "system",     "read",      "write",     "target",
-            "hidden", "empty-file", "read-only", "discarded", "other",
+            "fresh",      "system",    "read",      "write",  "target", "hidden",
+            "empty-file", "read-only", "discarded", "pinned", "other",
         };
 
         return role < INSPECT_ROLE_MAX ? names[role] : "other";
@@ -218,6 +218,36 @@ static int classify(struct inspect_report *r, size_t i)
                             m->type[0] ? m->type : "(none)", m->destination);
 }
 
+static bool is_shield(enum inspect_role role)
+{
+        return role == INSPECT_SHIELD_HIDDEN || role == INSPECT_SHIELD_FILE ||
+               role == INSPECT_SHIELD_RO || role == INSPECT_SHIELD_SCRATCH;
+}
+
+/* A read-write rebind strictly inside an earlier write grant, with a
+ * shield mounted beneath it later, is no grant of its own: translate pins
+ * the directories between a write grant and its shields as mount points so
+ * the sandbox cannot rename them away (threat-model.md).  It grants
+ * nothing the enclosing grant does not, so it is not listed as a write. */
+static void find_shield_parents(struct inspect_report *r)
+{
+        for (size_t i = 0; i < r->n_mounts; i++) {
+                struct inspect_mount *m = &r->mounts[i];
+                bool inside = false, above = false;
+
+                if (m->role != INSPECT_WRITE)
+                        continue;
+                for (size_t j = 0; j < i && !inside; j++)
+                        inside = r->mounts[j].role == INSPECT_WRITE &&
+                                 path_beneath(r->mounts[j].destination, m->destination);
+                for (size_t j = i + 1; j < r->n_mounts && inside && !above; j++)
+                        above = is_shield(r->mounts[j].role) &&
+                                path_beneath(m->destination, r->mounts[j].destination);
+                if (above)
+                        m->role = INSPECT_SHIELD_PARENT;
+        }
+}
+
 int inspect_read_mounts(struct inspect_report *r)
 {
         const struct bento_json *mounts = bento_json_get(r->doc, "mounts");
@@ -255,6 +285,8 @@ int inspect_read_mounts(struct inspect_report *r)
                 r->n_mounts++;
                 rc = classify(r, r->n_mounts - 1);
         }
+        if (rc >= 0)
+                find_shield_parents(r);
         return rc;
 }
 

@@ -38,6 +38,7 @@ enum inspect_role {
         INSPECT_SHIELD_FILE,    /* an empty read-only file bound over a file */
         INSPECT_SHIELD_RO,      /* a read-only rebind inside a write grant */
         INSPECT_SHIELD_SCRATCH, /* a writable tmpfs inside a write grant ("discarded") */
+        INSPECT_SHIELD_PARENT,  /* a read-write rebind inside a write grant, above a shield */
         INSPECT_OTHER,          /* anything else (flagged) */
         INSPECT_ROLE_MAX,
 };

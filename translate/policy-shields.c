@@ -264,7 +264,7 @@ int policy_missing_mount_points(const struct policy *p, char ***ret, size_t *ret
         /* Shields in one checkout share their missing parents. */
         path_cache_begin();
         for (size_t i = 0; r >= 0 && i < p->n_shield_mounts; i++)
-                r = missing_points(p->shield_mounts[i].rule->path, &v, &n);
+                r = missing_points(p->shield_mounts[i].path, &v, &n);
         path_cache_end();
         if (r < 0)
                 return bento_err_set(err, ENOMEM, "mount points");

@@ -45,6 +45,14 @@ static const char *const root_names[] = {"package.json",
                                          ".mvn/jvm.config",
                                          "gradle/wrapper/gradle-wrapper.properties"};
 static const char *const listed_dirs[] = {".github/workflows", ".husky", ".husky/_"};
+/* Inside a checkout's .git: the config files (their settings are compared
+ * key by key, run-gitconfig.c), and the files that point git at another
+ * config or at filters (commondir moves the config elsewhere). */
+static const char *const git_configs[] = {".git/config", ".git/config.worktree"};
+static const char *const git_names[] = {".git/commondir", ".git/info/attributes"};
+
+/* A git config is small; a bigger one is reported as changed, unread. */
+#define GIT_CONFIG_MAX (1u << 20)
 
 #define GIT_OUTPUT_MAX 4096
 
@@ -277,6 +285,63 @@ static char *hooks_before(const struct policy *p, struct run_autoexec *a, size_t
         return p->writes[g].exists ? git_hooks_dir(p->writes[g].real) : NULL;
 }
 
+/* The settings that run code in the config at path; none when it cannot
+ * be read as a regular file (a symlink, a FIFO, too big: the file list
+ * reports the change itself). */
+static int settings_of(const char *path, char ***ret, size_t *ret_n)
+{
+        cleanup_free char *text = NULL;
+        struct bento_err ignored = {0};
+        size_t len;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (bento_read_file(path, GIT_CONFIG_MAX, &text, &len, &ignored) < 0)
+                return 0;
+        return run_git_settings(text, ret, ret_n);
+}
+
+static int add_git_config(struct run_autoexec *a, const char *path)
+{
+        struct run_git_config *v = reallocarray(a->configs, a->n_configs + 1, sizeof(*v));
+
+        if (!v)
+                return -ENOMEM;
+        a->configs = v;
+        v[a->n_configs] = (struct run_git_config){.path = strdup(path)};
+        if (!v[a->n_configs].path)
+                return -ENOMEM;
+        a->n_configs++;
+        return settings_of(path, &v[a->n_configs - 1].before, &v[a->n_configs - 1].n_before);
+}
+
+/* The files of root's .git that make git run something, when .git is a
+ * directory (a gitfile's target is elsewhere, and pinned by its shield). */
+static int add_git_files(struct run_autoexec *a, const char *root)
+{
+        cleanup_free char *dotgit = path_join(root, ".git");
+        struct stat st;
+        int r = 0;
+
+        if (!dotgit)
+                return -ENOMEM;
+        if (lstat(dotgit, &st) < 0 || !S_ISDIR(st.st_mode))
+                return 0;
+        for (size_t i = 0; r >= 0 && i < sizeof(git_configs) / sizeof(git_configs[0]); i++) {
+                cleanup_free char *f = path_join(root, git_configs[i]);
+
+                r = f ? add_entry(a, f) : -ENOMEM;
+                if (r >= 0)
+                        r = add_git_config(a, f);
+        }
+        for (size_t i = 0; r >= 0 && i < sizeof(git_names) / sizeof(git_names[0]); i++) {
+                cleanup_free char *f = path_join(root, git_names[i]);
+
+                r = f ? add_entry(a, f) : -ENOMEM;
+        }
+        return r;
+}
+
 int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct bento_err *err)
 {
         int r = 0;
@@ -298,6 +363,8 @@ int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct
 
                         r = d ? add_dir(a, d) : -ENOMEM;
                 }
+                if (r >= 0)
+                        r = add_git_files(a, root);
                 a->hooks[g] = hooks_before(p, a, g);
                 if (r >= 0 && a->hooks[g] && inside_write(p, a->hooks[g]))
                         r = add_dir(a, a->hooks[g]);
@@ -350,6 +417,28 @@ static char *hooks_after(const struct policy *p, struct run_autoexec *a, size_t 
         return ask_after(p, a, g) ? git_hooks_dir(p->writes[g].real) : NULL;
 }
 
+/* The settings of config c that the run added or changed. */
+static int compare_settings(struct run_autoexec *a, const struct run_git_config *c)
+{
+        cleanup_strv char **after = NULL;
+        size_t n_after = 0;
+        int r = settings_of(c->path, &after, &n_after);
+
+        for (size_t i = 0; r >= 0 && i < n_after; i++) {
+                cleanup_free char *line = NULL;
+                bool old = false;
+
+                for (size_t j = 0; j < c->n_before && !old; j++)
+                        old = strcmp(c->before[j], after[i]) == 0;
+                if (old)
+                        continue;
+                if (asprintf(&line, "%s: %s", c->path, after[i]) < 0)
+                        return -ENOMEM;
+                r = push_str(&a->settings, &a->n_settings, line);
+        }
+        return r;
+}
+
 int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err)
 {
         size_t before = a->n;
@@ -372,6 +461,8 @@ int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct 
         for (size_t i = 0; r >= 0 && i < a->n; i++)
                 if (changed(&a->entries[i]))
                         r = push_str(&a->changed, &a->n_changed, a->entries[i].path);
+        for (size_t i = 0; r >= 0 && i < a->n_configs; i++)
+                r = compare_settings(a, &a->configs[i]);
         for (size_t g = 0; r >= 0 && g < p->n_writes; g++) {
                 cleanup_free char *now = hooks_after(p, a, g);
 
@@ -395,6 +486,12 @@ void run_autoexec_done(struct run_autoexec *a)
         for (size_t i = 0; a->hooks && i < a->n_hooks; i++)
                 free(a->hooks[i]);
         free(a->hooks);
+        for (size_t i = 0; i < a->n_configs; i++) {
+                free(a->configs[i].path);
+                strv_free(a->configs[i].before);
+        }
+        free(a->configs);
+        strv_free(a->settings);
         strv_free(a->changed);
         strv_free(a->redirected);
         strv_free(a->unresolved);

@@ -130,7 +130,7 @@ static void write_shields(struct bento_jsonw *w, const struct policy *p)
                         const struct shield_mount *sm = &p->shield_mounts[i];
 
                         bento_jsonw_open_object(w);
-                        bento_jsonw_kstring(w, "path", sm->rule->path);
+                        bento_jsonw_kstring(w, "path", sm->path);
                         bento_jsonw_kstring(w, "kind", shield_mount_kind_to_string(sm->kind));
                         bento_jsonw_kstring_opt(w, "source", sm->rule->source);
                         bento_jsonw_close_object(w);
@@ -180,6 +180,7 @@ static void write_autoexec(struct bento_jsonw *w, const struct run_autoexec *a)
         if (!a)
                 return;
         write_strv(w, "changed_auto_exec", a->changed, a->n_changed);
+        write_strv(w, "changed_git_settings", a->settings, a->n_settings);
         write_strv(w, "redirected_hooks", a->redirected, a->n_redirected);
         write_strv(w, "unresolved_hooks", a->unresolved, a->n_unresolved);
 }

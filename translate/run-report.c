@@ -200,6 +200,12 @@ static void autoexec_notes(const struct run_autoexec *a)
                     "Review them before the next build, commit or push:");
                 quoted_lines(a->changed, a->n_changed);
         }
+        if (a->n_settings) {
+                say("note: the run added or changed git settings that make git run a command "
+                    "on this host (the next git status, diff or fetch there would run it). "
+                    "Review them before using git in that checkout:");
+                quoted_lines(a->settings, a->n_settings);
+        }
         if (a->n_redirected) {
                 say("note: the run moved git's hooks directory (core.hooksPath) to:");
                 quoted_lines(a->redirected, a->n_redirected);

@@ -192,9 +192,25 @@ struct run_autoexec {
         size_t n_asked;
         struct run_git_query *after; /* per write grant, from run_autoexec_ask_after() */
         size_t n_after;
+        struct run_git_config *configs; /* the git config files of the write grants */
+        size_t n_configs;
         char **changed, **redirected, **unresolved; /* NULL-terminated, after compare */
         size_t n_changed, n_redirected, n_unresolved;
+        char **settings; /* "<file>: <section.key>=<value>" added or changed by the run */
+        size_t n_settings;
 };
+
+/* A git config file inside a write grant and the settings in it that make
+ * git run a command, as they were before the run. */
+struct run_git_config {
+        char *path;
+        char **before;
+        size_t n_before;
+};
+
+/* The settings of a git config text that make git run a command, each as
+ * "section[.sub].key=value" (run-gitconfig.c).  0 or -ENOMEM. */
+int run_git_settings(const char *text, char ***ret, size_t *ret_n);
 
 /* Start asking git about the hooks directory of every write grant that
  * exists, without waiting: git takes milliseconds, and bento has the

@@ -209,9 +209,17 @@ enum shield_mount_kind {
         SHIELD_MOUNT_MAX,
 };
 
+/* Where a shield is mounted: usually the rule's own path.  A missing
+ * shield whose parent is missing too inside a write grant is mounted at the
+ * topmost missing directory instead (kind HIDDEN_DIR or DISCARDED): the
+ * runtime would otherwise have to create ordinary directories above the
+ * mount point, which the sandbox could rename away with the mount inside
+ * and replace with ones of its own (threat-model.md, "shield ancestors"). */
 struct shield_mount {
         const struct shield_rule *rule; /* points into the set */
         enum shield_mount_kind kind;
+        const char *path; /* the mount point; points into the same allocation */
+        bool lifted;      /* path is an ancestor of rule->path */
 };
 
 /* What shields_needed() weighs the rules against.  exposed = every
@@ -226,7 +234,8 @@ struct shield_exposure {
 };
 
 /* §5.8: the needed rules and their mount kinds, DenyWrite mounts first and
- * DenyAll mounts after.  *ret is freed with free(); it points into s. */
+ * DenyAll mounts after.  *ret is one allocation, freed with free(); its
+ * rules point into s. */
 int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
                    struct shield_mount **ret, size_t *ret_n, struct bento_err *err);
 

@@ -18,10 +18,10 @@ Covered:
     is listed; a script that moves core.hooksPath (through a config include
     that lives in the grant) is reported as a redirect; a grant outside any
     repository, or with no git on PATH, is listed as unresolved;
-  * the empty `.git` bento creates in a write grant outside any repository (a
-    mount point for its workspace shields) is removed before the comparison,
-    so git is not spawned for it; a `.git` the script filled stays, and git
-    is asked about it;
+  * the empty `.git` bento creates in a write grant outside any repository (the
+    mount point of one scratch mount standing for its workspace shields) is
+    removed before the comparison, so git is not spawned for it; what a
+    script writes into it is scratch and never reaches the host;
   * the report never changes the exit code, and a cancelled run's `failed`
     event carries it too.
 
@@ -417,12 +417,12 @@ def test_without_git_the_grant_is_unresolved_and_the_run_unaffected(world):
 
 def test_no_git_for_the_empty_dot_git_bento_made(world):
     """Regression: a write grant outside any repository gets an empty .git
-    (and .git/hooks, config, ...) from bento as mount points for its
-    workspace shields.  They are removed before the comparison, so git is
+    from bento as the mount point of a scratch mount standing for its
+    workspace shields.  It is removed before the comparison, so git is
     never spawned for this grant (it used to be after the run: a fork and an
     exec per run for nothing), and the .git is gone afterwards.  The grant
     is still reported unresolved (git never answered for it)."""
-    script = ("test -d ws/.git/hooks && echo 'mount point seen'\n"
+    script = ("test -d ws/.git && echo 'mount point seen'\n"
               "echo x > ws/package.json\n")
     m, ws = grant_world(world, script)
     path, marker = fake_git(world, then_real=False)
@@ -465,19 +465,22 @@ def test_git_is_asked_for_a_grant_in_a_repository(world):
     assert v["changed_auto_exec"] == [os.path.join(os.path.realpath(sub), "package.json")], v
 
 
-def test_dot_git_the_script_filled_stays_and_git_is_asked(world):
-    """A script that writes into the .git bento made (here .git/HEAD) turns it
-    into something bento did not make: only the still-empty mount points in
-    it are removed, the .git and HEAD stay, and git is asked about it after
-    the run (once: before the run there was no .git)."""
-    m, ws = grant_world(world, "printf 'ref: refs/heads/main\\n' > ws/.git/HEAD\n")
+def test_dot_git_the_script_fills_is_scratch_and_git_is_not_asked(world):
+    """A grant outside any repository: the .git bento mounts there is scratch
+    as a whole, so a script that starts a repository of its own there (a
+    HEAD, a config that names a command, a hook) leaves nothing of it on the
+    host, and git is never asked about it."""
+    script = ("mkdir -p ws/.git/hooks\n"
+              "printf 'ref: refs/heads/main\\n' > ws/.git/HEAD\n"
+              "printf '[core]\\n\\tfsmonitor = /bin/false\\n' > ws/.git/config\n"
+              "printf '#!/bin/sh\\n' > ws/.git/hooks/post-checkout\n")
+    m, ws = grant_world(world, script)
     path, marker = fake_git(world, then_real=False)
 
     res = world.run(m, "--json", env={"PATH": path})
     assert res.rc == 0, res
-    assert sorted(os.listdir(os.path.join(ws, ".git"))) == ["HEAD"]
-    assert git_calls(marker) == [(ws, "unset", GIT_ARGS)]
-    # the fake git says "not a repository": still unresolved
+    assert not os.path.lexists(os.path.join(ws, ".git")), os.listdir(ws)
+    assert git_calls(marker) == []
     assert verdict(res)["unresolved_hooks"] == [ws], res
 
 
