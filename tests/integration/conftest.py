@@ -139,6 +139,15 @@ def private_mount_namespace():
     return _session["private_mntns"]
 
 
+@pytest.fixture(scope="session")
+def host_abis(binaries):
+    """What this host's kernel does with each foreign system call ABI (i386's
+    int $0x80, x32), asked once, by the probe on the host outside any sandbox:
+    a kernel without ia32 emulation faults int $0x80 before any seccomp filter
+    sees it (harness.ForeignAbi)."""
+    return harness.probe_foreign_abis()
+
+
 # -- per-test fixtures --
 
 @pytest.fixture(autouse=True)

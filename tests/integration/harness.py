@@ -990,3 +990,59 @@ def file_mode(path):
 
 def deepcopy(x):
     return copy.deepcopy(x)
+
+
+# ---------------------------------------------------------------------------
+# what this host's kernel does with a foreign system call ABI
+
+SIGSYS_EXIT = 128 + signal.SIGSYS
+
+# getpid through each foreign entry of an x86_64 kernel, as probe arguments:
+# i386 (int $0x80, number 20) and x32 (the x86_64 number, 39, with bit 30)
+FOREIGN_CALLS = {"i386": "int80 20", "x32": "syscall 0x40000027"}
+
+
+class ForeignAbi:
+    """The host's answer to one foreign call, made by the probe directly on
+    the host, outside any sandbox.
+
+    A call the host answers (OK, or an errno such as x32's ENOSYS on a kernel
+    built without CONFIG_X86_X32_ABI) went through the kernel's system call
+    entry, where seccomp runs before the kernel looks at the number: inside a
+    sandbox the filter's bad-architecture action kills it (SIGSYS).  A call
+    the host answers with a signal never reached that entry (no ia32
+    emulation: `int $0x80` is a general protection fault, SIGSEGV), so no
+    filter can see it; inside it ends the same way, and still never runs."""
+
+    def __init__(self, abi, res):
+        self.abi = abi
+        self.call = FOREIGN_CALLS[abi]
+        self.host = res
+        line = res.out.strip()
+        if res.rc == 0 and line == "OK":
+            self.host_answer = "runs"
+        elif res.rc == 1 and re.fullmatch(r"E[A-Z0-9]+", line):
+            self.host_answer = line
+        elif res.rc is not None and res.rc < 0 and line == "":
+            self.host_answer = signal.Signals(-res.rc).name
+        else:
+            raise AssertionError("the host probe of the %s ABI said something unexpected:\n%s" % (abi, res))
+
+    @property
+    def reaches_syscall_entry(self):
+        return self.host.rc >= 0
+
+    @property
+    def fate(self):
+        """The exit status of a sandboxed process that makes this call."""
+        return SIGSYS_EXIT if self.reaches_syscall_entry else 128 - self.host.rc
+
+    def __repr__(self):
+        return "<%s %s: %s on the host>" % (self.abi, self.call, self.host_answer)
+
+
+def probe_foreign_abis():
+    """{abi: ForeignAbi} for this host; conftest.py's host_abis fixture runs it
+    once per session."""
+    return {abi: ForeignAbi(abi, run_cmd([PROBE] + call.split(), timeout=20))
+            for abi, call in FOREIGN_CALLS.items()}
