@@ -57,14 +57,6 @@ struct hook_outcome {
         siginfo_t si;
 };
 
-static const char *annotation(const struct oci_config *cfg, const char *key)
-{
-        for (size_t i = 0; i < cfg->n_annotations; i++)
-                if (strcmp(cfg->annotations[i].key, key) == 0)
-                        return cfg->annotations[i].value;
-        return NULL;
-}
-
 /* The runtime may run with fds 0-2 closed; keep our own fds above them so
  * the child's dup2() onto 0-2 can never clobber a source. */
 static int fd_above_stdio(int fd)
@@ -80,7 +72,7 @@ static int fd_above_stdio(int fd)
 
 static int open_output(const struct oci_config *cfg, const char *key, struct bento_err *err)
 {
-        const char *file = annotation(cfg, key);
+        const char *file = oci_config_annotation(cfg, key);
         int fd;
 
         if (file && file[0])

@@ -64,6 +64,14 @@ static int mount_id(int fd, uint64_t *id, bool *is_root, bool *known)
         return 0;
 }
 
+int rt_fd_mount_id(int fd, uint64_t *id)
+{
+        bool is_root = false, known = false;
+        int r = mount_id(fd, id, &is_root, &known);
+
+        return r < 0 ? r : 0;
+}
+
 int rt_target_reopen(const struct rt_root *root, struct rt_target *t)
 {
         struct rt_target fresh;

@@ -34,6 +34,9 @@ int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const cha
 int rt_bind_fd_on(const struct rt_root *root, const struct rt_target *t, int src_fd,
                   bool recursive);
 
+/* The id of the mount fd's object is on (statx STATX_MNT_ID).  0 or -errno. */
+int rt_fd_mount_id(int fd, uint64_t *id);
+
 /* After something was mounted onto t, make t->fd name the root of the new
  * top mount: t->path is opened again (no symlinks allowed) and checked to be
  * a mount root on a different mount than before.  -EXDEV if not. */

@@ -24,6 +24,7 @@
 #include "mount-copyup.h"
 #include "mount-options.h"
 #include "mount-util.h"
+#include "mount-verify.h"
 #include "mounts-cgroup.h"
 #include "safe-path.h"
 
@@ -117,6 +118,12 @@ int rt_mounts_validate(const struct oci_config *cfg, struct bento_err *err)
                 r = validate_paths(lx->readonly_paths, lx->n_readonly_paths, "readonlyPaths", err);
         if (r == 0)
                 r = rt_devices_validate(cfg, err);
+        if (r == 0) {
+                /* A malformed record fails create, before anything exists. */
+                cleanup_free struct bento_mount_identity *ids = NULL;
+
+                r = rt_mount_identities(cfg, &ids, err);
+        }
         return r;
 }
 
@@ -188,16 +195,6 @@ static int prepare_root(const struct rt_context *ctx, struct rt_root *root, stru
 
 /* ---- one config mount ---- */
 
-static int resolve_dest(const struct rt_root *root, const char *dest, unsigned int flags,
-                        struct rt_target *t, struct bento_err *err)
-{
-        int r = rt_safe_resolve(root, dest, flags, 0644, t);
-
-        if (r < 0)
-                return bento_err_set(err, -r, "create mount point");
-        return 0;
-}
-
 static int finish_mount(const struct rt_root *root, struct rt_target *t,
                         const struct rt_mount_opts *o, struct bento_err *err)
 {
@@ -230,7 +227,8 @@ static int open_bind_source(const struct rt_context *ctx, const char *source, st
 }
 
 static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
-                      const struct oci_mount *m, const struct rt_mount_opts *o, struct rt_target *t,
+                      const struct oci_mount *m, const struct rt_mount_opts *o,
+                      const struct bento_mount_identity *id, struct rt_target *t,
                       struct bento_err *err)
 {
         cleanup_close int src = open_bind_source(ctx, m->source, err);
@@ -241,8 +239,11 @@ static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
                 return src;
         if (fstat(src, &st) < 0)
                 return bento_err_set(err, errno, "stat bind source %s", m->source);
-        r = resolve_dest(root, m->destination, S_ISDIR(st.st_mode) ? RT_SP_MKDIR : RT_SP_MKFILE, t,
-                         err);
+        r = rt_verify_source(src, id, m->source, err);
+        if (r >= 0)
+                r = rt_resolve_verified_dest(root, m->destination,
+                                             S_ISDIR(st.st_mode) ? RT_SP_MKDIR : RT_SP_MKFILE, id,
+                                             t, err);
         if (r < 0)
                 return r;
         r = rt_bind_fd_on(root, t, src, o->recursive);
@@ -379,7 +380,8 @@ static int mount_tmpfs_copyup(const struct rt_context *ctx, const struct rt_root
 }
 
 static int mount_entry(const struct rt_context *ctx, const struct rt_root *root, size_t i,
-                       enum dev_state *dev, struct bento_err *err)
+                       const struct bento_mount_identity *id, enum dev_state *dev,
+                       struct bento_err *err)
 {
         const struct oci_mount *m = &ctx->cfg->mounts[i];
         cleanup_rt_mount_opts struct rt_mount_opts o = {0};
@@ -390,12 +392,12 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
         if (r < 0)
                 return r;
         if (is_bind(m, &o)) {
-                r = mount_bind(ctx, root, m, &o, &t, err);
+                r = mount_bind(ctx, root, m, &o, id, &t, err);
                 if (r == 0 && strcmp(t.path, "/dev") == 0)
                         *dev = DEV_OTHER;
                 return r;
         }
-        r = resolve_dest(root, m->destination, RT_SP_MKDIR, &t, err);
+        r = rt_resolve_verified_dest(root, m->destination, RT_SP_MKDIR, id, &t, err);
         if (r < 0)
                 return r;
         if (strcmp(m->type, "cgroup") == 0)
@@ -414,10 +416,13 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
 int rt_mounts_prepare(const struct rt_context *ctx, struct bento_err *err)
 {
         cleanup_rt_root struct rt_root root = {.fd = -1};
+        cleanup_free struct bento_mount_identity *ids = NULL;
         enum dev_state dev = DEV_UNCONFIGURED;
         int r;
 
         r = rt_mounts_validate(ctx->cfg, err);
+        if (r >= 0)
+                r = rt_mount_identities(ctx->cfg, &ids, err);
         if (r < 0)
                 return r;
         if (!ctx->new_ns[OCI_NS_MOUNT])
@@ -428,7 +433,7 @@ int rt_mounts_prepare(const struct rt_context *ctx, struct bento_err *err)
         if (r < 0)
                 return r;
         for (size_t i = 0; i < ctx->cfg->n_mounts; i++) {
-                r = mount_entry(ctx, &root, i, &dev, err);
+                r = mount_entry(ctx, &root, i, ids ? &ids[i] : NULL, &dev, err);
                 if (r < 0)
                         return bento_err_prefix(err, "mounts[%zu] (%s)", i,
                                                 ctx->cfg->mounts[i].destination);

@@ -9,13 +9,17 @@
 
 #include "compile.h"
 #include "jsonw.h"
+#include "mount-identity.h"
 
-/* One entry of config.json "mounts". */
+/* One entry of config.json "mounts", and what its host path was when the
+ * policy was checked (kind NONE for the fresh pseudo-filesystems, whose
+ * destination is inside the rootfs). */
 struct compile_mount {
         char *destination;
         const char *type; /* static */
         char *source;
         const char *const *options; /* static, NULL-terminated */
+        struct bento_mount_identity identity;
 };
 
 /* A symlink to create in rootfs/ instead of a mount (merged-/usr hosts:
@@ -37,6 +41,9 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
 void compile_plan_done(struct compile_plan *plan);
 
 void compile_write_mounts(struct bento_jsonw *w, const struct compile_plan *plan);
+/* The org.bento.mount-identity annotation's text for the plan (heap), or
+ * NULL when out of memory. */
+char *compile_mount_identities(const struct compile_plan *plan);
 void compile_write_process(struct bento_jsonw *w, const struct policy *p,
                            const struct compile_opts *o, char *const *env);
 void compile_write_linux(struct bento_jsonw *w, const struct policy *p,

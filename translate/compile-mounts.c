@@ -45,10 +45,35 @@ static const char *const opts_hidden_dir[] = {"ro",        "nosuid",  "nodev", "
                                               "mode=0755", "size=4k", NULL};
 static const char *const opts_discarded[] = {"nosuid", "nodev", "mode=0755", NULL};
 
+/* What a mount's host path is now: the object itself for a bind of a path
+ * onto itself or a mount over an existing path, else the parent directory
+ * where the runtime will create the mount point.  Nothing for a path that
+ * is neither (a grant bento still creates: the runtime then checks the
+ * path alone). */
+static struct bento_mount_identity identity_of(const char *dest, bool same)
+{
+        cleanup_free char *parent = NULL;
+        struct stat st;
+        char *slash;
+
+        if (path_lstat(dest, &st) == 0)
+                return (struct bento_mount_identity){
+                    same ? BENTO_MOUNT_ID_SAME : BENTO_MOUNT_ID_DEST, st.st_dev, st.st_ino};
+        parent = strdup(dest);
+        slash = parent ? strrchr(parent, '/') : NULL;
+        if (same || !slash)
+                return (struct bento_mount_identity){0};
+        slash[slash == parent ? 1 : 0] = '\0';
+        if (path_lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))
+                return (struct bento_mount_identity){0};
+        return (struct bento_mount_identity){BENTO_MOUNT_ID_PARENT, st.st_dev, st.st_ino};
+}
+
 static int add_mount(struct compile_plan *plan, const char *dest, const char *type,
                      const char *source, const char *const *options, struct bento_err *err)
 {
         struct compile_mount *v = reallocarray(plan->mounts, plan->n_mounts + 1, sizeof(*v));
+        bool same = strcmp(dest, source) == 0;
 
         if (!v)
                 return bento_err_set(err, ENOMEM, "mounts");
@@ -56,7 +81,8 @@ static int add_mount(struct compile_plan *plan, const char *dest, const char *ty
         v[plan->n_mounts] = (struct compile_mount){.destination = strdup(dest),
                                                    .type = type,
                                                    .source = strdup(source),
-                                                   .options = options};
+                                                   .options = options,
+                                                   .identity = identity_of(dest, same)};
         if (!v[plan->n_mounts].destination || !v[plan->n_mounts].source) {
                 free(v[plan->n_mounts].destination);
                 free(v[plan->n_mounts].source);
@@ -116,6 +142,7 @@ void compile_plan_done(struct compile_plan *plan)
         *plan = (struct compile_plan){0};
 }
 
+/* The pseudo-filesystems land inside the rootfs, not on a host path. */
 static int add_fresh(struct compile_plan *plan, struct bento_err *err)
 {
         int r = add_mount(plan, "/proc", "proc", "proc", opts_proc, err);
@@ -128,6 +155,8 @@ static int add_fresh(struct compile_plan *plan, struct bento_err *err)
                 r = add_mount(plan, "/dev/shm", "tmpfs", "shm", opts_shm, err);
         if (r >= 0)
                 r = add_mount(plan, "/tmp", "tmpfs", "tmpfs", opts_tmp, err);
+        for (size_t i = 0; i < plan->n_mounts; i++)
+                plan->mounts[i].identity = (struct bento_mount_identity){0};
         return r;
 }
 
@@ -266,6 +295,10 @@ static int add_grants(const struct policy_path *grants, size_t n, bool write,
                         r = add_bind(plan, g->real, g->is_dir ? opts_ro : opts_file_ro, err);
                 if (r < 0)
                         return r;
+                /* The identity the grant checks saw, not a second look. */
+                if (g->exists && strcmp(g->real, "/") != 0)
+                        plan->mounts[plan->n_mounts - 1].identity =
+                            (struct bento_mount_identity){BENTO_MOUNT_ID_SAME, g->dev, g->ino};
         }
         return 0;
 }
@@ -467,6 +500,21 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                               err);
         path_cache_end();
         return r;
+}
+
+char *compile_mount_identities(const struct compile_plan *plan)
+{
+        cleanup_free struct bento_mount_identity *ids =
+            calloc(plan->n_mounts + 1, sizeof(struct bento_mount_identity));
+        char *text = NULL;
+
+        if (!ids)
+                return NULL;
+        for (size_t i = 0; i < plan->n_mounts; i++)
+                ids[i] = plan->mounts[i].identity;
+        if (bento_mount_identity_format(ids, plan->n_mounts, &text) < 0)
+                return NULL;
+        return text;
 }
 
 void compile_write_mounts(struct bento_jsonw *w, const struct compile_plan *plan)

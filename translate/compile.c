@@ -114,7 +114,7 @@ void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
 }
 
 static void write_annotations(struct bento_jsonw *w, const struct policy *p,
-                              const struct compile_opts *o)
+                              const struct compile_opts *o, const char *identities)
 {
         const char *slash = strrchr(p->m->path, '/');
         cleanup_free char *manifest = path_join(p->base, slash ? slash + 1 : p->m->path);
@@ -125,6 +125,7 @@ static void write_annotations(struct bento_jsonw *w, const struct policy *p,
         bento_jsonw_kstring(w, "org.bento.exec", manifest_exec_to_string(p->m->exec));
         bento_jsonw_kstring_opt(w, "org.bento.fingerprint", o->fingerprint);
         bento_jsonw_kstring(w, "org.bento.manifest", manifest); /* NULL fails the writer */
+        bento_jsonw_kstring(w, BENTO_MOUNT_IDENTITY_ANNOTATION, identities); /* likewise */
         bento_jsonw_kstring(w, "org.bento.tier", "full");
         bento_jsonw_kstring(w, "org.bento.version", BENTO_VERSION);
         bento_jsonw_kstring_opt(w, "run.oci.hooks.stderr", o->hooks_log);
@@ -163,7 +164,7 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
 {
         cleanup_jsonw struct bento_jsonw w = {0};
         cleanup_strv char **env = NULL;
-        cleanup_free char *egress = NULL;
+        cleanup_free char *egress = NULL, *identities = NULL;
         struct compile_plan plan = {0};
         int r;
 
@@ -180,6 +181,8 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
         if (!egress)
                 return bento_err_set(err, ENOMEM, "bundle");
         r = compile_plan_mounts(p, o, &plan, err);
+        if (r >= 0 && !(identities = compile_mount_identities(&plan)))
+                r = bento_err_set(err, ENOMEM, "bundle");
         if (r >= 0)
                 r = bento_jsonw_init(&w, true, err);
         if (r < 0) {
@@ -197,7 +200,7 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
         compile_write_process(&w, p, o, env);
         compile_write_mounts(&w, &plan);
         compile_write_hooks(&w, p, o, egress);
-        write_annotations(&w, p, o);
+        write_annotations(&w, p, o, identities);
         compile_write_linux(&w, p, o);
         bento_jsonw_close_object(&w);
         compile_plan_done(&plan);

@@ -66,6 +66,11 @@ static void shields(FILE *f, const struct inspect_report *r)
                 put_quoted(f, m->destination);
                 fputc('\n', f);
         }
+        if (r->n_identities)
+                fprintf(f,
+                        "  %zu host path(s) pinned by device and inode: bento-runtime refuses "
+                        "one that changed since translate, runc and crun do not check\n",
+                        r->n_identities);
         if (r->n_cleanup)
                 fprintf(f,
                         "  after the run: %zu shield mount point(s) removed by bento's poststop "
@@ -289,6 +294,7 @@ static void json_policy(struct bento_jsonw *w, const struct inspect_report *r)
         json_mounts(w, r, "write", INSPECT_WRITE);
         json_mounts(w, r, "system", INSPECT_SYSTEM);
         json_mounts(w, r, "pinned", INSPECT_SHIELD_PARENT);
+        bento_jsonw_kuint(w, "mount_identities", r->n_identities);
         json_shields(w, r);
         bento_jsonw_key(w, "network");
         bento_jsonw_open_object(w);

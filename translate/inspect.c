@@ -351,6 +351,8 @@ int inspect_bundle(const char *dir, struct inspect_report *ret, struct bento_err
                 rc = inspect_check_hooks(&r);
         if (rc >= 0)
                 rc = inspect_check_shields(&r, err);
+        if (rc >= 0)
+                rc = inspect_check_identities(&r);
         if (rc < 0) {
                 if (rc == -ENOMEM)
                         bento_err_set(err, ENOMEM, "inspect");

@@ -72,7 +72,8 @@ struct inspect_report {
         bool netns;           /* a fresh network namespace */
         const char **egress;  /* host:port pairs given to bento-egress */
         size_t n_egress;
-        size_t n_cleanup; /* mount points translate's poststop hook removes */
+        size_t n_cleanup;    /* mount points translate's poststop hook removes */
+        size_t n_identities; /* mounts whose host path the bundle pinned by identity */
 
         struct inspect_opened *opened;
         size_t n_opened;
@@ -100,6 +101,7 @@ int inspect_check_process(struct inspect_report *r);
 int inspect_check_linux(struct inspect_report *r);
 int inspect_check_hooks(struct inspect_report *r);
 int inspect_check_shields(struct inspect_report *r, struct bento_err *err);
+int inspect_check_identities(struct inspect_report *r);
 
 /* The string member key of obj, or NULL when absent or not a string. */
 const char *inspect_str(const struct bento_json *obj, const char *key);

@@ -66,19 +66,21 @@ int policy_expand(const char *path, const char *base, const char *home, char **r
 static int resolve_one(struct policy_path *pp, const char *written, const char *base,
                        const char *home, struct bento_err *err)
 {
-        mode_t type;
+        struct stat st;
 
         pp->written = written;
         if (policy_expand(written, base, home, &pp->expanded, err) < 0)
                 return -EINVAL;
         if (path_resolve(pp->expanded, &pp->real) < 0)
                 return bento_err_set(err, ENOMEM, "path resolution");
-        if (path_follow_type(pp->real, &type) < 0) {
+        if (path_stat(pp->real, &st) < 0) {
                 pp->stat_errno = errno;
                 return 0;
         }
         pp->exists = true;
-        pp->is_dir = type == S_IFDIR;
+        pp->is_dir = S_ISDIR(st.st_mode);
+        pp->dev = st.st_dev;
+        pp->ino = st.st_ino;
         return 0;
 }
 

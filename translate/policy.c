@@ -6,9 +6,11 @@
  * changes the host: creating missing write grants after every check.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cleanup.h"
@@ -99,26 +101,59 @@ char *policy_refusal(const struct policy *p)
         return NULL;
 }
 
-/* mkdir -p with mode 0700 for what is missing. */
+/* One component of a write grant being created: opened without following
+ * a symlink, or made (0700) when missing.  A name that appears between the
+ * look and the mkdir is not accepted: bento did not make it. */
+static int enter_or_make(int dirfd, const char *name, const char *grant, struct bento_err *err)
+{
+        int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+        if (fd >= 0)
+                return fd;
+        if (errno == ENOENT) {
+                if (mkdirat(dirfd, name, 0700) < 0)
+                        return bento_err_set(err, errno,
+                                             errno == EEXIST
+                                                 ? "cannot create the write grant \"%s\": \"%s\" "
+                                                   "appeared while bento was creating it"
+                                                 : "cannot create the write grant \"%s\" (at "
+                                                   "\"%s\")",
+                                             grant, name);
+                fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd >= 0)
+                        return fd;
+        }
+        return bento_err_set(err, errno == ELOOP ? ELOOP : errno,
+                             "cannot create the write grant \"%s\": \"%s\" on the way is %s", grant,
+                             name,
+                             errno == ELOOP || errno == ENOTDIR
+                                 ? "a symlink or not a directory now (it was resolved before)"
+                                 : "not reachable");
+}
+
+/* mkdir -p with mode 0700 for what is missing, walking from "/" without
+ * following a symlink: the path is already symlink-resolved, so one met on
+ * the way was put there since, by someone who could write a parent. */
 static int mkdir_parents(const char *path, struct bento_err *err)
 {
-        cleanup_free char *copy = strdup(path);
+        cleanup_close int dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        cleanup_free char *copy = NULL;
+        char *save = NULL;
 
+        if (dirfd < 0)
+                return bento_err_set(err, errno, "open /");
+        copy = strdup(path);
         if (!copy)
                 return bento_err_set(err, ENOMEM, "write grants");
-        for (char *s = copy + 1;; s++) {
-                bool end = *s == '\0';
+        for (char *name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+                int fd = enter_or_make(dirfd, name, path, err);
 
-                if (*s != '/' && !end)
-                        continue;
-                *s = '\0';
-                if (mkdir(copy, 0700) < 0 && errno != EEXIST)
-                        return bento_err_set(err, errno, "cannot create the write grant \"%s\"",
-                                             path);
-                if (end)
-                        return 0;
-                *s = '/';
+                if (fd < 0)
+                        return fd;
+                close(dirfd);
+                dirfd = fd;
         }
+        return 0;
 }
 
 int policy_prepare_writes(struct policy **p, struct bento_err *err)

@@ -16,6 +16,7 @@
 #define BENTO_POLICY_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -30,6 +31,8 @@ struct policy_path {
         bool exists;         /* real names something (stat succeeded) */
         bool is_dir;
         int stat_errno; /* why stat failed, 0 when it did not */
+        dev_t dev;      /* what real named when it was resolved and checked: */
+        ino_t ino;      /* the bundle records it, the runtime verifies it */
 };
 
 /* The host facts resolution depends on; NULL members mean the process's

@@ -18,6 +18,7 @@
 
 #include "json.h"
 #include "jsonw.h"
+#include "mount-identity.h"
 #include "oci-config.h"
 #include "state.h"
 
@@ -38,6 +39,29 @@ static void same_bytes(const char *a, size_t alen, const char *b, size_t blen, c
         must(alen == blen && memcmp(a, b, alen) == 0, what, NULL);
 }
 
+/* The mount identity record, as bento-runtime reads it: accepted or
+ * refused, and what is accepted formats back to an equivalent record. */
+static void fuzz_identities(const struct oci_config *cfg)
+{
+        const char *text = oci_config_annotation(cfg, BENTO_MOUNT_IDENTITY_ANNOTATION);
+        struct bento_mount_identity *ids = NULL, *again = NULL;
+        struct bento_err err = {0};
+        char *out = NULL;
+
+        if (!text || bento_mount_identity_parse(text, cfg->n_mounts, &ids, &err) < 0)
+                return;
+        must(bento_mount_identity_format(ids, cfg->n_mounts, &out) == 0, "identity format", NULL);
+        must(bento_mount_identity_parse(out, cfg->n_mounts, &again, &err) == 0, "identity reparse",
+             &err);
+        for (size_t i = 0; i < cfg->n_mounts; i++)
+                must(ids[i].kind == again[i].kind && ids[i].dev == again[i].dev &&
+                         ids[i].ino == again[i].ino,
+                     "identity round trip", NULL);
+        free(ids);
+        free(again);
+        free(out);
+}
+
 static void fuzz_config(const char *text, size_t len)
 {
         struct oci_config *cfg = NULL, *again = NULL;
@@ -49,6 +73,7 @@ static void fuzz_config(const char *text, size_t len)
                 return;
         /* the lookups must be safe on anything the parser accepted */
         (void) oci_config_annotation(cfg, "org.bento.tier");
+        fuzz_identities(cfg);
         for (int t = 0; t < _OCI_NS_MAX; t++)
                 (void) oci_config_namespace(cfg, t);
         must(oci_config_write(cfg, &out1, &len1, &err) >= 0, "config write", &err);

@@ -1150,6 +1150,18 @@ def normalize(cfg, subst):
     for value, name in sorted(subst.items(), key=lambda kv: -len(kv[0])):
         text = text.replace(json.dumps(value)[1:-1], name)
     cfg = json.loads(text)
+    ann = cfg.get("annotations", {})
+    if "org.bento.mount-identity" in ann:
+        # device and inode numbers are this host's: kept as the mount each
+        # word names and its kind (system paths are checked, then dropped)
+        named = []
+        for word in ann["org.bento.mount-identity"].split():
+            i, kind, dev, ino = word.split(":")
+            assert dev.isdigit() and ino.isdigit(), word
+            d = cfg["mounts"][int(i)]["destination"]
+            if not (d in SYSTEM_PATHS or any(d.startswith(p + "/") for p in SYSTEM_PATHS)):
+                named.append("%s %s" % (kind, d))
+        ann["org.bento.mount-identity"] = named
     kept = []
     for m in cfg.get("mounts", []):
         d = m["destination"]
@@ -1441,3 +1453,93 @@ def test_other_runtimes_block_exec_through_the_gate(trr, home, engine_state, mod
     else:
         assert_refused(s[4], "EPERM")
     assert refused_with(s[5]) is None, s[5]  # threads always
+
+
+# ---------------------------------------------------------------------------
+# what was checked is what is mounted (threat-model.md): the bundle pins every
+# host path by device and inode, and bento-runtime refuses one that changed
+
+
+def _identity_bundle(trr, home):
+    data = home.path("proj/data")
+    os.makedirs(data, exist_ok=True)
+    with open(os.path.join(data, "f"), "w") as f:
+        f.write("PUBLIC\n")
+    steps = ("ls %s" % data, "read %s/f" % data, "read %s/id_rsa" % data)
+    b = trr.bundle({"entrypoint": "./probe", "exec": "all", "read": ["./data"],
+                    "args": ["steps"] + list(steps)})
+    return b, data, steps
+
+
+def test_bundle_records_what_each_host_path_was(trr, home):
+    b, data, steps = _identity_bundle(trr, home)
+    cfg = b.config
+    words = cfg["annotations"]["org.bento.mount-identity"].split()
+    recorded = {int(w.split(":")[0]): w.split(":")[1:] for w in words}
+    dests = [m["destination"] for m in cfg["mounts"]]
+    st = os.stat(data)
+    assert recorded[dests.index(data)] == ["b", str(st.st_dev), str(st.st_ino)]
+    # the fresh pseudo-filesystems land in the rootfs: nothing to record
+    assert dests.index("/proc") not in recorded and dests.index("/tmp") not in recorded
+    # unchanged, the bundle runs and shows the grant
+    res = trr.rt.run(b)
+    assert res.rc == 0, res
+    s = parse_steps(steps, res.out)
+    assert_reads(s[1], "PUBLIC\n")
+
+
+@pytest.mark.parametrize("how", ["symlink", "exchange"])
+def test_a_grant_relinked_after_translate_is_refused(trr, home, how):
+    b, data, steps = _identity_bundle(trr, home)
+    os.rename(data, data + "-old")
+    if how == "symlink":
+        os.symlink(home.path(".ssh"), data)  # the key is what the relink wants to show
+    else:
+        # a directory in its place, as a RENAME_EXCHANGE would leave it
+        os.makedirs(data)
+        shutil.copy(home.path(".ssh/id_rsa"), os.path.join(data, "id_rsa"))
+    res = trr.rt.run(b)
+    assert res.rc != 0, res
+    assert "is not what bento checked" in res.err, res
+    assert "translate the manifest again" in res.err, res
+    assert SECRETS[".ssh/id_rsa"].strip() not in res.out, res
+    res = run_cmd([BENTO, "inspect", b.path], env=home.env(), timeout=30)
+    assert "no longer the object the bundle recorded" in " ".join(res.out.split()), res
+
+
+def test_a_shield_parent_swapped_after_translate_is_refused(trr, home):
+    """The .git/config shield's place: a .git swapped for a decoy after
+    translate (its config then writable in the box) is refused."""
+    b = trr.bundle({"entrypoint": "./probe", "exec": "all", "write": ["~/proj"],
+                    "args": ["steps", "write %s/.git/config" % home.proj]})
+    git = os.path.join(home.proj, ".git")
+    os.rename(git, git + "-real")
+    os.makedirs(os.path.join(git, "hooks"))
+    with open(os.path.join(git, "config"), "w") as f:
+        f.write("[core]\n")
+    res = trr.rt.run(b)
+    assert res.rc != 0, res
+    assert "is not what bento checked" in res.err, res
+    with open(os.path.join(git, "config")) as f:
+        assert f.read() == "[core]\n"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("engine_state", ["runc"], indirect=True)
+def test_foreign_runtimes_do_not_read_the_record(tr, home, engine_state):
+    """What docs/threat-model.md says of runc and crun: they mount whatever
+    the bundle's paths name when they run.  This pins that limit, so a
+    change is noticed (and the docs with it)."""
+    engine, state, ids = engine_state
+    data = home.path("proj/data")
+    os.makedirs(data, exist_ok=True)
+    b = tr.bundle({"entrypoint": "./probe", "exec": "all", "read": ["./data"],
+                   "args": ["steps", "read %s/id_rsa" % data]})
+    os.rename(data, data + "-old")
+    os.symlink(home.path(".ssh"), data)
+    cid = "bento-tr-%s" % os.urandom(4).hex()
+    ids.append(cid)
+    res = run_cmd(engine_argv(engine, state, "run", "--bundle", b.path, cid), timeout=40)
+    assert res.rc == 0, res
+    s = parse_steps(["read %s/id_rsa" % data], res.out)
+    assert_reads(s[0], SECRETS[".ssh/id_rsa"])
