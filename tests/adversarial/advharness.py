@@ -29,6 +29,7 @@ import signal
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import textwrap
 import threading
@@ -43,6 +44,8 @@ BENTO = os.path.join(harness.BUILD, "bin", "bento")
 RUNTIME = harness.RUNTIME
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOXDIR = os.path.join(HERE, "box")
+if BOXDIR not in sys.path:
+    sys.path.insert(0, BOXDIR)  # boxlib: the attempt modules name its helpers
 PYTHON = "/usr/bin/python3"
 REFUSED = 125
 
