@@ -101,7 +101,7 @@ BINS += $(addprefix $(BUILDDIR)/bin/bento-,$(HOOK_NAMES))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
 PROBE := $(BUILDDIR)/tests/bento-probe
 
-.PHONY: bench all debug check check-unit check-integration check-debug check-layering lint fuzz \
+.PHONY: bench all debug check check-unit check-integration check-adversarial check-debug check-layering lint fuzz \
         fuzz-smoke demo install clean deps docs check-docs
 
 all: $(BINS)
@@ -230,11 +230,17 @@ check-unit: $(UNIT_BINS)
 check-integration: all $(PROBE)
 	BENTO_BUILD=$(abspath $(BUILDDIR)) $(PYTHON) -m pytest -q -ra tests/integration
 
+# The adversarial suite (docs/adversarial.md): escape attempts under every
+# exec mode and runtime; it prints the attempt x mode table at the end.
+check-adversarial: all $(PROBE)
+	BENTO_BUILD=$(abspath $(BUILDDIR)) $(PYTHON) -m pytest -q -ra tests/adversarial
+
 check: deps
 	$(MAKE) check-layering
 	$(MAKE) check-docs
 	$(MAKE) check-unit
 	$(MAKE) check-integration
+	$(MAKE) check-adversarial
 
 check-debug:
 	$(MAKE) BUILDDIR=build/debug SANITIZE=1 check-unit
