@@ -5,6 +5,14 @@
  * (or meeting something unreadable) marks the answer partial rather than
  * pretending it is complete.  Symbolic links are never followed: a link is
  * a name the shields already resolve, not a second identity.
+ *
+ * The write side (a writable second name for a file the shields keep
+ * read-only) runs the other way round, because the shielded trees can be
+ * far larger than the grants (~/.rustup, ~/.vscode-server, a pnpm store):
+ * the walk of the write grants, which the credential side makes anyway
+ * when a credential has a second link, keeps every linked file and every
+ * mount it can write as a candidate, and only when there is one are the
+ * shielded trees on the candidates' devices walked for the same identity.
  */
 #include "alias-scan.h"
 
@@ -17,6 +25,7 @@
 #include <sys/sysmacros.h>
 
 #include "cleanup.h"
+#include "jsonw.h"
 #include "path.h"
 #include "shields.h"
 
@@ -40,47 +49,61 @@ struct ident {
         char *name;
 };
 
-struct scan {
-        const struct policy *p;
-        bool any_opted; /* a read grant opted a store in: opted_store() can say yes */
-        struct ident *creds;
-        size_t n_creds;
-        bool linked; /* a credential file has more than one link */
-        size_t budget;
-        struct alias_scan *out;
-        int r; /* sticky -ENOMEM */
+struct idents {
+        struct ident *v;
+        size_t n;
 };
 
-static void add_ident(struct scan *s, const struct stat *st, const char *name)
+struct scan {
+        const struct policy *p;
+        dev_t *wp_devs; /* devices holding a write-protected (non-credential) shield */
+        size_t n_wp_devs;
+        size_t budget;
+        struct alias_scan *out;
+        struct idents creds;
+        struct idents cands; /* writable linked files and mounts of write grants */
+        int r;               /* sticky -ENOMEM */
+        bool any_opted;      /* a read grant opted a store in: opted_store() can say yes */
+        bool linked;         /* a credential file has more than one link */
+        bool writing;        /* the grant being walked is a write grant */
+        bool mount_cands;    /* some candidate is a mount point */
+};
+
+static void add_ident(struct scan *s, struct idents *set, const struct stat *st, const char *name)
 {
         struct ident *v;
 
         if (s->r < 0)
                 return;
-        v = reallocarray(s->creds, s->n_creds + 1, sizeof(*v));
+        v = reallocarray(set->v, set->n + 1, sizeof(*v));
         if (!v) {
                 s->r = -ENOMEM;
                 return;
         }
-        s->creds = v;
-        v[s->n_creds] = (struct ident){st->st_dev, st->st_ino, strdup(name)};
-        if (!v[s->n_creds].name)
+        set->v = v;
+        v[set->n] = (struct ident){st->st_dev, st->st_ino, strdup(name)};
+        if (!v[set->n].name)
                 s->r = -ENOMEM;
         else
-                s->n_creds++;
-        if (S_ISREG(st->st_mode) && st->st_nlink > 1)
-                s->linked = true;
+                set->n++;
 }
 
-static const struct ident *find_ident(const struct scan *s, const struct stat *st)
+static void idents_done(struct idents *set)
 {
-        for (size_t i = 0; i < s->n_creds; i++)
-                if (s->creds[i].dev == st->st_dev && s->creds[i].ino == st->st_ino)
-                        return &s->creds[i];
+        for (size_t i = 0; i < set->n; i++)
+                free(set->v[i].name);
+        free(set->v);
+}
+
+static const struct ident *find_ident(const struct idents *set, const struct stat *st)
+{
+        for (size_t i = 0; i < set->n; i++)
+                if (set->v[i].dev == st->st_dev && set->v[i].ino == st->st_ino)
+                        return &set->v[i];
         return NULL;
 }
 
-static void add_hit(struct scan *s, const char *path, const char *cred)
+static void add_hit(struct scan *s, const char *path, const char *target, bool write_side)
 {
         struct alias_hit *v;
 
@@ -93,10 +116,10 @@ static void add_hit(struct scan *s, const char *path, const char *cred)
                 return;
         }
         s->out->hits = v;
-        v[s->out->n_hits] = (struct alias_hit){strdup(path), strdup(cred)};
-        if (!v[s->out->n_hits].path || !v[s->out->n_hits].credential) {
+        v[s->out->n_hits] = (struct alias_hit){strdup(path), strdup(target), write_side};
+        if (!v[s->out->n_hits].path || !v[s->out->n_hits].target) {
                 free(v[s->out->n_hits].path);
-                free(v[s->out->n_hits].credential);
+                free(v[s->out->n_hits].target);
                 s->r = -ENOMEM;
                 return;
         }
@@ -169,7 +192,9 @@ static void walk(struct scan *s, const char *dir, int depth, visit_fn visit, ent
 static void visit_cred(struct scan *s, const char *path, const struct stat *st)
 {
         if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))
-                add_ident(s, st, path);
+                add_ident(s, &s->creds, st, path);
+        if (S_ISREG(st->st_mode) && st->st_nlink > 1)
+                s->linked = true;
 }
 
 static bool enter_cred(struct scan *s, const char *path, const struct stat *st)
@@ -209,18 +234,23 @@ static void add_anchor(struct scan *s, const char *path)
                 walk(s, path, 0, visit_cred, enter_cred, true);
 }
 
+/* A rule whose files are credentials: the read side looks for second
+ * names of them in every grant.  Every other rule is write-protected only
+ * as far as the alias scan goes (its files may be readable, or hidden for
+ * privacy, but the scan looks for their second names in write grants). */
+static bool credential_rule(const struct shield_rule *r)
+{
+        return r->deny == SHIELD_DENY_ALL && r->origin != SHIELD_ORIGIN_WORKSPACE &&
+               (!r->dir || r->holds == SHIELD_HOLDS_CREDENTIALS);
+}
+
 static void collect_credentials(struct scan *s)
 {
         const struct shield_set *set = s->p->shields;
 
-        for (size_t i = 0; i < set->n_rules; i++) {
-                const struct shield_rule *r = &set->rules[i];
-
-                if (r->deny != SHIELD_DENY_ALL || r->origin == SHIELD_ORIGIN_WORKSPACE ||
-                    (r->dir && r->holds != SHIELD_HOLDS_CREDENTIALS))
-                        continue;
-                add_anchor(s, r->path);
-        }
+        for (size_t i = 0; i < set->n_rules; i++)
+                if (credential_rule(&set->rules[i]))
+                        add_anchor(s, set->rules[i].path);
         for (size_t a = 0; a < set->n_anchors; a++)
                 for (size_t i = 0; i < N_OF(wallet_keys); i++) {
                         cleanup_free char *path =
@@ -244,10 +274,55 @@ static bool hidden(const struct scan *s, const char *path)
 
 static bool cred_device(const struct scan *s, dev_t dev)
 {
-        for (size_t i = 0; i < s->n_creds; i++)
-                if (s->creds[i].dev == dev)
+        for (size_t i = 0; i < s->creds.n; i++)
+                if (s->creds.v[i].dev == dev)
                         return true;
         return false;
+}
+
+static bool wp_device(const struct scan *s, dev_t dev)
+{
+        for (size_t i = 0; i < s->n_wp_devs; i++)
+                if (s->wp_devs[i] == dev)
+                        return true;
+        return false;
+}
+
+/* The devices the write-protected rules live on: a hard link never leaves
+ * its file system, so a write grant elsewhere cannot hold one. */
+static void collect_wp_devices(struct scan *s)
+{
+        const struct shield_set *set = s->p->shields;
+
+        for (size_t i = 0; s->r >= 0 && i < set->n_rules; i++) {
+                struct stat st;
+                dev_t *v;
+
+                if (credential_rule(&set->rules[i]))
+                        continue;
+                if (path_lstat(set->rules[i].path, &st) < 0) {
+                        if (errno != ENOENT && errno != ENOTDIR)
+                                s->out->partial = true;
+                        continue;
+                }
+                if (wp_device(s, st.st_dev))
+                        continue;
+                v = reallocarray(s->wp_devs, s->n_wp_devs + 1, sizeof(*v));
+                if (!v) {
+                        s->r = -ENOMEM;
+                        return;
+                }
+                s->wp_devs = v;
+                v[s->n_wp_devs++] = st.st_dev;
+        }
+}
+
+/* Writable in the sandbox, for a path inside a write grant: no shield
+ * covers it (write grants land after read grants, and every shield after
+ * both, so only a shield can make such a path read-only). */
+static bool writable(const struct scan *s, const char *path)
+{
+        return !shields_covering(s->p->shields, path);
 }
 
 static void visit_grant(struct scan *s, const char *path, const struct stat *st)
@@ -256,14 +331,18 @@ static void visit_grant(struct scan *s, const char *path, const struct stat *st)
 
         if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || hidden(s, path))
                 return;
-        c = find_ident(s, st);
+        c = find_ident(&s->creds, st);
         if (c && strcmp(c->name, path) != 0)
-                add_hit(s, path, c->name);
+                add_hit(s, path, c->name, false);
+        else if (!c && s->writing && wp_device(s, st->st_dev) && writable(s, path))
+                add_ident(s, &s->cands, st, path);
 }
 
 static bool enter_grant(struct scan *s, const char *path, const struct stat *st)
 {
-        return cred_device(s, st->st_dev) && !hidden(s, path) &&
+        return ((s->linked && cred_device(s, st->st_dev)) ||
+                (s->writing && wp_device(s, st->st_dev))) &&
+               !hidden(s, path) &&
                !(strlen(path) > 1 && path[0] == '/' &&
                  (path_within("/usr", path) || path_within("/nix", path) ||
                   path_within("/proc", path) || path_within("/sys", path)));
@@ -277,13 +356,31 @@ static bool skipped_tree(const char *path)
         return false;
 }
 
-static void walk_grant(struct scan *s, const char *root)
+static void walk_grant(struct scan *s, const char *root, bool writing)
 {
         struct stat st;
 
         if (skipped_tree(root) || hidden(s, root) || lstat(root, &st) < 0 || !S_ISDIR(st.st_mode))
                 return;
+        s->writing = writing;
         walk(s, root, 0, visit_grant, enter_grant, false);
+        s->writing = false;
+}
+
+/* One walk per grant serves both sides: a read grant is walked only when a
+ * credential has a second link; a write grant also when a write-protected
+ * rule shares a device with something (the walk decides per directory). */
+static void walk_grants(struct scan *s)
+{
+        const struct policy *p = s->p;
+
+        for (size_t i = 0; s->r >= 0 && i < p->n_reads + p->n_writes; i++) {
+                bool writing = i >= p->n_reads;
+                const struct policy_path *g = writing ? &p->writes[i - p->n_reads] : &p->reads[i];
+
+                if (g->exists && g->real && (s->linked || (writing && s->n_wp_devs > 0)))
+                        walk_grant(s, g->real, writing);
+        }
 }
 
 /* Undo mountinfo's octal escapes (\040 for a space) in place. */
@@ -303,9 +400,10 @@ static void unescape(char *s)
         *w = '\0';
 }
 
-static bool granted(const struct policy *p, const char *path)
+/* Is path inside a grant (from first, so p->n_reads: a write grant)? */
+static bool granted(const struct policy *p, const char *path, size_t first)
 {
-        for (size_t i = 0; i < p->n_reads + p->n_writes; i++) {
+        for (size_t i = first; i < p->n_reads + p->n_writes; i++) {
                 const struct policy_path *g =
                     i < p->n_reads ? &p->reads[i] : &p->writes[i - p->n_reads];
 
@@ -315,8 +413,29 @@ static bool granted(const struct policy *p, const char *path)
         return false;
 }
 
-/* Bind aliases: a mount point inside a grant showing a credential (or a
- * directory of one) under another name. */
+/* One mount point: a credential (or a directory of one) shown under
+ * another name, or a writable mount that the write side must compare. */
+static void visit_mount(struct scan *s, const char *mp, dev_t dev)
+{
+        const struct policy *p = s->p;
+        bool cred = cred_device(s, dev) && granted(p, mp, 0);
+        bool wp = wp_device(s, dev) && granted(p, mp, p->n_reads) && writable(s, mp);
+        const struct ident *c = NULL;
+        struct stat st;
+
+        if ((!cred && !wp) || hidden(s, mp) || stat(mp, &st) < 0)
+                return;
+        if (cred)
+                c = find_ident(&s->creds, &st);
+        if (c && strcmp(c->name, mp) != 0)
+                add_hit(s, mp, c->name, false);
+        else if (!c && wp) {
+                add_ident(s, &s->cands, &st, mp);
+                s->mount_cands = true;
+        }
+}
+
+/* Bind aliases, from /proc/self/mountinfo. */
 static void scan_mounts(struct scan *s)
 {
         cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -330,18 +449,120 @@ static void scan_mounts(struct scan *s)
         while (s->r >= 0 && getline(&line, &cap, f) > 0) {
                 char mp[4096];
                 unsigned maj = 0, min = 0;
-                struct stat st;
-                const struct ident *c;
 
                 if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3)
                         continue;
                 unescape(mp);
-                if (!cred_device(s, makedev(maj, min)) || !granted(s->p, mp) || hidden(s, mp) ||
-                    stat(mp, &st) < 0)
+                visit_mount(s, mp, makedev(maj, min));
+        }
+}
+
+static int cmp_ident(const void *a, const void *b)
+{
+        const struct ident *x = a, *y = b;
+
+        if (x->dev != y->dev)
+                return x->dev < y->dev ? -1 : 1;
+        if (x->ino != y->ino)
+                return x->ino < y->ino ? -1 : 1;
+        return 0;
+}
+
+/* Index of the first candidate not below (dev, ino); candidates sorted. */
+static size_t cand_lower(const struct scan *s, dev_t dev, ino_t ino)
+{
+        struct ident key = {dev, ino, NULL};
+        size_t lo = 0, hi = s->cands.n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (cmp_ident(&s->cands.v[mid], &key) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+static bool cand_device(const struct scan *s, dev_t dev)
+{
+        size_t i = cand_lower(s, dev, 0);
+
+        return i < s->cands.n && s->cands.v[i].dev == dev;
+}
+
+/* Every candidate that is another name for the write-protected path. */
+static void match_cands(struct scan *s, const char *path, const struct stat *st)
+{
+        for (size_t i = cand_lower(s, st->st_dev, st->st_ino);
+             i < s->cands.n && s->cands.v[i].dev == st->st_dev && s->cands.v[i].ino == st->st_ino;
+             i++)
+                if (strcmp(s->cands.v[i].name, path) != 0)
+                        add_hit(s, s->cands.v[i].name, path, true);
+}
+
+/* Write side: a file of a write-protected rule (one link is enough for a
+ * bind mount's match), or a directory of one. */
+static void visit_wp(struct scan *s, const char *path, const struct stat *st)
+{
+        if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))
+                match_cands(s, path, st);
+}
+
+static bool enter_wp(struct scan *s, const char *path, const struct stat *st)
+{
+        (void) path;
+        return cand_device(s, st->st_dev);
+}
+
+/* A writable mount of a directory above a write-protected rule (the home,
+ * ~/.config, a checkout) shows the rule's files under new, unshielded
+ * names.  Only looked at when some candidate is a mount. */
+static void match_ancestors(struct scan *s, const char *path)
+{
+        cleanup_free char *dir = strdup(path);
+        char *slash;
+
+        if (!dir) {
+                s->r = -ENOMEM;
+                return;
+        }
+        while (s->r >= 0 && (slash = strrchr(dir, '/'))) {
+                struct stat st;
+                bool top = slash == dir;
+
+                slash[top ? 1 : 0] = '\0';
+                if (path_lstat(dir, &st) == 0 && cand_device(s, st.st_dev))
+                        visit_wp(s, dir, &st);
+                if (top)
+                        break;
+        }
+}
+
+/* The shielded side of the write check, run only when the write grants
+ * held a candidate: each non-credential rule on a candidate's device, its
+ * tree, and (for mounts) its ancestors, compared with the candidates. */
+static void match_write_protected(struct scan *s)
+{
+        const struct shield_set *set = s->p->shields;
+
+        if (s->r < 0 || s->cands.n == 0)
+                return;
+        qsort(s->cands.v, s->cands.n, sizeof(*s->cands.v), cmp_ident);
+        for (size_t i = 0; s->r >= 0 && i < set->n_rules; i++) {
+                const char *path = set->rules[i].path;
+                struct stat st;
+
+                if (credential_rule(&set->rules[i]))
                         continue;
-                c = find_ident(s, &st);
-                if (c && strcmp(c->name, mp) != 0)
-                        add_hit(s, mp, c->name);
+                if (s->mount_cands)
+                        match_ancestors(s, path);
+                if (path_lstat(path, &st) < 0 || !cand_device(s, st.st_dev))
+                        continue;
+                visit_wp(s, path, &st);
+                if (S_ISDIR(st.st_mode))
+                        walk(s, path, 0, visit_wp, enter_wp, false);
         }
 }
 
@@ -355,19 +576,16 @@ int alias_scan(const struct policy *p, size_t budget, struct alias_scan *ret, st
 
         if (p->shields) {
                 collect_credentials(&s);
-                for (size_t i = 0; s.r >= 0 && s.linked && i < p->n_reads + p->n_writes; i++) {
-                        const struct policy_path *g =
-                            i < p->n_reads ? &p->reads[i] : &p->writes[i - p->n_reads];
-
-                        if (g->exists && g->real)
-                                walk_grant(&s, g->real);
-                }
-                if (s.r >= 0 && s.n_creds > 0)
+                if (s.r >= 0 && p->n_writes > 0) /* the write side needs a write grant */
+                        collect_wp_devices(&s);
+                walk_grants(&s);
+                if (s.r >= 0 && (s.creds.n > 0 || s.n_wp_devs > 0))
                         scan_mounts(&s);
+                match_write_protected(&s);
         }
-        for (size_t i = 0; i < s.n_creds; i++)
-                free(s.creds[i].name);
-        free(s.creds);
+        idents_done(&s.creds);
+        idents_done(&s.cands);
+        free(s.wp_devs);
         if (s.r < 0) {
                 alias_scan_done(&out);
                 return bento_err_set(err, ENOMEM, "credential-alias scan");
@@ -380,10 +598,18 @@ void alias_scan_done(struct alias_scan *s)
 {
         for (size_t i = 0; i < s->n_hits; i++) {
                 free(s->hits[i].path);
-                free(s->hits[i].credential);
+                free(s->hits[i].target);
         }
         free(s->hits);
         *s = (struct alias_scan){0};
+}
+
+void alias_hit_json(struct bento_jsonw *w, const struct alias_hit *h)
+{
+        bento_jsonw_open_object(w);
+        bento_jsonw_kstring(w, "path", h->path);
+        bento_jsonw_kstring(w, h->write_side ? "protected" : "credential", h->target);
+        bento_jsonw_close_object(w);
 }
 
 /* A tree the user acknowledged must not hold (or be inside) a credential
@@ -422,23 +648,43 @@ static const char *suggest_tree(const struct policy *p, const char *path)
         return NULL;
 }
 
+/* The refused aliases of one side (credential or write-protected), under
+ * its heading; *tree gets the first tree worth offering to acknowledge. */
+static void write_hits(FILE *f, const struct policy *p, const struct alias_scan *s,
+                       char *const *trees, size_t n_trees, bool write_side, const char **tree)
+{
+        bool any = false;
+
+        for (size_t i = 0; i < s->n_hits; i++) {
+                if (s->hits[i].write_side != write_side ||
+                    accepted_tree(trees, n_trees, s->hits[i].path))
+                        continue;
+                if (!any)
+                        fputs(write_side ? "a writable path is a second name for a file the "
+                                           "shields keep read-only, which the shields (placed "
+                                           "on the file's own name) would not protect; the "
+                                           "sandbox could change it through this name:\n"
+                                         : "a readable path is a second name for a shielded "
+                                           "credential, which the shields (placed on the "
+                                           "credential's own name) would not hide:\n",
+                              f);
+                any = true;
+                fprintf(f, "  \"%s\" aliases \"%s\"\n", s->hits[i].path, s->hits[i].target);
+                if (!*tree)
+                        *tree = suggest_tree(p, s->hits[i].path);
+        }
+}
+
 static void write_refusal(FILE *f, const struct policy *p, const struct alias_scan *s,
                           char *const *trees, size_t n_trees)
 {
         const char *tree = NULL;
 
-        fputs("a readable path is a second name for a shielded credential, which the "
-              "shields (placed on the credential's own name) would not hide:\n",
-              f);
-        for (size_t i = 0; i < s->n_hits; i++) {
-                if (accepted_tree(trees, n_trees, s->hits[i].path))
-                        continue;
-                fprintf(f, "  \"%s\" aliases \"%s\"\n", s->hits[i].path, s->hits[i].credential);
-                if (!tree)
-                        tree = suggest_tree(p, s->hits[i].path);
-        }
-        fputs("Remove the alias (a hard link or a bind mount), or narrow the grant so it no "
-              "longer covers it.",
+        write_hits(f, p, s, trees, n_trees, false, &tree);
+        write_hits(f, p, s, trees, n_trees, true, &tree);
+        fputs("Remove the alias (a hard link or a bind mount; a copy made with cp is no alias), "
+              "or narrow the grant so it no longer covers it (a write-protected file's alias "
+              "is harmless inside a read grant).",
               f);
         if (tree)
                 fprintf(f,
@@ -501,9 +747,9 @@ char *alias_scan_refusal(const struct policy *p, char *const *accept, size_t n_a
                 write_refusal(f, p, &s, trees, n_accept);
         else
                 fputs("bento could not finish checking the granted trees for second names of "
-                      "shielded credentials (a directory could not be read, or there were too "
-                      "many entries); it refuses rather than risk exposing one. Narrow the grants "
-                      "or make them readable.",
+                      "shielded credentials and write-protected files (a directory could not be "
+                      "read, or there were too many entries); it refuses rather than risk "
+                      "exposing one. Narrow the grants or make them readable.",
                       f);
         alias_scan_done(&s);
         if (fclose(f) != 0) {

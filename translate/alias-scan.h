@@ -11,6 +11,13 @@
  * minus the stores a read grant opts in.  Hard links are looked for only
  * when some credential file has more than one link; bind aliases come from
  * /proc/self/mountinfo.
+ *
+ * The write side covers every other shield (the read-only start-up files
+ * and tool directories, the workspace shields of a checkout, the hidden
+ * bulk stores): a second name for one of their files inside a write grant,
+ * where no shield covers it, would let the sandbox change the file.  Inside
+ * a read grant such a name is harmless (read-only, rro, and the shields
+ * never promised to hide those files), so only write grants are searched.
  */
 #ifndef BENTO_ALIAS_SCAN_H
 #define BENTO_ALIAS_SCAN_H
@@ -24,8 +31,9 @@
 #define ALIAS_SCAN_BUDGET 50000 /* directory entries, validate's bound (§5.11) */
 
 struct alias_hit {
-        char *path;       /* the second name, inside a grant */
-        char *credential; /* the shielded name it aliases */
+        char *path;      /* the second name, inside a grant */
+        char *target;    /* the shielded name it aliases */
+        bool write_side; /* target is write-protected, path writable */
 };
 
 struct alias_scan {
@@ -41,11 +49,18 @@ int alias_scan(const struct policy *p, size_t budget, struct alias_scan *ret,
 
 void alias_scan_done(struct alias_scan *s);
 
+struct bento_jsonw;
+
+/* One hit as JSON: {"path", "credential"} or, on the write side,
+ * {"path", "protected"} (validate's and run's lists share the form). */
+void alias_hit_json(struct bento_jsonw *w, const struct alias_hit *h);
+
 /* Entries run and translate look at before giving up (and refusing). */
 #define ALIAS_SCAN_RUN_BUDGET 2000000
 
 /* run's and translate's side of §5.11: the refusal when a granted tree
- * holds a second name for a credential, or could not be fully checked
+ * holds a second name for a credential (or a write grant one for a
+ * write-protected file), or could not be fully checked
  * (fail closed).  accept/n_accept are the --accept-alias trees (run only;
  * a tree that holds or is inside a credential store is refused): aliases
  * under them are not refused, and when every alias found is under one

@@ -207,12 +207,8 @@ static void write_accepted(struct bento_jsonw *w, const struct alias_scan *a)
                 return;
         bento_jsonw_key(w, "accepted_aliases");
         bento_jsonw_open_array(w);
-        for (size_t i = 0; i < a->n_hits; i++) {
-                bento_jsonw_open_object(w);
-                bento_jsonw_kstring(w, "path", a->hits[i].path);
-                bento_jsonw_kstring(w, "credential", a->hits[i].credential);
-                bento_jsonw_close_object(w);
-        }
+        for (size_t i = 0; i < a->n_hits; i++)
+                alias_hit_json(w, &a->hits[i]);
         bento_jsonw_close_array(w);
 }
 

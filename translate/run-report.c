@@ -448,13 +448,24 @@ static bool egress_warned(const struct run_egress *e)
 /* §3.2.2 item 1: aliases the user acknowledged are listed on every run. */
 static void accepted_aliases(const struct alias_scan *a)
 {
-        if (!a || a->n_hits == 0)
-                return;
-        say("WARNING: these paths were readable as second names of shielded credentials, "
-            "inside a tree acknowledged with --accept-alias:");
-        for (size_t i = 0; i < a->n_hits; i++)
-                fprintf(stderr, "[bento]   \"%s\" aliases \"%s\"\n", a->hits[i].path,
-                        a->hits[i].credential);
+        for (int side = 0; a && side < 2; side++) {
+                bool any = false;
+
+                for (size_t i = 0; i < a->n_hits; i++) {
+                        if (a->hits[i].write_side != side)
+                                continue;
+                        if (!any)
+                                say(side ? "WARNING: these paths were writable as second names of "
+                                           "files the shields keep read-only, inside a tree "
+                                           "acknowledged with --accept-alias:"
+                                         : "WARNING: these paths were readable as second names "
+                                           "of shielded credentials, inside a tree "
+                                           "acknowledged with --accept-alias:");
+                        any = true;
+                        fprintf(stderr, "[bento]   \"%s\" aliases \"%s\"\n", a->hits[i].path,
+                                a->hits[i].target);
+                }
+        }
 }
 
 void run_report_human(const struct run_view *v)

@@ -354,17 +354,27 @@ static void grant_notes(FILE *f, const struct validate_report *r)
         }
         for (size_t i = 0; i < r->aliases.n_hits; i++) {
                 cleanup_free char *a = text_quote(r->aliases.hits[i].path);
-                cleanup_free char *c = text_quote(r->aliases.hits[i].credential);
+                cleanup_free char *c = text_quote(r->aliases.hits[i].target);
 
-                sub(f, "note: ",
-                    text_printf("%s is a second name (a hard link or a bind mount) for the "
-                                "shielded credential %s, inside a grant: the sandbox could read "
-                                "the credential through it. Remove the alias or narrow the grant.",
-                                a ? a : "?", c ? c : "?"));
+                if (r->aliases.hits[i].write_side)
+                        sub(f, "note: ",
+                            text_printf("%s is a second name (a hard link or a bind mount) for "
+                                        "%s, which the shields keep read-only, inside a write "
+                                        "grant: the sandbox could change it through that name. "
+                                        "Remove the alias (a copy is fine) or make the grant a "
+                                        "read grant.",
+                                        a ? a : "?", c ? c : "?"));
+                else
+                        sub(f, "note: ",
+                            text_printf("%s is a second name (a hard link or a bind mount) for "
+                                        "the shielded credential %s, inside a grant: the "
+                                        "sandbox could read the credential through it. Remove "
+                                        "the alias or narrow the grant.",
+                                        a ? a : "?", c ? c : "?"));
         }
         if (r->aliases.partial)
                 sub(f, "note: ",
-                    text_printf("the credential-alias scan was cut short (it reads at most %d "
+                    text_printf("the alias scan was cut short (it reads at most %d "
                                 "directory entries, and something may have been unreadable), so "
                                 "an alias it did not reach is not listed.",
                                 ALIAS_SCAN_BUDGET));

@@ -143,6 +143,24 @@ static void host_verdicts(struct bento_jsonw *w, const struct validate_report *r
                                     p->shields_error ? p->shields_error : "no home directory");
 }
 
+/* The hits of one side under key, when there are any. */
+static void write_aliases(struct bento_jsonw *w, const struct alias_scan *a, bool write_side,
+                          const char *key)
+{
+        bool any = false;
+
+        for (size_t i = 0; i < a->n_hits; i++) {
+                if (a->hits[i].write_side != write_side)
+                        continue;
+                if (!any)
+                        bento_jsonw_key(w, key), bento_jsonw_open_array(w);
+                any = true;
+                alias_hit_json(w, &a->hits[i]);
+        }
+        if (any)
+                bento_jsonw_close_array(w);
+}
+
 static void notes(struct bento_jsonw *w, const struct validate_report *r)
 {
         const struct policy *p = r->p;
@@ -169,17 +187,8 @@ static void notes(struct bento_jsonw *w, const struct validate_report *r)
         }
         if (any)
                 bento_jsonw_close_array(w);
-        if (r->aliases.n_hits > 0) {
-                bento_jsonw_key(w, "credential_aliases");
-                bento_jsonw_open_array(w);
-                for (size_t i = 0; i < r->aliases.n_hits; i++) {
-                        bento_jsonw_open_object(w);
-                        bento_jsonw_kstring(w, "path", r->aliases.hits[i].path);
-                        bento_jsonw_kstring(w, "credential", r->aliases.hits[i].credential);
-                        bento_jsonw_close_object(w);
-                }
-                bento_jsonw_close_array(w);
-        }
+        write_aliases(w, &r->aliases, false, "credential_aliases");
+        write_aliases(w, &r->aliases, true, "write_protected_aliases");
         if (r->aliases.partial)
                 bento_jsonw_kbool(w, "credential_aliases_partial", true);
         bento_jsonw_kstring_opt(w, "unshieldable_runtime_dir", r->runtime_dir_unshieldable);

@@ -1401,3 +1401,126 @@ def test_alias_of_a_credential_is_refused_unless_its_tree_is_acknowledged(world)
     assert res.rc == 125, res
     assert "--accept-alias %s would accept every alias of a credential" % world.home in \
         prose(res.err), res
+
+
+WP_REFUSAL = "a writable path is a second name for a file the shields keep read-only"
+
+
+def _appending_manifest(world, grant_field, grant, target, name="m.yaml"):
+    """A manifest whose script appends to target and says whether it could."""
+    m = world.manifest('entrypoint: ./s.sh\ninterpreter: sh\n%s: ["%s"]\nargs: ["%s"]\n'
+                       % (grant_field, grant, target), name=name,
+                       script='if echo pwned >> "$1"; then echo wrote; else echo refused; fi\n'
+                              'while read -r l; do echo "got $l"; done < "$1"\n')
+    world.approve(m)
+    return m
+
+
+def test_hard_link_to_a_write_protected_file_in_a_write_grant_is_refused(world):
+    bashrc = world.write(os.path.join(world.home, ".bashrc"), "original\n")
+    out = os.path.join(world.work, "out")
+    os.makedirs(out)
+    alias = os.path.join(out, "bashrc")
+    os.link(bashrc, alias)
+    m = _appending_manifest(world, "write", out, alias)
+
+    # refused before the target starts: what, where, and what to do
+    res = world.run(m)
+    assert res.rc == 125, res
+    err = prose(res.err)
+    assert WP_REFUSAL in err, res
+    assert '"%s" aliases "%s"' % (alias, bashrc) in err, res
+    assert "Remove the alias" in err and "--accept-alias %s" % out in err, res
+    assert "wrote" not in res.out and "refused" not in res.out, res
+    assert open(bashrc).read() == "original\n"
+    assert world.run_dirs() == []
+
+    # validate notes it (never fails) and lists it apart from credential aliases
+    res = world.bento("validate", "--json", m)
+    assert res.rc == 0, res
+    report = json.loads(res.out)
+    assert report["write_protected_aliases"] == [{"path": alias, "protected": bashrc}], report
+    assert "credential_aliases" not in report, report
+    res = world.bento("validate", m)
+    assert "which the shields keep read-only, inside a write grant" in prose(res.out), res
+
+    # acknowledged: the run goes ahead and lists the alias (the box can then
+    # change the file through it: that is what acknowledging means)
+    res = world.run(m, "--json", "--accept-alias", out)
+    assert res.rc == 0, res
+    verdict = json.loads(res.out.strip().splitlines()[-1])
+    assert verdict["accepted_aliases"] == [{"path": alias, "protected": bashrc}], verdict
+    assert open(bashrc).read() == "original\npwned\n"
+
+    # a copy instead of the link: the run goes ahead, and the box changes
+    # only the copy
+    world.write(bashrc, "original\n")
+    os.unlink(alias)
+    shutil.copyfile(bashrc, alias)
+    res = world.run(m)
+    assert res.rc == 0, res
+    assert "wrote" in res.out, res
+    assert open(bashrc).read() == "original\n"
+    assert open(alias).read() == "original\npwned\n"
+
+
+def test_hard_link_to_a_write_protected_file_in_a_read_grant_runs_read_only(world):
+    """Inside a read grant the second name is read-only like the rest, and
+    the file is one the shields show anyway: no refusal, and no write."""
+    bashrc = world.write(os.path.join(world.home, ".bashrc"), "original\n")
+    ro = os.path.join(world.work, "ro")
+    os.makedirs(ro)
+    alias = os.path.join(ro, "bashrc")
+    os.link(bashrc, alias)
+    m = _appending_manifest(world, "read", ro, alias)
+    res = world.run(m)
+    assert res.rc == 0, res
+    assert WP_REFUSAL not in prose(res.err), res
+    assert "refused" in res.out and "got original" in res.out, res
+    assert open(bashrc).read() == "original\n"
+
+
+def test_hard_link_to_a_workspace_shield_is_refused(world):
+    """.git/config and .git/hooks/* are read-only in a write grant on a
+    checkout; a second name for them elsewhere in the grant is refused."""
+    repo = os.path.join(world.work, "repo")
+    config = world.write(os.path.join(repo, ".git", "config"), "[core]\n")
+    hook = world.write(os.path.join(repo, ".git", "hooks", "pre-commit"), "#!/bin/sh\n", 0o755)
+    os.link(config, os.path.join(repo, "config-copy"))
+    os.link(hook, os.path.join(repo, "hook-copy"))
+    m = _appending_manifest(world, "write", repo, os.path.join(repo, "hook-copy"))
+    res = world.run(m)
+    assert res.rc == 125, res
+    err = prose(res.err)
+    assert '"%s/config-copy" aliases "%s"' % (repo, config) in err, res
+    assert '"%s/hook-copy" aliases "%s"' % (repo, hook) in err, res
+    assert open(hook).read() == "#!/bin/sh\n"
+
+    for n in ("config-copy", "hook-copy"):
+        os.unlink(os.path.join(repo, n))
+    m = _appending_manifest(world, "write", repo, os.path.join(repo, "new"), name="m2.yaml")
+    res = world.run(m)
+    assert res.rc == 0 and "wrote" in res.out, res
+
+
+def test_bind_mount_of_the_home_in_a_write_grant_is_refused(world):
+    """A bind mount of a directory above a read-only shield (here the home
+    itself) shows the shielded files under unshielded, writable names."""
+    bashrc = world.write(os.path.join(world.home, ".bashrc"), "original\n")
+    out = os.path.join(world.work, "out")
+    view = os.path.join(out, "h")
+    os.makedirs(view)
+    subprocess.run(["mount", "--bind", world.home, view], check=True)
+    try:
+        m = _appending_manifest(world, "write", out, os.path.join(view, ".bashrc"))
+        res = world.run(m)
+        assert res.rc == 125, res
+        err = prose(res.err)
+        assert WP_REFUSAL in err, res
+        assert '"%s" aliases "%s"' % (view, world.home) in err, res
+        assert open(bashrc).read() == "original\n"
+    finally:
+        subprocess.run(["umount", view], check=True)
+    res = world.run(m)
+    assert res.rc == 0, res
+    assert open(bashrc).read() == "original\n"
