@@ -19,6 +19,7 @@ struct compile_mount {
         const char *type; /* static */
         char *source;
         const char *const *options; /* static, NULL-terminated */
+        char *size_option;          /* "size=<bytes>" after them, or NULL */
         struct bento_mount_identity identity;
 };
 

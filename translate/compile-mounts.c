@@ -132,6 +132,7 @@ void compile_plan_done(struct compile_plan *plan)
         for (size_t i = 0; i < plan->n_mounts; i++) {
                 free(plan->mounts[i].destination);
                 free(plan->mounts[i].source);
+                free(plan->mounts[i].size_option);
         }
         free(plan->mounts);
         for (size_t i = 0; i < plan->n_symlinks; i++) {
@@ -142,8 +143,26 @@ void compile_plan_done(struct compile_plan *plan)
         *plan = (struct compile_plan){0};
 }
 
+/* The box's /tmp is memory: without a cap a script could take half of the
+ * host's RAM there (a tmpfs's default), and a memory limit does not stop
+ * it when the manifest sets none.  1 GiB holds what compilers and test
+ * runners put in /tmp; limits.tmp raises or lowers it. */
+#define TMP_DEFAULT_BYTES (1ull << 30)
+
+static int size_tmp(struct compile_plan *plan, const struct policy *p, struct bento_err *err)
+{
+        uint64_t bytes = p->m->limits.tmp_bytes ? p->m->limits.tmp_bytes : TMP_DEFAULT_BYTES;
+        struct compile_mount *tmp = &plan->mounts[plan->n_mounts - 1];
+
+        if (asprintf(&tmp->size_option, "size=%llu", (unsigned long long) bytes) < 0) {
+                tmp->size_option = NULL;
+                return bento_err_set(err, ENOMEM, "mounts");
+        }
+        return 0;
+}
+
 /* The pseudo-filesystems land inside the rootfs, not on a host path. */
-static int add_fresh(struct compile_plan *plan, struct bento_err *err)
+static int add_fresh(const struct policy *p, struct compile_plan *plan, struct bento_err *err)
 {
         int r = add_mount(plan, "/proc", "proc", "proc", opts_proc, err);
 
@@ -155,6 +174,8 @@ static int add_fresh(struct compile_plan *plan, struct bento_err *err)
                 r = add_mount(plan, "/dev/shm", "tmpfs", "shm", opts_shm, err);
         if (r >= 0)
                 r = add_mount(plan, "/tmp", "tmpfs", "tmpfs", opts_tmp, err);
+        if (r >= 0)
+                r = size_tmp(plan, p, err);
         for (size_t i = 0; i < plan->n_mounts; i++)
                 plan->mounts[i].identity = (struct bento_mount_identity){0};
         return r;
@@ -479,7 +500,7 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
         /* Planning changes nothing on the host and asks about the system
          * paths several times over (path.h). */
         path_cache_begin();
-        r = add_fresh(plan, err);
+        r = add_fresh(p, plan, err);
         if (r >= 0)
                 r = add_system(p, plan, err);
         if (r >= 0)
@@ -532,6 +553,8 @@ void compile_write_mounts(struct bento_jsonw *w, const struct compile_plan *plan
                 bento_jsonw_open_array(w);
                 for (const char *const *opt = m->options; *opt; opt++)
                         bento_jsonw_string(w, *opt);
+                if (m->size_option)
+                        bento_jsonw_string(w, m->size_option);
                 bento_jsonw_close_array(w);
                 bento_jsonw_close_object(w);
         }

@@ -128,6 +128,14 @@ static void feed_limits(struct fp_stream *s, const struct manifest_limits *l)
         feed_str(s, l->cpu);
         feed(s, "", 1);
         feed_str(s, pids);
+        /* limits.tmp is bento's own (the original has no such key): fed
+         * only when set, so every other manifest keeps the fingerprint the
+         * original gives it. */
+        if (l->tmp && *l->tmp) {
+                feed(s, "", 1);
+                feed(s, "tmp=", 4);
+                feed_str(s, l->tmp);
+        }
         feed(s, "\n", 1);
 }
 

@@ -283,9 +283,23 @@ static void check_limits(struct checker *c)
                 add(c, &pl->cpu, "policy: limits.cpu %s", why);
                 return;
         }
-        if (l->has_pids && l->pids < 0)
+        if (l->has_pids && l->pids < 0) {
                 add(c, &pl->pids, "policy: limits.pids must not be negative (it is %lld)",
                     (long long) l->pids);
+                return;
+        }
+        if (*str(l->tmp)) {
+                if (limits_parse_size(l->tmp, &v, why, sizeof(why)) < 0) {
+                        add(c, &pl->tmp, "policy: limits.tmp: %s", why);
+                } else if (v < 4096) {
+                        char shown[MANIFEST_SHOWN_MAX + 8];
+
+                        add(c, &pl->tmp,
+                            "policy: limits.tmp \"%s\" is less than one page (4096 bytes); "
+                            "leave tmp out for the default of 1G",
+                            manifest_shown(l->tmp, shown));
+                }
+        }
 }
 
 static void check_policy(struct checker *c)

@@ -186,7 +186,7 @@ static bool is_set(const char *s)
 
 static void put_limits(struct ybuf *b, const struct manifest_limits *l)
 {
-        if (!is_set(l->memory) && !is_set(l->cpu) && l->pids == 0)
+        if (!is_set(l->memory) && !is_set(l->cpu) && l->pids == 0 && !is_set(l->tmp))
                 return;
         puts_raw(b, "limits:\n");
         put_scalar(b, "  ", "memory", l->memory);
@@ -197,6 +197,7 @@ static void put_limits(struct ybuf *b, const struct manifest_limits *l)
                 snprintf(pids, sizeof(pids), "  pids: %" PRId64 "\n", l->pids);
                 puts_raw(b, pids);
         }
+        put_scalar(b, "  ", "tmp", l->tmp);
 }
 
 static void put_provenance(struct ybuf *b, const struct manifest_provenance *p)

@@ -483,6 +483,7 @@ static const struct field limits_fields[] = {
     {"cpu", load_string, M_OFF(limits.cpu), 0, M_OFF(places.cpu), false, NULL},
     {"pids", load_pids, M_OFF(limits.pids), M_OFF(limits.has_pids), M_OFF(places.pids), false,
      NULL},
+    {"tmp", load_string, M_OFF(limits.tmp), 0, M_OFF(places.tmp), false, NULL},
 };
 
 static const struct field provenance_fields[] = {
@@ -631,6 +632,7 @@ static int fill_absent(struct manifest *m)
                          &m->interpreter,
                          &m->limits.memory,
                          &m->limits.cpu,
+                         &m->limits.tmp,
                          &m->provenance.generated_by,
                          &m->provenance.generated_at,
                          &m->provenance.approves,

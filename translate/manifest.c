@@ -57,6 +57,7 @@ struct manifest *manifest_free(struct manifest *m)
         free(m->network);
         free(m->limits.memory);
         free(m->limits.cpu);
+        free(m->limits.tmp);
         free(m->provenance.generated_by);
         free(m->provenance.generated_at);
         free(m->provenance.approves);
@@ -215,6 +216,8 @@ static void decode_values(struct manifest *m)
         if (*m->limits.cpu)
                 (void) limits_parse_percent(m->limits.cpu, &m->limits.cpu_hundredths, why,
                                             sizeof(why));
+        if (*m->limits.tmp)
+                (void) limits_parse_size(m->limits.tmp, &m->limits.tmp_bytes, why, sizeof(why));
 }
 
 static int fail(struct manifest_problems *p, int r, struct bento_err *err)

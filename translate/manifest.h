@@ -40,6 +40,8 @@ struct manifest_limits {
         bool has_pids;           /* the key was present (an explicit 0 is an error) */
         uint64_t memory_bytes;   /* parsed; 0 when absent */
         uint64_t cpu_hundredths; /* parsed percent x 100 ("12.5%" -> 1250); 0 when absent */
+        char *tmp;               /* the size of the box's /tmp, as written; "" when absent */
+        uint64_t tmp_bytes;      /* parsed; 0 when absent (the default cap applies) */
 };
 
 struct manifest_provenance {
@@ -68,7 +70,7 @@ struct manifest_places {
         struct manifest_place *env;
         struct manifest_place *network_host; /* n_network entries: the host value, */
         struct manifest_place *network_port; /* the port value (the rule when absent) */
-        struct manifest_place memory, cpu, pids;
+        struct manifest_place memory, cpu, pids, tmp;
         struct manifest_place generated_by, generated_at, approves;
         struct manifest_place *blocked_hosts;
 };

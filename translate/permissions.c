@@ -45,7 +45,7 @@ void permissions_print_limits(FILE *f, const struct manifest_limits *l)
 {
         const char *sep = "";
 
-        if (!*l->memory && !*l->cpu && !l->has_pids)
+        if (!*l->memory && !*l->cpu && !l->has_pids && !*l->tmp)
                 return;
         fprintf(f, "%-14s", "limits:");
         if (*l->memory)
@@ -53,7 +53,9 @@ void permissions_print_limits(FILE *f, const struct manifest_limits *l)
         if (*l->cpu)
                 fprintf(f, "%scpu %s", sep, l->cpu), sep = ", ";
         if (l->has_pids)
-                fprintf(f, "%spids %lld", sep, (long long) l->pids);
+                fprintf(f, "%spids %lld", sep, (long long) l->pids), sep = ", ";
+        if (*l->tmp)
+                fprintf(f, "%s/tmp %s", sep, l->tmp);
         fputc('\n', f);
 }
 

@@ -96,7 +96,7 @@ static void shielded_grants(struct bento_jsonw *w, const struct validate_report 
 
 static void limits(struct bento_jsonw *w, const struct manifest_limits *l)
 {
-        if (!*l->memory && !*l->cpu && !l->has_pids)
+        if (!*l->memory && !*l->cpu && !l->has_pids && !*l->tmp)
                 return;
         bento_jsonw_key(w, "limits");
         bento_jsonw_open_object(w);
@@ -106,6 +106,8 @@ static void limits(struct bento_jsonw *w, const struct manifest_limits *l)
                 bento_jsonw_kstring(w, "cpu", l->cpu);
         if (l->has_pids)
                 bento_jsonw_kint(w, "pids", l->pids);
+        if (*l->tmp)
+                bento_jsonw_kstring(w, "tmp", l->tmp);
         bento_jsonw_close_object(w);
 }
 

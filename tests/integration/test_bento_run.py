@@ -1524,3 +1524,58 @@ def test_bind_mount_of_the_home_in_a_write_grant_is_refused(world):
     res = world.run(m)
     assert res.rc == 0, res
     assert open(bashrc).read() == "original\n"
+
+
+# ---------------------------------------------------------------------------
+# the box's /tmp is memory, and capped (threat-model.md; limits.tmp)
+
+TMP_SCRIPT = r'''
+import os
+st = os.statvfs("/tmp")
+print("SIZE", st.f_blocks * st.f_frsize)
+try:
+    with open("/tmp/fill", "wb") as f:
+        for _ in range(int(os.environ.get("FILL_MB", "0") or 0) or 0):
+            f.write(b"\0" * (1 << 20))
+    print("FILLED")
+except OSError as e:
+    print("REFUSED", e.errno)
+'''
+
+
+def _tmp_run(world, limits=""):
+    m = world.manifest("entrypoint: ./t.py\ninterpreter: /usr/bin/python3\nexec: all\n" + limits,
+                       script=TMP_SCRIPT, script_name="t.py")
+    world.approve(m)
+    res = world.run(m)
+    assert res.rc == 0, res
+    return res.out
+
+
+def test_tmp_has_a_default_cap(world):
+    out = _tmp_run(world)
+    assert "SIZE %d" % (1 << 30) in out, out
+
+
+def test_limits_tmp_sets_the_cap_and_a_write_past_it_fails(world):
+    out = _tmp_run(world, "limits: {tmp: 8M}\n")
+    assert "SIZE %d" % (8 << 20) in out, out
+    m = world.manifest("entrypoint: ./t.py\ninterpreter: /usr/bin/python3\nexec: all\n"
+                       "env: [FILL_MB]\nlimits: {tmp: 8M}\n", script=TMP_SCRIPT, script_name="t.py")
+    world.approve(m)
+    res = world.run(m, env=dict(world.env, FILL_MB="9"))
+    assert res.rc == 0, res
+    assert "REFUSED 28" in res.out, res  # ENOSPC
+    res = world.run(m, env=dict(world.env, FILL_MB="4"))
+    assert "FILLED" in res.out, res
+
+
+def test_limits_tmp_is_checked_like_a_size(world):
+    for value, words in (("8m", "uppercase"), ("1T", "invalid size"), ("100", "less than one page")):
+        m = world.manifest("entrypoint: ./t.py\ninterpreter: /usr/bin/python3\nlimits: {tmp: %s}\n" % value,
+                           script=TMP_SCRIPT, script_name="t.py")
+        res = world.bento("validate", m)
+        assert res.rc != 0, res
+        text = " ".join(res.err.split()) + " ".join(res.out.split())
+        assert "limits.tmp" in text and words in text, (value, res)
+        assert "m.yaml:3:15:" in text, res  # file:line:col of the value
