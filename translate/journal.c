@@ -60,6 +60,11 @@ static int state_home(char **ret, struct bento_err *err)
         return 0;
 }
 
+bool journal_relocated(void)
+{
+        return abs_env("XDG_STATE_HOME") != NULL;
+}
+
 int journal_dir(char **ret, struct bento_err *err)
 {
         cleanup_free char *state = NULL;

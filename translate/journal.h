@@ -94,6 +94,9 @@ int journal_record(const struct journal_entry *e, struct bento_err *err);
  * the journal has no home), -ENOMEM. */
 int journal_within(const char *const *paths, size_t n, size_t *ret_index, char **ret_where);
 
+/* The journal's home comes from XDG_STATE_HOME, not from HOME. */
+bool journal_relocated(void);
+
 struct journal_entry *journal_entry_free(struct journal_entry *e);
 
 /* "absent", "untrusted", "foreign", "matches". */

@@ -72,12 +72,14 @@ int policy_check_journal(struct policy *p, struct bento_err *err)
                      g->expanded, where) < 0)
                 msg = NULL;
         r = policy_refuse(p, SHIELD_CHECK_JOURNAL, g->expanded, msg, err);
-        if (r < 0)
-                return r;
-        /* Ahead of every check but a write grant of "/", so that it is the
-         * refusal run words: a state home inside a grant also trips §5.9's
-         * later checks, but they name a relocated shield (".../state/nvim"),
-         * not the journal and its remedy. */
+        if (r < 0 || !journal_relocated())
+                return r < 0 ? r : 0;
+        /* A state home XDG_STATE_HOME put inside a grant also trips §5.9's
+         * later checks, but they name a shield that moved with it
+         * (".../state/nvim"), not the journal and the remedy: this refusal
+         * goes ahead of them (only a write grant of "/" says more), to be
+         * the one run words.  The default state home is part of a home,
+         * and the spec's own refusal (narrow the grant) says it best. */
         while (k < p->n_refusals - 1 && p->refusals[k].check == SHIELD_CHECK_WRITE_ROOT)
                 k++;
         last = p->refusals[p->n_refusals - 1];
