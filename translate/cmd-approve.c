@@ -31,7 +31,6 @@
 #include "fileio.h"
 #include "journal.h"
 #include "manifest-write.h"
-#include "path.h"
 #include "permissions.h"
 #include "policy.h"
 #include "trust.h"
