@@ -195,6 +195,8 @@ int approval_callouts(const struct approval_review *rv, char ***ret, size_t *ret
         if (m->exec == MANIFEST_EXEC_ALL)
                 add(&l, "exec: all - the script may spawn any subprocess");
         blocked_hosts(&l, m);
+        if (rv->name_callout)
+                add(&l, "%s", rv->name_callout);
         if (rv->p)
                 grants(&l, rv);
         else

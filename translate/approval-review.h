@@ -5,7 +5,8 @@
  * grants over the manifest or the entrypoint, read grants that open a
  * credential shield, grants of a whole home or top-level directory, and
  * network rules that reach a destination the egress guard refused on an
- * earlier run (provenance.blocked-hosts, recorded by run or profile).
+ * earlier run (provenance.blocked-hosts, recorded by run or profile), and
+ * a manifest named through a symbolic link (approval-name.h).
  */
 #ifndef BENTO_APPROVAL_REVIEW_H
 #define BENTO_APPROVAL_REVIEW_H
@@ -24,6 +25,7 @@ struct approval_review {
         const char *unresolved;     /* why resolution failed, or NULL */
         const char *manifest_real;  /* symlink-resolved, or NULL */
         const char *manifest_named; /* absolute, as named (links not followed), or NULL */
+        const char *name_callout;   /* approval_name_callout(), or NULL */
 };
 
 /* The callouts, sorted, one sentence each, as a NULL-terminated strv

@@ -20,8 +20,8 @@
 #include <strings.h>
 #include <termios.h>
 #include <unistd.h>
-#include <fcntl.h>
 
+#include "approval-name.h"
 #include "approval-review.h"
 #include "approval-stamp.h"
 #include "approval.h"
@@ -31,7 +31,6 @@
 #include "fileio.h"
 #include "journal.h"
 #include "manifest-write.h"
-#include "path.h"
 #include "permissions.h"
 #include "policy.h"
 #include "trust.h"
@@ -46,18 +45,18 @@ struct approve_ctx {
         const char *path;
         bool yes;
         struct trust_loaded l;
+        struct approval_name name; /* the name as given, and where it leads */
         struct policy *p;
         char *unresolved; /* why the grants could not be resolved */
-        char *named;      /* the manifest's absolute name, links not followed */
         struct approval_status st;
 };
 
 static void ctx_done(struct approve_ctx *c)
 {
         trust_loaded_done(&c->l);
+        approval_name_done(&c->name);
         policy_free(c->p);
         free(c->unresolved);
-        free(c->named);
 }
 
 static int parse_args(int argc, char **argv, struct approve_opts *o)
@@ -86,7 +85,9 @@ static int load(struct approve_ctx *c)
         struct bento_err err = {0};
         cleanup_free char *shown = NULL;
 
-        if (trust_load_manifest(c->path, NULL, &c->l, &problems, &err) == 0)
+        /* Approving is how a name through a link becomes approved, so
+         * the name is followed as it is now; the review shows where. */
+        if (approval_load(c->path, true, &c->name, &c->l, &problems, &err) == 0)
                 return 0;
         shown = problems.n > 0 ? manifest_problems_render(&problems) : NULL;
         fprintf(stderr, "bento: %s\n", shown ? shown : err.msg);
@@ -113,22 +114,11 @@ static int check_trust(const struct approve_ctx *c)
         return 0;
 }
 
-/* The manifest's absolute name as the user gave it (links not followed). */
-static char *named_path(const char *path)
-{
-        cleanup_free char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
-
-        if (path[0] == '/')
-                return path_clean(path);
-        return cwd ? path_join(cwd, path) : NULL;
-}
-
 /* Step 2: resolve a copy of the grants; refuse what run would refuse. */
 static int check_grants(struct approve_ctx *c)
 {
         struct bento_err err = {0};
 
-        c->named = named_path(c->path);
         if (policy_resolve(c->l.m, NULL, &c->p, &err) < 0) {
                 c->unresolved = strdup(err.msg);
                 return 0;
@@ -150,11 +140,15 @@ static int check_grants(struct approve_ctx *c)
 /* Step 4: the summary and the callouts. */
 static int print_review(const struct approve_ctx *c)
 {
-        struct approval_review rv = {c->l.m, c->p, c->unresolved, c->l.trust.real_path, c->named};
+        cleanup_free char *name_callout = approval_name_callout(&c->name, c->path);
+        struct approval_review rv = {
+            c->l.m, c->p, c->unresolved, c->l.trust.real_path, c->name.named, name_callout};
         cleanup_strv char **callouts = NULL;
         size_t n = 0;
 
         printf("%-14s%s\n", "manifest:", c->path);
+        if (c->name.leads_to)
+                printf("%-14s%s\n", "leads to:", c->name.leads_to);
         permissions_print(stdout, c->l.m);
         printf("\nEverything not listed above is denied. Credentials, SSH keys and shell "
                "profiles\nstay shielded even under the grants above.\n");
@@ -279,33 +273,42 @@ static int confirm(const struct approve_ctx *c)
         return r == 1 ? 0 : BENTO_EXIT_REFUSED;
 }
 
-/* Step 7, the journal half: a failure here leaves a valid stamp. */
-static int record(const struct approve_ctx *c, const char *policy_text, const char *stamped_at)
+/* Step 7, the journal half: a failure here leaves a valid stamp.  The
+ * record says what was approved by identity: the name as given, whether
+ * it was a link, the real path and the file the stamp went to (info). */
+static int record(const struct approve_ctx *c, const char *policy_text, const char *stamped_at,
+                  const struct manifest_write_info *info)
 {
-        cleanup_free char *real = c->l.trust.real_path ? NULL : realpath(c->path, NULL);
         struct journal_entry e = {
             .fingerprint = (char *) c->st.fingerprint,
             .policy = (char *) policy_text,
-            .manifest_path = c->l.trust.real_path ? c->l.trust.real_path : real,
+            .manifest_path = c->l.trust.real_path,
             .stamped_at = (char *) stamped_at,
             .reviewed = !c->yes,
+            .has_identity = true,
+            .named_path = c->name.named,
+            .named_symlink = c->name.is_link,
+            .dev = (uint64_t) info->dev,
+            .ino = (uint64_t) info->ino,
         };
         struct bento_err err = {0};
 
-        if (e.manifest_path && journal_record(&e, &err) == 0)
+        if (journal_record(&e, &err) == 0)
                 return 0;
         fprintf(stderr,
                 "[bento] the approval is stamped in %s, but this host could not record it "
-                "(%s); a later re-approval cannot show what changed\n",
-                c->path, e.manifest_path ? err.msg : "its real path is unknown");
+                "(%s); a later re-approval cannot show what changed, and a run through a "
+                "symbolic link to it is refused\n",
+                c->path, err.msg);
         return BENTO_EXIT_REFUSED;
 }
 
 /* The file must still hold what was reviewed: an edit made while the
- * prompt waited would otherwise be stamped unseen, or overwritten. */
+ * prompt waited would otherwise be stamped unseen, or overwritten.  It is
+ * read again where it was loaded from, through no link. */
 static int unchanged(const struct approve_ctx *c)
 {
-        cleanup_close int fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        cleanup_close int fd = trust_open_nolinks(c->l.trust.real_path);
         cleanup_free char *now = NULL;
         struct bento_err err = {0};
         size_t len = 0;
@@ -336,8 +339,10 @@ static int stamp(struct approve_ctx *c)
         r = manifest_to_yaml(c->l.m, MANIFEST_YAML_NO_PROVENANCE, &policy_text, &len, &err);
         if (r == 0)
                 r = approval_stamp_text(c->l.m, c->l.data, c->l.len, &s, &out, &err);
+        /* The file that was reviewed, wherever the name led (check_trust()
+         * refused a manifest whose real path is unknown). */
         if (r == 0)
-                r = manifest_write_bytes(c->path, out.text, out.len, &info, &err);
+                r = manifest_write_bytes(c->l.trust.real_path, out.text, out.len, &info, &err);
         free(out.text);
         if (r < 0) {
                 fprintf(stderr, "bento: not approved: %s\n", err.msg);
@@ -354,7 +359,7 @@ static int stamp(struct approve_ctx *c)
                         "[bento] %s was group/world-writable (%04o); writing it back as %04o - "
                         "only its owner can rewrite the approved policy now\n",
                         c->path, (unsigned) info.old_mode, (unsigned) info.new_mode);
-        r = record(c, policy_text, now);
+        r = record(c, policy_text, now, &info);
         printf("approved %s for its current permissions.\n", c->path);
         return r;
 }
@@ -371,7 +376,7 @@ static int approve(struct approve_ctx *c)
                 return r;
         approval_check(c->l.m, c->l.trust.real_path, &c->st);
         if (c->st.state == MANIFEST_APPROVAL_CURRENT && c->st.journal == JOURNAL_MATCHES &&
-            c->l.trust.n_flaws == 0) {
+            c->l.trust.n_flaws == 0 && approval_name_ok(&c->name)) {
                 printf("%s is already approved for its current permissions.\n", c->path);
                 return 0;
         }

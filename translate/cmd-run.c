@@ -20,6 +20,7 @@
 
 #include "admission.h"
 #include "alias-scan.h"
+#include "approval-name.h"
 #include "approval.h"
 #include "cleanup.h"
 #include "cli.h"
@@ -247,6 +248,7 @@ struct run_ctx {
         struct admission_needs needs;
         struct admission a;
         struct trust_loaded l;
+        struct approval_name name;   /* how the manifest's name reached it */
         struct host_probe_job probe; /* on its own thread from prepare() to admit() */
         struct policy *p;
         struct run_dir d;
@@ -275,6 +277,7 @@ static void ctx_done(struct run_ctx *c)
         run_dir_cleanup(&c->d);
         policy_free(c->p);
         trust_loaded_done(&c->l);
+        approval_name_done(&c->name);
         strv_free(c->env);
 }
 
@@ -318,6 +321,32 @@ static int check_env_allowed(const struct run_opts *o, const struct manifest *m)
         return 0;
 }
 
+/* A name that reaches another file than this host approved under it
+ * (approval-name.h): refused before the file is even opened, or under
+ * --allow-unapproved run as it leads now, with a note. */
+static int check_name(const struct run_ctx *c, bool loaded)
+{
+        cleanup_free char *why = approval_name_problem(&c->name, c->o.manifest);
+        cleanup_free char *msg = NULL;
+
+        if (approval_name_ok(&c->name))
+                return 0;
+        if (loaded) {
+                if (asprintf(&msg,
+                             "note: %s. Running what it points to now, as "
+                             "--allow-unapproved asks.",
+                             why ? why : "the manifest's name is not the one approved") >= 0)
+                        cli_print_wrapped(stderr, msg, 78, "[bento] ", "[bento] ");
+                return 0;
+        }
+        if (why && asprintf(&msg,
+                            "%s, or pass --allow-unapproved to run what it points to without "
+                            "an approval",
+                            why) < 0)
+                msg = NULL;
+        return refuse(&c->o, msg ? msg : "the manifest's name is not the one approved", NULL);
+}
+
 /* Load, check approval, resolve: every refusal that needs no probe. */
 static int prepare(struct run_ctx *c)
 {
@@ -325,12 +354,16 @@ static int prepare(struct run_ctx *c)
         struct bento_err err = {0};
         struct approval_status st;
         cleanup_free char *msg = NULL, *notes = NULL, *refusal = NULL;
+        int r;
 
-        if (trust_load_manifest(c->o.manifest, NULL, &c->l, &problems, &err) < 0) {
+        r = approval_load(c->o.manifest, c->o.allow_unapproved, &c->name, &c->l, &problems, &err);
+        if (r < 0) {
                 msg = cli_load_error(c->o.manifest, &problems, &err);
                 manifest_problems_done(&problems);
                 return refuse(&c->o, msg ? msg : err.msg, NULL);
         }
+        if (check_name(c, r == 0) != 0)
+                return BENTO_EXIT_REFUSED;
         approval_check(c->l.m, c->l.trust.real_path, &st);
         notes = approval_notes(&st, &c->l.trust);
         if (notes)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approval-name.h"
 #include "approval.h"
 #include "cleanup.h"
 #include "cli.h"
@@ -61,14 +62,16 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
 }
 
 /* Load through the trust inspection (§2.4), worded like every verb's
- * load errors (script detection, problems with their places). */
-static int load(const char *path, struct trust_loaded *ret)
+ * load errors (script detection, problems with their places).  A name
+ * run would refuse (approval-name.h) is still followed: validate reports
+ * on it. */
+static int load(const char *path, struct approval_name *name, struct trust_loaded *ret)
 {
         struct manifest_problems problems = {0};
         struct bento_err err = {0};
         cleanup_free char *shown = NULL;
 
-        if (trust_load_manifest(path, NULL, ret, &problems, &err) == 0)
+        if (approval_load(path, true, name, ret, &problems, &err) == 0)
                 return 0;
         shown = cli_load_error(path, &problems, &err);
         fprintf(stderr, "bento: %s\n", shown ? shown : err.msg);
@@ -76,7 +79,7 @@ static int load(const char *path, struct trust_loaded *ret)
         return BENTO_EXIT_REFUSED;
 }
 
-static int strict_verdict(const struct validate_report *r)
+static int strict_verdict(const struct validate_report *r, const char *name_problem)
 {
         const char *approval = approval_strict_failure(r->approval.state);
         cleanup_free char *host = NULL;
@@ -84,6 +87,11 @@ static int strict_verdict(const struct validate_report *r)
 
         if (approval) {
                 fprintf(stderr, "bento: %s\n", approval);
+                return BENTO_EXIT_REFUSED;
+        }
+        if (name_problem) {
+                cli_print_wrapped(stderr, name_problem, 78,
+                                  "bento: run refuses this name: ", "       ");
                 return BENTO_EXIT_REFUSED;
         }
         host = validate_host_failures(r, &oom);
@@ -110,7 +118,7 @@ static int relocatable_verdict(const struct validate_report *r)
 }
 
 static int report(const struct validate_opts *o, const struct manifest *m,
-                  const struct approval_status *st)
+                  const struct approval_status *st, const char *name_problem)
 {
         cleanup_policy struct policy *p = NULL;
         struct validate_report rep = {0};
@@ -132,7 +140,7 @@ static int report(const struct validate_opts *o, const struct manifest *m,
                 validate_report_done(&rep);
                 return BENTO_EXIT_REFUSED;
         }
-        r = o->strict ? strict_verdict(&rep) : 0;
+        r = o->strict ? strict_verdict(&rep, name_problem) : 0;
         if (r == 0 && o->relocatable)
                 r = relocatable_verdict(&rep);
         validate_report_done(&rep);
@@ -143,19 +151,25 @@ int cmd_validate(int argc, char **argv)
 {
         struct validate_opts o = {0};
         cleanup_trust_loaded struct trust_loaded l = {0};
-        cleanup_free char *notes = NULL;
+        cleanup_free char *notes = NULL, *name_problem = NULL, *note = NULL;
+        struct approval_name name = {0};
         struct approval_status st;
         int r;
 
         r = parse_args(argc, argv, &o);
         if (r != 0)
                 return r;
-        r = load(o.path, &l);
+        r = load(o.path, &name, &l);
+        if (r == 0)
+                name_problem = approval_name_problem(&name, o.path);
+        approval_name_done(&name);
         if (r != 0)
                 return r;
         approval_check(l.m, l.trust.real_path, &st);
         notes = approval_notes(&st, &l.trust);
         if (notes)
                 fputs(notes, stderr);
-        return report(&o, l.m, &st);
+        if (name_problem && asprintf(&note, "run refuses this name: %s.", name_problem) >= 0)
+                cli_print_wrapped(stderr, note, 78, "[bento] ", "[bento] ");
+        return report(&o, l.m, &st, name_problem);
 }

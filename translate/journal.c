@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The approval journal (journal.h, spec/bento.md §2.3).  Entries are read
- * through a directory descriptor with O_NOFOLLOW, and judged on the
- * descriptors actually read, so a link planted in the journal directory
- * is never followed and what was judged private is what is believed.
+ * through directory descriptors opened from the state home down with
+ * O_NOFOLLOW, and judged on the descriptors actually read, so a link
+ * planted in the journal is never followed and what was judged private is
+ * what is believed.
  */
 #include "journal.h"
 
@@ -20,6 +21,7 @@
 #include "json.h"
 #include "jsonr.h"
 #include "jsonw.h"
+#include "path.h"
 #include "sha256.h"
 #include "trust.h"
 
@@ -33,16 +35,21 @@ static const char *abs_env(const char *name)
         return v && v[0] == '/' ? v : NULL;
 }
 
-int journal_dir(char **ret, struct bento_err *err)
+/* The journal is <state home>/ROOT_NAME/DIR_NAME; bento makes both. */
+#define ROOT_NAME "bento"
+#define DIR_NAME  "approvals"
+
+/* $XDG_STATE_HOME when absolute, else ~/.local/state. */
+static int state_home(char **ret, struct bento_err *err)
 {
         const char *state = abs_env("XDG_STATE_HOME"), *home = abs_env("HOME");
         char *s = NULL;
         int r;
 
         if (state)
-                r = asprintf(&s, "%s/bento/approvals", state);
+                r = asprintf(&s, "%s", state);
         else if (home)
-                r = asprintf(&s, "%s/.local/state/bento/approvals", home);
+                r = asprintf(&s, "%s/.local/state", home);
         else
                 return bento_err_setx(err, ENOENT,
                                       "the approval journal has no home: neither XDG_STATE_HOME "
@@ -50,6 +57,23 @@ int journal_dir(char **ret, struct bento_err *err)
         if (r < 0)
                 return bento_err_set(err, ENOMEM, "approval journal");
         *ret = s;
+        return 0;
+}
+
+bool journal_relocated(void)
+{
+        return abs_env("XDG_STATE_HOME") != NULL;
+}
+
+int journal_dir(char **ret, struct bento_err *err)
+{
+        cleanup_free char *state = NULL;
+        int r = state_home(&state, err);
+
+        if (r < 0 || !state)
+                return r < 0 ? r : bento_err_set(err, ENOMEM, "approval journal");
+        if (asprintf(ret, "%s/" ROOT_NAME "/" DIR_NAME, state) < 0)
+                return bento_err_set(err, ENOMEM, "approval journal");
         return 0;
 }
 
@@ -93,6 +117,17 @@ static bool private_node(int fd, const struct stat *st)
         return trust_acl_grants_write(fd, NULL, euid, who, sizeof(who)) == 0;
 }
 
+/* Could the trust inspection of manifests (trust.h) name someone else who
+ * can replace the entry open as fd, shown as path: a directory above it
+ * others can write, a link on the way others could swap? */
+static bool vouched(int fd, const char *path)
+{
+        cleanup_trust_report struct trust_report rep = {0};
+        struct bento_err err = {0};
+
+        return trust_inspect_fd(fd, path, NULL, &rep, &err) == 0 && !trust_first_fatal(&rep);
+}
+
 struct journal_entry *journal_entry_free(struct journal_entry *e)
 {
         if (!e)
@@ -101,8 +136,27 @@ struct journal_entry *journal_entry_free(struct journal_entry *e)
         free(e->policy);
         free(e->manifest_path);
         free(e->stamped_at);
+        free(e->named_path);
         free(e);
         return NULL;
+}
+
+/* The identity fields, all or none: a record with some of them is
+ * corrupt. */
+static int decode_identity(struct bento_jsonr *rd, const struct bento_json *doc,
+                           struct journal_entry *e)
+{
+        int k = bento_jsonr_string(rd, doc, "named_path", false, &e->named_path);
+
+        if (k <= 0)
+                return k;
+        if (e->named_path[0] != '/' ||
+            bento_jsonr_bool(rd, doc, "named_symlink", &e->named_symlink) != 1 ||
+            bento_jsonr_uint(rd, doc, "dev", true, UINT64_MAX, &e->dev) != 1 ||
+            bento_jsonr_uint(rd, doc, "ino", true, UINT64_MAX, &e->ino) != 1)
+                return -EINVAL;
+        e->has_identity = true;
+        return 0;
 }
 
 static int decode_fields(const struct bento_json *doc, struct journal_entry *e)
@@ -115,7 +169,8 @@ static int decode_fields(const struct bento_json *doc, struct journal_entry *e)
             bento_jsonr_string(&rd, doc, "policy", true, &e->policy) < 0 ||
             bento_jsonr_string(&rd, doc, "manifest_path", true, &e->manifest_path) < 0 ||
             bento_jsonr_string(&rd, doc, "stamped_at", true, &e->stamped_at) < 0 ||
-            bento_jsonr_bool(&rd, doc, "reviewed", &e->reviewed) < 0 || !*e->fingerprint)
+            bento_jsonr_bool(&rd, doc, "reviewed", &e->reviewed) < 0 || !*e->fingerprint ||
+            decode_identity(&rd, doc, e) < 0)
                 return -EINVAL;
         return 0;
 }
@@ -140,38 +195,101 @@ static int decode_entry(const char *data, size_t len, struct journal_entry **ret
         return 0;
 }
 
+/* The journal's two directories, opened from the state home down without
+ * following a link below it: 0, -ENOTDIR or -ELOOP when one is not a real
+ * directory (bento makes both, so someone else put that there), or
+ * another -errno. */
+static int open_dirs(const char *state, int *ret_root, int *ret_dir)
+{
+        cleanup_close int sfd = open(state, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cleanup_close int rfd = -1;
+        int dfd;
+
+        if (sfd < 0)
+                return -errno;
+        rfd = openat(sfd, ROOT_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (rfd < 0)
+                return -errno;
+        dfd = openat(rfd, DIR_NAME, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        *ret_root = TAKE_FD(rfd);
+        *ret_dir = dfd;
+        return 0;
+}
+
+static bool not_a_dir(int r)
+{
+        return r == -ENOTDIR || r == -ELOOP;
+}
+
+/* The entry file for key, opened and judged: the descriptor, 0 when there
+ * is none, -EPERM when the journal is not private. */
+static int open_entry(const char *key, int *ret_fd)
+{
+        cleanup_free char *state = NULL, *shown = NULL;
+        cleanup_close int rfd = -1, dfd = -1, fd = -1;
+        struct bento_err err = {0};
+        struct stat rst, dst, fst;
+        char name[70];
+        int r;
+
+        if (!key || state_home(&state, &err) < 0 || !state || entry_name(key, name, &err) < 0)
+                return 0;
+        r = open_dirs(state, &rfd, &dfd);
+        if (r < 0)
+                return not_a_dir(r) ? -EPERM : 0;
+        fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0 || fstat(rfd, &rst) < 0 || fstat(dfd, &dst) < 0 || fstat(fd, &fst) < 0 ||
+            !S_ISREG(fst.st_mode))
+                return 0;
+        if (asprintf(&shown, "%s/" ROOT_NAME "/" DIR_NAME "/%s", state, name) < 0)
+                return 0;
+        if (!private_node(rfd, &rst) || !private_node(dfd, &dst) || !private_node(fd, &fst) ||
+            !vouched(fd, shown))
+                return -EPERM;
+        *ret_fd = TAKE_FD(fd);
+        return 1;
+}
+
+int journal_find(const char *key, struct journal_entry **ret)
+{
+        cleanup_free char *data = NULL;
+        cleanup_close int fd = -1;
+        struct bento_err err = {0};
+        size_t len = 0;
+        int r;
+
+        *ret = NULL;
+        r = open_entry(key, &fd);
+        if (r <= 0)
+                return r;
+        if (bento_read_fd(fd, key, JOURNAL_ENTRY_MAX, &data, &len, &err) < 0 || len == 0 ||
+            decode_entry(data, len, ret) < 0)
+                return 0;
+        return 1;
+}
+
 enum journal_verdict journal_lookup(const char *real, const char *stamp,
                                     struct journal_entry **ret_entry)
 {
-        cleanup_free char *dir = NULL, *data = NULL;
-        cleanup_close int dfd = -1, fd = -1;
         cleanup_journal_entry struct journal_entry *e = NULL;
-        struct bento_err err = {0};
-        struct stat dst, fst;
-        char name[70];
-        size_t len = 0;
+        enum journal_verdict v;
+        int r;
 
         if (ret_entry)
                 *ret_entry = NULL;
-        if (!real || journal_dir(&dir, &err) < 0 || !dir || entry_name(real, name, &err) < 0)
-                return JOURNAL_ABSENT;
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        fd = dfd < 0 ? -1 : openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-        if (fd < 0 || fstat(dfd, &dst) < 0 || fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode))
-                return JOURNAL_ABSENT;
-        if (!private_node(dfd, &dst) || !private_node(fd, &fst))
+        r = journal_find(real, &e);
+        if (r < 0)
                 return JOURNAL_UNTRUSTED;
-        if (bento_read_fd(fd, name, JOURNAL_ENTRY_MAX, &data, &len, &err) < 0 || len == 0 ||
-            decode_entry(data, len, &e) < 0 || strcmp(e->manifest_path, real) != 0)
+        /* Filed under real but about another file: a name entry left
+         * from when real was a link (journal_record()). */
+        if (r == 0 || strcmp(e->manifest_path, real) != 0)
                 return JOURNAL_ABSENT;
-        if (!stamp || strcmp(e->fingerprint, stamp) != 0) {
-                if (ret_entry)
-                        *ret_entry = TAKE_PTR(e);
-                return JOURNAL_FOREIGN;
-        }
+        v = stamp && strcmp(e->fingerprint, stamp) == 0 ? JOURNAL_MATCHES : JOURNAL_FOREIGN;
         if (ret_entry)
                 *ret_entry = TAKE_PTR(e);
-        return JOURNAL_MATCHES;
+        return v;
 }
 
 const char *journal_verdict_to_string(enum journal_verdict v)
@@ -222,6 +340,12 @@ static int render_entry(const struct journal_entry *e, char **ret, size_t *ret_l
         bento_jsonw_kstring(&w, "manifest_path", e->manifest_path);
         bento_jsonw_kstring(&w, "stamped_at", e->stamped_at);
         bento_jsonw_kbool(&w, "reviewed", e->reviewed);
+        if (e->has_identity) {
+                bento_jsonw_kstring(&w, "named_path", e->named_path);
+                bento_jsonw_kbool(&w, "named_symlink", e->named_symlink);
+                bento_jsonw_kuint(&w, "dev", e->dev);
+                bento_jsonw_kuint(&w, "ino", e->ino);
+        }
         bento_jsonw_close_object(&w);
         return bento_jsonw_finish(&w, ret, ret_len);
 }
@@ -247,10 +371,41 @@ static int replace_entry(const char *dir, const char *name, const char *data, si
         return 0;
 }
 
+/* After make_dirs(): the journal's directories must be real ones, or the
+ * record would land where a link sends it (and never be believed). */
+static int check_dirs(const char *dir, struct bento_err *err)
+{
+        cleanup_free char *state = NULL;
+        cleanup_close int rfd = -1, dfd = -1;
+        int r = state_home(&state, err);
+
+        if (r < 0 || !state)
+                return r < 0 ? r : bento_err_set(err, ENOMEM, "approval journal");
+        r = open_dirs(state, &rfd, &dfd);
+        if (not_a_dir(r))
+                return bento_err_setx(err, ELOOP,
+                                      "the approval journal '%s' is reached through something "
+                                      "that is not a directory bento made (a symbolic link?) "
+                                      "below '%s'; remove it, or point XDG_STATE_HOME elsewhere",
+                                      dir, state);
+        if (r < 0)
+                return bento_err_set(err, -r, "cannot open the approval journal '%s'", dir);
+        return 0;
+}
+
+/* The record filed under key. */
+static int file_under(const char *dir, const char *key, const char *json, size_t len,
+                      struct bento_err *err)
+{
+        char name[70];
+        int r = entry_name(key, name, err);
+
+        return r < 0 ? r : replace_entry(dir, name, json, len, err);
+}
+
 int journal_record(const struct journal_entry *e, struct bento_err *err)
 {
         cleanup_free char *dir = NULL, *json = NULL;
-        char name[70];
         size_t len = 0;
         int r;
 
@@ -259,14 +414,51 @@ int journal_record(const struct journal_entry *e, struct bento_err *err)
                 return r;
         if (!dir)
                 return bento_err_set(err, ENOMEM, "approval journal");
-        r = entry_name(e->manifest_path, name, err);
+        r = make_dirs(dir, err);
         if (r == 0)
-                r = make_dirs(dir, err);
+                r = check_dirs(dir, err);
         if (r == 0)
                 r = render_entry(e, &json, &len, err);
         if (r == 0)
-                r = replace_entry(dir, name, json, len, err);
+                r = file_under(dir, e->manifest_path, json, len, err);
+        if (r == 0 && e->has_identity && e->named_path &&
+            strcmp(e->named_path, e->manifest_path) != 0)
+                r = file_under(dir, e->named_path, json, len, err);
         return r;
+}
+
+/* Does path (clean, absolute) equal or hold x, as named or resolved? */
+static bool reaches(const char *path, const char *x, const char *x_real)
+{
+        return path_within(path, x) || (x_real && path_within(path, x_real));
+}
+
+int journal_within(const char *const *paths, size_t n, size_t *ret_index, char **ret_where)
+{
+        cleanup_free char *dir = NULL, *dir_clean = NULL, *root = NULL;
+        cleanup_free char *dir_real = NULL, *root_real = NULL;
+        struct bento_err err = {0};
+        char *slash;
+
+        if (journal_dir(&dir, &err) < 0)
+                return err.code == ENOMEM ? -ENOMEM : 0;
+        dir_clean = path_clean(dir);
+        root = dir_clean ? strdup(dir_clean) : NULL;
+        slash = root ? strrchr(root, '/') : NULL;
+        if (!slash)
+                return -ENOMEM;
+        *slash = '\0';
+        if (path_resolve(dir_clean, &dir_real) < 0 || path_resolve(root, &root_real) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                if (!paths[i] || (!reaches(paths[i], root, root_real) &&
+                                  !reaches(paths[i], dir_clean, dir_real)))
+                        continue;
+                *ret_where = TAKE_PTR(dir_clean);
+                *ret_index = i;
+                return 1;
+        }
+        return 0;
 }
 
 /* ---- the line diff ----------------------------------------------------- */

@@ -9,14 +9,29 @@
  * put there by a review on this host.  Losing it costs only that diff and
  * that note: the stamp in the manifest stays the authority.
  *
- * A record is believed only when its directory and file are private: not
- * group/world-writable, no ACL granting write to a named user or group,
- * owned by the effective uid or root.
+ * A record also says what was approved by identity: the name the manifest
+ * was given (absolute, links not followed), whether that name was a
+ * symbolic link, and the device and inode of the file stamped.  When the
+ * name reached the file through a link, the record is filed under the
+ * SHA-256 of that name as well, so a later run of the same name can tell
+ * whether the link was there at approval (approval-name.h).  Records
+ * written before these fields existed read back without them
+ * (has_identity false).
+ *
+ * A record is believed only when the journal is private: "bento" and
+ * "approvals" below the state home are real directories (never links:
+ * bento makes them itself), they and the file are not group/world-
+ * writable, carry no ACL granting write to a named user or group and
+ * belong to the effective uid or root, and the file passes the manifest
+ * trust inspection (trust.h: no directory above it that others can write,
+ * no link on the way that others could swap).
  */
 #ifndef BENTO_JOURNAL_H
 #define BENTO_JOURNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
@@ -34,6 +49,11 @@ struct journal_entry {
         char *manifest_path; /* the real path of the manifest */
         char *stamped_at;    /* RFC 3339, UTC */
         bool reviewed;       /* false when stamped with --yes */
+        /* What was approved, by identity; all unset in older records. */
+        bool has_identity;
+        char *named_path;   /* the name approve was given: absolute, links not followed */
+        bool named_symlink; /* its last component was a symbolic link */
+        uint64_t dev, ino;  /* the file the stamp was written to */
 };
 
 /* The journal directory as a heap string.  Fails with ENOENT when neither
@@ -51,10 +71,31 @@ int journal_entry_path(const char *real, char **ret, struct bento_err *err);
 enum journal_verdict journal_lookup(const char *real, const char *stamp,
                                     struct journal_entry **ret_entry);
 
-/* Write e as the entry for e->manifest_path: directories created 0700,
- * the file 0600, through a ".bento-approval-*" temporary file, fsync and
- * rename.  Returns 0 or -errno with err filled. */
+/* The entry filed under key, a manifest's real path or (for a name that
+ * reached its file through a link) that name, whatever its fingerprint:
+ * 1 with *ret set (free it with journal_entry_free()), 0 when there is
+ * none or it is empty or corrupt, -EPERM when the journal is not private
+ * (see above).  *ret is NULL unless 1 is returned. */
+int journal_find(const char *key, struct journal_entry **ret);
+
+/* Write e as the entry for e->manifest_path, and when e has an identity
+ * whose named_path differs, as the entry for that name too: directories
+ * created 0700, the file 0600, through a ".bento-approval-*" temporary
+ * file, fsync and rename.  Refuses (ELOOP) when "bento" or "approvals"
+ * below the state home is a link.  Returns 0 or -errno with err filled. */
 int journal_record(const struct journal_entry *e, struct bento_err *err);
+
+/* Is the journal within reach of one of paths (absolute, clean): does a
+ * path equal or hold the journal root ($XDG_STATE_HOME/bento, or
+ * ~/.local/state/bento) or its approvals directory, either as named or
+ * with symlinks resolved?  A program that can write there can forge a
+ * record of approval.  Returns 1 with *ret_index (the first such path)
+ * and *ret_where (heap: the journal directory) set, 0 when none is (or
+ * the journal has no home), -ENOMEM. */
+int journal_within(const char *const *paths, size_t n, size_t *ret_index, char **ret_where);
+
+/* The journal's home comes from XDG_STATE_HOME, not from HOME. */
+bool journal_relocated(void);
 
 struct journal_entry *journal_entry_free(struct journal_entry *e);
 

@@ -323,7 +323,7 @@ static int resolve_target(const char *path, char **ret_real, struct stat *ret_st
 }
 
 static int replace_file(const char *shown, const char *real, const char *data, size_t len,
-                        mode_t mode, struct bento_err *err)
+                        mode_t mode, struct stat *ret_st, struct bento_err *err)
 {
         const char *slash = strrchr(real, '/');
         cleanup_free char *dir = strndup(real, slash == real ? 1 : (size_t) (slash - real));
@@ -341,6 +341,10 @@ static int replace_file(const char *shown, const char *real, const char *data, s
                                      "'%s' (replacing the manifest needs write and search "
                                      "permission on that directory)",
                                      shown, dir);
+        /* The temporary file becomes the manifest: its identity is the
+         * new file's. */
+        if (fstat(fd, ret_st) < 0)
+                *ret_st = (struct stat){0};
         r = bento_commit_temp_file(TAKE_FD(fd), tmp, real, data, len, mode, &step);
         if (r < 0)
                 return bento_err_set(err, -r, "cannot %s '%s'", step, tmp);
@@ -351,7 +355,7 @@ int manifest_write_bytes(const char *path, const char *data, size_t len,
                          struct manifest_write_info *ret_info, struct bento_err *err)
 {
         cleanup_free char *real = NULL;
-        struct stat st = {0};
+        struct stat st = {0}, written = {0};
         bool existed = false;
         mode_t old_mode = 0, new_mode;
         int r;
@@ -365,7 +369,7 @@ int manifest_write_bytes(const char *path, const char *data, size_t len,
          * what would let someone else rewrite an approved policy. */
         old_mode = existed ? st.st_mode & 0777 : 0;
         new_mode = (existed ? old_mode : 0600) & ~(mode_t) (S_IWGRP | S_IWOTH);
-        r = replace_file(path, real, data, len, new_mode, err);
+        r = replace_file(path, real, data, len, new_mode, &written, err);
         if (r < 0)
                 return r;
         if (ret_info)
@@ -374,6 +378,8 @@ int manifest_write_bytes(const char *path, const char *data, size_t len,
                     .old_mode = old_mode,
                     .new_mode = new_mode,
                     .clamped = existed && (old_mode & (S_IWGRP | S_IWOTH)),
+                    .dev = written.st_dev,
+                    .ino = written.st_ino,
                 };
         return 0;
 }

@@ -45,6 +45,8 @@ struct manifest_write_info {
         mode_t old_mode; /* its permission bits; 0 when it did not exist */
         mode_t new_mode; /* the permission bits written */
         bool clamped;    /* group/world write bits were removed */
+        dev_t dev;       /* the file written (the approval journal records it) */
+        ino_t ino;
 };
 
 /* Replace the manifest at path with the canonical serialization of m.

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * policy_resolve() in order: paths, shields and grant checks, the system
- * paths (the interpreter's prefix rule needs the home anchors), then the
- * shield mounts (which need every exposed path).  And the one step that
+ * paths (the interpreter's prefix rule needs the home anchors), the
+ * shield mounts (which need every exposed path), then the approval
+ * journal's distance from the write grants.  And the one step that
  * changes the host: creating missing write grants after every check.
  */
 #include <errno.h>
@@ -75,6 +76,8 @@ int policy_resolve(const struct manifest *m, const struct policy_host *host, str
                 r = policy_system_paths(p, err);
         if (r >= 0)
                 r = policy_shield_mounts(p, err);
+        if (r >= 0)
+                r = policy_check_journal(p, err);
         path_cache_end();
         if (r < 0)
                 return r;

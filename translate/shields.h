@@ -162,6 +162,7 @@ enum shield_check {
         SHIELD_CHECK_WRITE_NOT_DIR,
         SHIELD_CHECK_EXPOSES_TARGET, /* 12: entrypoint or interpreter inside a shield */
         SHIELD_CHECK_CARVE,          /* §5.8: a shield mount point that cannot be made */
+        SHIELD_CHECK_JOURNAL,        /* a write grant holds the approval journal */
         SHIELD_CHECK_MAX,
 };
 

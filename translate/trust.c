@@ -11,12 +11,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -522,18 +524,61 @@ static int too_large(const char *path, struct manifest_problems *problems, struc
         return -EINVAL;
 }
 
+#define MANIFEST_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* Without openat2 (before Linux 5.6, or filtered): the last component is
+ * not followed, and the file opened must sit at path itself, which it
+ * does not when a directory on the way was a link. */
+static int open_nolinks_fallback(const char *path)
+{
+        char link[64], buf[PATH_MAX];
+        int fd = open(path, MANIFEST_OPEN_FLAGS | O_NOFOLLOW);
+        ssize_t n;
+
+        if (fd < 0)
+                return -errno;
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        n = readlink(link, buf, sizeof(buf) - 1);
+        if (n > 0 && (size_t) n == strlen(path) && memcmp(buf, path, (size_t) n) == 0)
+                return fd;
+        close(fd);
+        return -ELOOP;
+}
+
+int trust_open_nolinks(const char *path)
+{
+        struct open_how how = {.flags = MANIFEST_OPEN_FLAGS, .resolve = RESOLVE_NO_SYMLINKS};
+        int fd = (int) syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+        if (fd >= 0)
+                return fd;
+        if (errno == ENOSYS || errno == EPERM)
+                return open_nolinks_fallback(path);
+        return -errno;
+}
+
 int trust_load_manifest(const char *path, const struct trust_host *host, struct trust_loaded *ret,
                         struct manifest_problems *problems, struct bento_err *err)
 {
+        int fd = open(path, MANIFEST_OPEN_FLAGS);
+
+        if (problems)
+                *problems = (struct manifest_problems){0};
+        if (fd < 0)
+                return bento_err_set(err, errno, "manifest: cannot open '%s'", path);
+        return trust_load_fd(fd, path, host, ret, problems, err);
+}
+
+int trust_load_fd(int fd_in, const char *path, const struct trust_host *host,
+                  struct trust_loaded *ret, struct manifest_problems *problems,
+                  struct bento_err *err)
+{
         cleanup_trust_loaded struct trust_loaded l = {0};
-        cleanup_close int fd = -1;
+        cleanup_close int fd = fd_in;
         int r;
 
         if (problems)
                 *problems = (struct manifest_problems){0};
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return bento_err_set(err, errno, "manifest: cannot open '%s'", path);
         r = trust_inspect_fd(fd, path, host, &l.trust, err);
         if (r < 0)
                 return bento_err_prefix(err, "manifest");

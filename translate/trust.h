@@ -90,6 +90,18 @@ struct trust_loaded {
 int trust_load_manifest(const char *path, const struct trust_host *host, struct trust_loaded *ret,
                         struct manifest_problems *problems, struct bento_err *err);
 
+/* trust_load_manifest() for a descriptor fd the caller opened as path
+ * (for reading); fd is consumed, closed in every case. */
+int trust_load_fd(int fd, const char *path, const struct trust_host *host, struct trust_loaded *ret,
+                  struct manifest_problems *problems, struct bento_err *err);
+
+/* Open the absolute, clean path for reading (O_CLOEXEC, O_NOCTTY,
+ * O_NONBLOCK) through no symbolic link at all: openat2() with
+ * RESOLVE_NO_SYMLINKS, or where the kernel lacks it O_NOFOLLOW plus a
+ * check that the opened file sits at path itself.  Returns the descriptor,
+ * -ELOOP when a link is on the way (any component), or another -errno. */
+int trust_open_nolinks(const char *path);
+
 void trust_loaded_done(struct trust_loaded *l);
 
 void trust_report_done(struct trust_report *r);

@@ -84,6 +84,7 @@ static bool is_write_check(enum shield_check c)
         case SHIELD_CHECK_WRITE_CONTAINS:
         case SHIELD_CHECK_WRITE_NOT_DIR:
         case SHIELD_CHECK_CARVE:
+        case SHIELD_CHECK_JOURNAL:
                 return true;
         default:
                 return false;

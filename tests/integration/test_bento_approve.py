@@ -200,7 +200,14 @@ def test_c1_approve_yes_stamps_and_records(env):
     assert doc["reviewed"] is False
     assert doc["manifest_path"] == os.path.realpath(path)
     assert "provenance" not in doc["policy"]
-    assert set(doc) == {"fingerprint", "policy", "manifest_path", "stamped_at", "reviewed"}
+    # What was approved, by identity: the name as given, whether it was a
+    # link, and the file the stamp went to.
+    st = os.stat(path)
+    assert doc["named_path"] == str(path)
+    assert doc["named_symlink"] is False
+    assert (doc["dev"], doc["ino"]) == (st.st_dev, st.st_ino)
+    assert set(doc) == {"fingerprint", "policy", "manifest_path", "stamped_at", "reviewed",
+                        "named_path", "named_symlink", "dev", "ino"}
 
 
 def test_c1_comments_and_layout_survive_the_stamp(env):
