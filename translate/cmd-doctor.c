@@ -144,6 +144,15 @@ static void print_cgroup_facts(const struct host_facts *f)
         }
 }
 
+/* What a root caller's box is on the host: its uid 0 is the host's, on
+ * every file a write grant covers (bento maps the caller's uid to itself:
+ * mapping root to an unprivileged uid would lose writes to root's files),
+ * so the filter, not the uid, is what keeps privileges from being made. */
+static const char root_caller[] =
+    "the box runs as host uid 0 on the files it is granted; the seccomp filter "
+    "refuses to make setuid or setgid files and to set extended attributes "
+    "(file capabilities) there";
+
 static void print_facts(const struct host_facts *f)
 {
         char buf[2 * HOST_TEXT_MAX];
@@ -158,7 +167,9 @@ static void print_facts(const struct host_facts *f)
         if (f->helpers_note[0])
                 fact("", f->helpers_note);
         host_fmt(buf, sizeof(buf), "uid %u%s", (unsigned) f->euid,
-                 f->euid == 0 ? " (root)" : " (rootless)");
+                 f->euid == 0 ? " (root): " : " (rootless)");
+        if (f->euid == 0)
+                host_fmt(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s", root_caller);
         fact("caller", buf);
         if (f->ns == HOST_NS_USABLE)
                 host_fmt(buf, sizeof(buf),
@@ -354,6 +365,8 @@ static void json_host(struct bento_jsonw *w, const struct doctor *d)
         bento_jsonw_kstring(w, "egress_proxy", f->egress_path);
         bento_jsonw_kbool(w, "egress_proxy_found", f->egress_found);
         bento_jsonw_kuint(w, "uid", f->euid);
+        if (f->euid == 0)
+                bento_jsonw_kstring(w, "root_caller", root_caller);
         bento_jsonw_kstring(w, "namespaces", ns[f->ns]);
         if (f->ns != HOST_NS_USABLE)
                 bento_jsonw_kstring(w, "namespaces_detail", f->ns_why);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The compiler's parts, one file each: the mount table (compile-mounts.c),
- * process (compile-process.c), linux (compile-linux.c) and the bundle
- * files (compile.c).
+ * process (compile-process.c), linux (compile-linux.c) with its seccomp
+ * filter (compile-seccomp.c) and the bundle files (compile.c).
  */
 #ifndef BENTO_COMPILE_INTERNAL_H
 #define BENTO_COMPILE_INTERNAL_H
@@ -49,6 +49,10 @@ void compile_write_process(struct bento_jsonw *w, const struct policy *p,
                            const struct compile_opts *o, char *const *env);
 void compile_write_linux(struct bento_jsonw *w, const struct policy *p,
                          const struct compile_opts *o);
+/* linux.seccomp: the exec mode's rules (the gate's only when gate) and
+ * the privilege-bit rules every bundle carries. */
+void compile_write_seccomp(struct bento_jsonw *w, const struct policy *p, const char *listener,
+                           bool gate);
 void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
                          const struct compile_opts *o, const char *egress_hook);
 

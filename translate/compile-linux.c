@@ -3,17 +3,8 @@
  * config.json "linux": every namespace fresh, the network one included
  * (with no rules it stays empty; with rules the egress hook opens exactly
  * them), the caller's uid and gid mapped to themselves, the limits as
- * cgroup resources, and the seccomp filter of the exec mode (§4.7 and
- * design.md "Exec block").
- *
- * Exec block: execve and execveat go to a seccomp user-notification
- * listener (bento-exec-gate) that lets exactly one through, the runtime's
- * own exec of the target, and refuses every later one.  A runtime that
- * finds nobody listening refuses to start the container, and a gate that
- * goes away makes the kernel fail the calls: the block fails closed.
- * Syscalls of a foreign architecture (i386, x32) are the only thing that
- * kills: the filter lists x86_64 alone, and the bad-architecture action
- * of every runtime is a kill.
+ * cgroup resources, the seccomp filter (compile-seccomp.c), and the
+ * masked and read-only /proc paths.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,9 +17,6 @@
 
 #define CPU_PERIOD_US    100000
 #define CPU_MIN_QUOTA_US 1000 /* the kernel refuses a smaller quota */
-#define CLONE_THREAD_BIT 0x10000
-#define ERRNO_EPERM      1
-#define ERRNO_ENOSYS     38
 
 static void write_namespaces(struct bento_jsonw *w)
 {
@@ -91,71 +79,6 @@ static void write_resources(struct bento_jsonw *w, const struct manifest_limits 
         bento_jsonw_close_object(w);
 }
 
-static void write_rule(struct bento_jsonw *w, const char *const *names, const char *action,
-                       int errno_ret)
-{
-        bento_jsonw_open_object(w);
-        bento_jsonw_key(w, "names");
-        bento_jsonw_open_array(w);
-        for (; *names; names++)
-                bento_jsonw_string(w, *names);
-        bento_jsonw_close_array(w);
-        bento_jsonw_kstring(w, "action", action);
-        if (errno_ret)
-                bento_jsonw_kuint(w, "errnoRet", (unsigned) errno_ret);
-        bento_jsonw_close_object(w);
-}
-
-/* clone without CLONE_THREAD: (flags & CLONE_THREAD) == 0 -> EPERM. */
-static void write_clone_rule(struct bento_jsonw *w)
-{
-        bento_jsonw_open_object(w);
-        bento_jsonw_kstrv(w, "names", (char *const[]){"clone"}, 1);
-        bento_jsonw_kstring(w, "action", "SCMP_ACT_ERRNO");
-        bento_jsonw_kuint(w, "errnoRet", ERRNO_EPERM);
-        bento_jsonw_key(w, "args");
-        bento_jsonw_open_array(w);
-        bento_jsonw_open_object(w);
-        bento_jsonw_kuint(w, "index", 0);
-        bento_jsonw_kuint(w, "value", CLONE_THREAD_BIT);
-        bento_jsonw_kuint(w, "valueTwo", 0);
-        bento_jsonw_kstring(w, "op", "SCMP_CMP_MASKED_EQ");
-        bento_jsonw_close_object(w);
-        bento_jsonw_close_array(w);
-        bento_jsonw_close_object(w);
-}
-
-static void write_seccomp(struct bento_jsonw *w, const struct policy *p, const char *listener,
-                          bool gate)
-{
-        enum manifest_exec mode = p->m->exec;
-
-        bento_jsonw_key(w, "seccomp");
-        bento_jsonw_open_object(w);
-        bento_jsonw_kstring(w, "defaultAction", "SCMP_ACT_ALLOW");
-        bento_jsonw_kstrv(w, "architectures", (char *const[]){"SCMP_ARCH_X86_64"}, 1);
-        if (mode != MANIFEST_EXEC_ALL && gate) {
-                bento_jsonw_kstring(w, "listenerPath", listener);
-                bento_jsonw_kstring(w, "listenerMetadata", "bento-exec-gate/1");
-        }
-        bento_jsonw_key(w, "syscalls");
-        bento_jsonw_open_array(w);
-        if (mode != MANIFEST_EXEC_ALL && gate)
-                write_rule(w, (const char *const[]){"execve", "execveat", NULL}, "SCMP_ACT_NOTIFY",
-                           0);
-        if (mode == MANIFEST_EXEC_NONE_STRICT) {
-                write_rule(w, (const char *const[]){"fork", "vfork", NULL}, "SCMP_ACT_ERRNO",
-                           ERRNO_EPERM);
-                write_clone_rule(w);
-                /* glibc falls back to clone(2) on ENOSYS, which the rule above
-                 * can inspect; clone3's flags live in memory it cannot. */
-                write_rule(w, (const char *const[]){"clone3", NULL}, "SCMP_ACT_ERRNO",
-                           ERRNO_ENOSYS);
-        }
-        bento_jsonw_close_array(w);
-        bento_jsonw_close_object(w);
-}
-
 static void write_paths(struct bento_jsonw *w)
 {
         static char *const masked[] = {"/proc/acpi", "/proc/asound",        "/proc/kcore",
@@ -189,7 +112,7 @@ void compile_write_linux(struct bento_jsonw *w, const struct policy *p,
         write_map(w, "gidMappings", getgid());
         write_resources(w, o->limits ? o->limits : &p->m->limits);
         bento_jsonw_kstring_opt(w, "cgroupsPath", o->cgroups_path);
-        write_seccomp(w, p, listener, !o->no_exec_gate);
+        compile_write_seccomp(w, p, listener, !o->no_exec_gate);
         write_paths(w);
         bento_jsonw_close_object(w);
 }

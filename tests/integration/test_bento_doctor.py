@@ -130,6 +130,21 @@ def test_healthy_host():
         assert "no systemd bus" in " ".join(out.split())
 
 
+def test_root_caller_is_told_what_uid_0_means():
+    """As root, the caller row and host.root_caller say that the box is host
+    uid 0 on granted files and what the filter refuses there
+    (test_privilege_bits.py shows the refusals)."""
+    assert os.geteuid() == 0
+    human, doc = doctor()
+    text = " ".join(human.stdout.split())
+    said = ("caller uid 0 (root): the box runs as host uid 0 on the files it is granted; the seccomp "
+            "filter refuses to make setuid or setgid files and to set extended attributes (file "
+            "capabilities) there")
+    assert said in text, human.stdout
+    assert doc["host"]["uid"] == 0
+    assert doc["host"]["root_caller"] == said.split(": ", 1)[1]
+
+
 def test_probe_is_cheap_and_leaves_nothing():
     before = probe_leftovers()
     _, doc = doctor()
@@ -189,6 +204,8 @@ def test_rootless_limits_unavailable():
     assert "refused by default" in mem["consequences"]
     assert doc["ready"] is True and doc["fully_enforced"] is False
     assert doc["host"]["uid"] == NOBODY
+    assert "root_caller" not in doc["host"]  # a rootless box is the caller's own uid
+    assert "caller uid %d (rootless)\n" % NOBODY in re.sub(r"  +", " ", human.stdout)
     assert doc["host"]["cgroup"]["memory"]["usable"] is False
     text = " ".join(human.stdout.split())
     assert "Baseline confinement holds on this host" in text

@@ -26,6 +26,7 @@ AT_FDCWD = (1 << 64) - 100  # -100 as the 64-bit register value the filter sees
 NR_EXECVE = 59
 NR_EXECVEAT = 322
 NR_MKDIR = 83
+NR_OPENAT = 257  # the probe names only a few calls
 SIGSYS_EXIT = 128 + 31
 
 # What the static probe needs to start, print and exit (strace), and a
@@ -258,6 +259,29 @@ def test_argument_conditions(rt, bundle):
                             ("ENOMSG", 1), ("OK", 0),
                             ("EXDEV", 1), ("OK", 0),
                             ("ENOMSG", 1), ("OK", 0)]
+
+
+def test_entries_on_one_call_are_ored_their_conditions_anded(rt, bundle):
+    """The shape of bento's privilege-bit rules: several entries for openat,
+    each with conditions on two arguments.  One entry matches only when
+    both of its conditions hold; the entries are alternatives."""
+    o_creat, o_wronly = 0o100, 0o1
+    b = seccomp_bundle(bundle, profile(syscalls=[
+        rule(["openat"], "SCMP_ACT_ERRNO", errno.EXDEV,
+             [{"index": 2, "value": o_creat, "valueTwo": o_creat, "op": "SCMP_CMP_MASKED_EQ"},
+              {"index": 3, "value": 0o4000, "valueTwo": 0o4000, "op": "SCMP_CMP_MASKED_EQ"}]),
+        rule(["openat"], "SCMP_ACT_ERRNO", errno.ENOMSG,
+             [{"index": 2, "value": o_creat, "valueTwo": o_creat, "op": "SCMP_CMP_MASKED_EQ"},
+              {"index": 3, "value": 0o2000, "valueTwo": 0o2000, "op": "SCMP_CMP_MASKED_EQ"}]),
+    ]))
+    flags = o_creat | o_wronly
+    _, steps = run_steps(rt, b,
+                         "syscall %d -100 s:/dev/shm/a %d 04644" % (NR_OPENAT, flags),
+                         "syscall %d -100 s:/dev/shm/b %d 02644" % (NR_OPENAT, flags),
+                         "syscall %d -100 s:/dev/shm/c %d 0644" % (NR_OPENAT, flags),
+                         "syscall %d -100 s:/dev/shm/c 0 04644" % NR_OPENAT,
+                         "syscall %d -100 s:/dev/shm/c 0 02644" % NR_OPENAT)
+    assert lines(steps) == [("EXDEV", 1), ("ENOMSG", 1), ("OK", 0), ("OK", 0), ("OK", 0)]
 
 
 # -- names libseccomp does not know ------------------------------------------
