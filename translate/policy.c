@@ -80,6 +80,19 @@ int policy_resolve(const struct manifest *m, const struct policy_host *host, str
         return 0;
 }
 
+const char *policy_holding_write(const struct policy *p, const char *path)
+{
+        const char *best = NULL;
+
+        for (size_t i = 0; i < p->n_writes; i++) {
+                const char *g = p->writes[i].real;
+
+                if (g && path_beneath(g, path) && (!best || strlen(g) > strlen(best)))
+                        best = g;
+        }
+        return best;
+}
+
 char *policy_refusal(const struct policy *p)
 {
         char *msg = NULL;
