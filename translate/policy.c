@@ -6,11 +6,14 @@
  * changes the host: creating missing write grants after every check.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "beneath.h"
 #include "cleanup.h"
 #include "path.h"
 #include "policy-internal.h"
@@ -112,26 +115,46 @@ char *policy_refusal(const struct policy *p)
         return NULL;
 }
 
-/* mkdir -p with mode 0700 for what is missing. */
+/* mkdir -p with mode 0700 for what is missing, walked from "/" without
+ * following a symlink: path is resolved, so a symlink on the way is one
+ * that appeared since, and a directory that appears while it is being made
+ * is not taken for one's own (a sandbox of another run may share the
+ * parent). */
 static int mkdir_parents(const char *path, struct bento_err *err)
 {
-        cleanup_free char *copy = strdup(path);
+        cleanup_close int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        cleanup_free char *rel = NULL;
+        int r = 0;
 
-        if (!copy)
+        if (root < 0)
+                return bento_err_set(err, errno, "cannot create the write grant \"%s\"", path);
+        rel = strdup(path + strspn(path, "/"));
+        if (!rel)
                 return bento_err_set(err, ENOMEM, "write grants");
-        for (char *s = copy + 1;; s++) {
+        for (char *s = rel; r >= 0 && *rel; s++) {
                 bool end = *s == '\0';
+                int fd;
 
                 if (*s != '/' && !end)
                         continue;
                 *s = '\0';
-                if (mkdir(copy, 0700) < 0 && errno != EEXIST)
-                        return bento_err_set(err, errno, "cannot create the write grant \"%s\"",
-                                             path);
+                fd = bento_beneath_open(root, rel, 0);
+                if (fd >= 0)
+                        close(fd);
+                else if (fd == -ENOENT)
+                        r = bento_beneath_make(root, rel, true, 0700, 0, NULL);
+                else
+                        r = fd;
                 if (end)
-                        return 0;
+                        break;
                 *s = '/';
         }
+        if (r == -EEXIST)
+                return bento_err_setx(err, EEXIST,
+                                      "cannot create the write grant \"%s\": something else "
+                                      "created a part of it at the same time",
+                                      path);
+        return r < 0 ? bento_err_set(err, -r, "cannot create the write grant \"%s\"", path) : 0;
 }
 
 int policy_prepare_writes(struct policy **p, struct bento_err *err)
