@@ -1,25 +1,36 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento __remove-mount-points PATH...: the poststop hook `bento translate`
- * names in a bundle whose shields create mount points on the host (§5.8),
- * so that a bundle run by bento-runtime, crun or runc leaves the host as it
- * found it.  It removes each path only while it is still an empty
- * directory or an empty file; anything the container or someone else put
- * there stays.  The container state arrives on stdin and is not needed.
+ * bento __remove-mount-points --beneath GRANT DEV:INO PATH... (repeated per
+ * grant): the poststop hook `bento translate` names in a bundle whose
+ * shields create mount points on the host (§5.8), so that a bundle run by
+ * bento-runtime, crun or runc leaves the host as it found it.  Each path is
+ * reached from its grant's root without following a symlink, the grant
+ * must still be the directory DEV:INO, and the path is removed only while
+ * it is an empty directory or an empty regular file (mount-points.h says
+ * what that leaves to the sandbox).  Arguments not in that shape remove
+ * nothing.  The container state arrives on stdin and is not needed.
  */
 #include <stdio.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "run.h"
+#include "mount-points.h"
 
 int cmd_remove_mount_points(int argc, char **argv)
 {
+        struct mount_points mp = {0};
+        struct bento_err err = {0};
         char buf[4096];
 
         /* Drain the state so the runtime's write does not fail. */
         while (read(STDIN_FILENO, buf, sizeof(buf)) > 0)
                 ;
-        run_remove_mount_points(argv + 1, (size_t) (argc - 1));
+        if (mount_points_parse((const char *const *) argv + 1, (size_t) (argc - 1), &mp, &err) <
+            0) {
+                fprintf(stderr, "bento: removing no shield mount point: %s\n", err.msg);
+                return 1;
+        }
+        mount_points_remove(&mp);
+        mount_points_done(&mp);
         return 0;
 }

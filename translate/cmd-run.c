@@ -471,7 +471,7 @@ static void sandbox_gone(void *userdata)
 {
         struct run_ctx *c = userdata;
 
-        run_remove_mount_points(c->d.created, c->d.n_created);
+        run_remove_mount_points(&c->d);
         if (c->autoexec.hooks)
                 run_autoexec_ask_after(c->p, &c->autoexec);
 }
@@ -495,9 +495,6 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                 r = run_gate_spawn(&c->gate, c->d.gate_socket, err);
         if (r >= 0)
                 r = policy_prepare_writes(&c->p, err);
-        /* After the write grants exist: their workspace shields are known. */
-        if (r >= 0)
-                r = run_dir_note_mount_points(&c->d, c->p, err);
         if (r >= 0)
                 r = manifest_fingerprint(c->l.m, fp, err);
         if (r < 0)
@@ -521,6 +518,13 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                 r = compile_bundle(c->p, &co, err);
         if (r >= 0)
                 r = run_autoexec_snapshot(c->p, &c->autoexec, err);
+        /* Now bento, not the runtime, makes the shield mount points, so it
+         * knows exactly what to remove: after the write grants exist (their
+         * workspace shields are known) and after the snapshot, which is of
+         * the grants as the host left them (an empty .git bento made is no
+         * repository to ask git about). */
+        if (r >= 0)
+                r = run_dir_make_mount_points(&c->d, c->p, err);
         if (r < 0)
                 return r;
         if (c->o.json) {
@@ -565,7 +569,7 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
         /* The sandbox is gone: remove the shield mount points it left in
          * the write grants before the comparison, so that an empty .git
          * bento made is not taken for a repository (and git not asked). */
-        run_remove_mount_points(c->d.created, c->d.n_created);
+        run_remove_mount_points(&c->d);
         /* Nothing below reads the run directory: it goes while git
          * answers about the hooks (sandbox_gone() asked it). */
         run_dir_cleanup(&c->d);

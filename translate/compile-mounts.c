@@ -376,20 +376,6 @@ static int add_grant_links(const struct policy *p, struct compile_plan *plan, st
         return r;
 }
 
-/* The innermost write grant that holds path strictly, or NULL. */
-static const char *holding_write(const struct policy *p, const char *path)
-{
-        const char *best = NULL;
-
-        for (size_t i = 0; i < p->n_writes; i++) {
-                const char *g = p->writes[i].real;
-
-                if (g && path_beneath(g, path) && (!best || strlen(g) > strlen(best)))
-                        best = g;
-        }
-        return best;
-}
-
 static bool inside_other_shield(const struct policy *p, const char *dir)
 {
         for (size_t i = 0; i < p->n_shield_mounts; i++)
@@ -421,7 +407,7 @@ static int add_parent_unique(char ***v, size_t *n, const char *dir)
  * read-only or hidden parent cannot be renamed from inside either). */
 static int shield_parents_of(const struct policy *p, const char *path, char ***v, size_t *n)
 {
-        const char *grant = holding_write(p, path);
+        const char *grant = policy_holding_write(p, path);
         cleanup_free char *cur = grant ? strdup(path) : NULL;
         size_t glen = grant ? strlen(grant) : 0;
         char *slash;

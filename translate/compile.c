@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "compile-internal.h"
 #include "fileio.h"
+#include "mount-points.h"
 #include "path.h"
 
 #define OCI_VERSION "1.0.2"
@@ -71,8 +72,10 @@ static void write_egress_hook(struct bento_jsonw *w, const struct manifest *m,
 }
 
 /* §5.8: after the container is gone, remove the mount points its shields
- * created on the host, for runtimes other than `bento run`. */
-static void write_cleanup_hook(struct bento_jsonw *w, char *const *paths, size_t n)
+ * created on the host, for runtimes other than `bento run`: one group per
+ * write grant, with the grant's identity now, so that the hook acts on no
+ * grant that was replaced since (mount-points.h). */
+static void write_cleanup_hook(struct bento_jsonw *w, const struct mount_points *mp)
 {
         cleanup_free char *self = compile_helper_path("BENTO_SELF", "bento");
 
@@ -84,8 +87,19 @@ static void write_cleanup_hook(struct bento_jsonw *w, char *const *paths, size_t
         bento_jsonw_open_array(w);
         bento_jsonw_string(w, "bento");
         bento_jsonw_string(w, COMPILE_CLEANUP_VERB);
-        for (size_t i = 0; i < n; i++)
-                bento_jsonw_string(w, paths[i]);
+        for (size_t i = 0; i < mp->n; i++) {
+                const struct mount_point *m = &mp->v[i];
+
+                if (i == 0 || strcmp(m->grant, mp->v[i - 1].grant) != 0) {
+                        char id[48];
+
+                        mount_points_format_id(&m->grant_id, id);
+                        bento_jsonw_string(w, MOUNT_POINTS_BENEATH);
+                        bento_jsonw_string(w, m->grant);
+                        bento_jsonw_string(w, id);
+                }
+                bento_jsonw_string(w, m->path);
+        }
         bento_jsonw_close_array(w);
         bento_jsonw_close_object(w);
         bento_jsonw_close_array(w);
@@ -94,23 +108,23 @@ static void write_cleanup_hook(struct bento_jsonw *w, char *const *paths, size_t
 void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
                          const struct compile_opts *o, const char *egress_hook)
 {
-        cleanup_strv char **points = NULL;
+        struct mount_points points = {0};
         struct bento_err err = {0};
-        size_t n_points = 0;
 
-        if (o->mount_point_hook && policy_missing_mount_points(p, &points, &n_points, &err) < 0) {
+        if (o->mount_point_hook && mount_points_list(p, &points, &err) < 0) {
                 bento_jsonw_fail(w, -err.code, "%s", err.msg);
                 return;
         }
-        if (p->m->n_network == 0 && n_points == 0)
-                return;
-        bento_jsonw_key(w, "hooks");
-        bento_jsonw_open_object(w);
-        if (p->m->n_network > 0)
-                write_egress_hook(w, p->m, o, egress_hook);
-        if (n_points > 0)
-                write_cleanup_hook(w, points, n_points);
-        bento_jsonw_close_object(w);
+        if (p->m->n_network > 0 || points.n > 0) {
+                bento_jsonw_key(w, "hooks");
+                bento_jsonw_open_object(w);
+                if (p->m->n_network > 0)
+                        write_egress_hook(w, p->m, o, egress_hook);
+                if (points.n > 0)
+                        write_cleanup_hook(w, &points);
+                bento_jsonw_close_object(w);
+        }
+        mount_points_done(&points);
 }
 
 static void write_annotations(struct bento_jsonw *w, const struct policy *p,

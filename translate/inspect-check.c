@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "compile.h"
+#include "cleanup.h"
 #include "inspect.h"
+#include "mount-points.h"
 #include "path.h"
 
 #define CLONE_THREAD_BIT 0x10000
@@ -348,9 +350,54 @@ static int egress_args(struct inspect_report *r, const struct bento_json *args)
         return 0;
 }
 
-/* translate's poststop hook (`bento __remove-mount-points PATH...`)
- * removes the shield mount points it created, which all lie inside write
- * grants (§5.8).  1 when h is that hook, 0 when not, -ENOMEM. */
+static bool in_write_grant(const struct inspect_report *r, const char *path)
+{
+        for (size_t j = 0; j < r->n_mounts; j++)
+                if (r->mounts[j].role == INSPECT_WRITE &&
+                    path_within(r->mounts[j].destination, path))
+                        return true;
+        return false;
+}
+
+/* The hook's arguments after the verb, checked as the hook parses them:
+ * groups of --beneath GRANT DEV:INO PATH... (mount-points.h), each grant
+ * inside a write grant of the bundle. */
+static int cleanup_args(struct inspect_report *r, const struct bento_json *args)
+{
+        size_t n = args->u.array.n - 2;
+        cleanup_free const char **argv = calloc(n + 1, sizeof(char *));
+        struct mount_points mp = {0};
+        struct bento_err err = {0};
+        int rc = 0;
+
+        if (!argv)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const struct bento_json *a = args->u.array.items[i + 2];
+
+                argv[i] = a->type == BENTO_JSON_STRING ? a->u.string.s : "";
+        }
+        if (mount_points_parse(argv, n, &mp, &err) < 0)
+                return err.code == ENOMEM ? -ENOMEM
+                                          : inspect_flag(r,
+                                                         "the poststop cleanup hook's arguments "
+                                                         "are not what bento writes: %s",
+                                                         err.msg);
+        r->n_cleanup = mp.n;
+        for (size_t i = 0; rc >= 0 && i < mp.n; i++)
+                if (!in_write_grant(r, mp.v[i].grant))
+                        rc = inspect_flag(r,
+                                          "the poststop cleanup hook removes \"%s\", which is not "
+                                          "inside any write grant",
+                                          mp.v[i].path);
+        mount_points_done(&mp);
+        return rc;
+}
+
+/* translate's poststop hook (`bento __remove-mount-points --beneath GRANT
+ * DEV:INO PATH...`) removes the shield mount points the runtime created,
+ * which all lie inside write grants (§5.8).  1 when h is that hook, 0
+ * when not, -ENOMEM. */
 static int cleanup_hook(struct inspect_report *r, const char *stage, const struct bento_json *h)
 {
         const char *path = inspect_str(h, "path");
@@ -358,25 +405,12 @@ static int cleanup_hook(struct inspect_report *r, const char *stage, const struc
         const struct bento_json *args = bento_json_get(h, "args");
         const struct bento_json *verb =
             is_array(args) && args->u.array.n > 1 ? args->u.array.items[1] : NULL;
-        int rc = 0;
+        int rc;
 
         if (strcmp(stage, "poststop") != 0 || !base || strcmp(base, "/bento") != 0 || !verb ||
             verb->type != BENTO_JSON_STRING || strcmp(verb->u.string.s, COMPILE_CLEANUP_VERB) != 0)
                 return 0;
-        r->n_cleanup = args->u.array.n - 2;
-        for (size_t i = 2; rc >= 0 && i < args->u.array.n; i++) {
-                const struct bento_json *a = args->u.array.items[i];
-                bool inside = false;
-
-                for (size_t j = 0; a->type == BENTO_JSON_STRING && j < r->n_mounts; j++)
-                        inside |= r->mounts[j].role == INSPECT_WRITE &&
-                                  path_beneath(r->mounts[j].destination, a->u.string.s);
-                if (!inside)
-                        rc = inspect_flag(r,
-                                          "the poststop cleanup hook removes \"%s\", which is not "
-                                          "inside any write grant",
-                                          a->type == BENTO_JSON_STRING ? a->u.string.s : "?");
-        }
+        rc = cleanup_args(r, args);
         return rc < 0 ? rc : 1;
 }
 

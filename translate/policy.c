@@ -11,9 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "beneath.h"
 #include "cleanup.h"
 #include "path.h"
 #include "policy-internal.h"
@@ -85,6 +86,19 @@ int policy_resolve(const struct manifest *m, const struct policy_host *host, str
         return 0;
 }
 
+const char *policy_holding_write(const struct policy *p, const char *path)
+{
+        const char *best = NULL;
+
+        for (size_t i = 0; i < p->n_writes; i++) {
+                const char *g = p->writes[i].real;
+
+                if (g && path_beneath(g, path) && (!best || strlen(g) > strlen(best)))
+                        best = g;
+        }
+        return best;
+}
+
 char *policy_refusal(const struct policy *p)
 {
         char *msg = NULL;
@@ -104,59 +118,46 @@ char *policy_refusal(const struct policy *p)
         return NULL;
 }
 
-/* One component of a write grant being created: opened without following
- * a symlink, or made (0700) when missing.  A name that appears between the
- * look and the mkdir is not accepted: bento did not make it. */
-static int enter_or_make(int dirfd, const char *name, const char *grant, struct bento_err *err)
-{
-        int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-        if (fd >= 0)
-                return fd;
-        if (errno == ENOENT) {
-                if (mkdirat(dirfd, name, 0700) < 0)
-                        return bento_err_set(err, errno,
-                                             errno == EEXIST
-                                                 ? "cannot create the write grant \"%s\": \"%s\" "
-                                                   "appeared while bento was creating it"
-                                                 : "cannot create the write grant \"%s\" (at "
-                                                   "\"%s\")",
-                                             grant, name);
-                fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd >= 0)
-                        return fd;
-        }
-        return bento_err_set(err, errno == ELOOP ? ELOOP : errno,
-                             "cannot create the write grant \"%s\": \"%s\" on the way is %s", grant,
-                             name,
-                             errno == ELOOP || errno == ENOTDIR
-                                 ? "a symlink or not a directory now (it was resolved before)"
-                                 : "not reachable");
-}
-
-/* mkdir -p with mode 0700 for what is missing, walking from "/" without
- * following a symlink: the path is already symlink-resolved, so one met on
- * the way was put there since, by someone who could write a parent. */
+/* mkdir -p with mode 0700 for what is missing, walked from "/" without
+ * following a symlink: path is resolved, so a symlink on the way is one
+ * that appeared since, and a directory that appears while it is being made
+ * is not taken for one's own (a sandbox of another run may share the
+ * parent). */
 static int mkdir_parents(const char *path, struct bento_err *err)
 {
-        cleanup_close int dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        cleanup_free char *copy = NULL;
-        char *save = NULL;
+        cleanup_close int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        cleanup_free char *rel = NULL;
+        int r = 0;
 
-        if (dirfd < 0)
-                return bento_err_set(err, errno, "open /");
-        copy = strdup(path);
-        if (!copy)
+        if (root < 0)
+                return bento_err_set(err, errno, "cannot create the write grant \"%s\"", path);
+        rel = strdup(path + strspn(path, "/"));
+        if (!rel)
                 return bento_err_set(err, ENOMEM, "write grants");
-        for (char *name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
-                int fd = enter_or_make(dirfd, name, path, err);
+        for (char *s = rel; r >= 0 && *rel; s++) {
+                bool end = *s == '\0';
+                int fd;
 
-                if (fd < 0)
-                        return fd;
-                close(dirfd);
-                dirfd = fd;
+                if (*s != '/' && !end)
+                        continue;
+                *s = '\0';
+                fd = bento_beneath_open(root, rel, 0);
+                if (fd >= 0)
+                        close(fd);
+                else if (fd == -ENOENT)
+                        r = bento_beneath_make(root, rel, true, 0700, 0, NULL);
+                else
+                        r = fd;
+                if (end)
+                        break;
+                *s = '/';
         }
-        return 0;
+        if (r == -EEXIST)
+                return bento_err_setx(err, EEXIST,
+                                      "cannot create the write grant \"%s\": something else "
+                                      "created a part of it at the same time",
+                                      path);
+        return r < 0 ? bento_err_set(err, -r, "cannot create the write grant \"%s\"", path) : 0;
 }
 
 int policy_prepare_writes(struct policy **p, struct bento_err *err)

@@ -103,11 +103,9 @@ int policy_expand(const char *path, const char *base, const char *home, char **r
  * string; the caller frees it. */
 char *policy_refusal(const struct policy *p);
 
-/* §5.8: the host paths the shield mounts will create because they do not
- * exist yet (each missing path and its missing ancestors), deepest first,
- * as a NULL-terminated strv; removed after the run while still empty. */
-int policy_missing_mount_points(const struct policy *p, char ***ret, size_t *ret_n,
-                                struct bento_err *err);
+/* The innermost write grant (resolved) that path lies strictly beneath,
+ * or NULL. */
+const char *policy_holding_write(const struct policy *p, const char *path);
 
 /* §4.5 step 6: create the missing write directories (mkdir -p, 0700).
  * Call only after policy_refusal() returned NULL.  The shields of a write

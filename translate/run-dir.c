@@ -3,10 +3,10 @@
  * The run directory and the host paths a run creates (§4.5 steps 4 and 7,
  * §5.8).  The directory is private (0700) and holds the bundle, the
  * runtime's state and the hooks' reports; it goes away after the run,
- * also after Ctrl-C.  Shield mount points the runtime creates on the host
- * (a shielded path inside a write grant that did not exist yet) are noted
- * before the run and removed after it, but only while they are still what
- * a mount point is: an empty directory or an empty file.  Removal never
+ * also after Ctrl-C.  Shield mount points on the host (a shielded path
+ * inside a write grant that did not exist yet) are made by bento before
+ * the run and removed after it, the very objects it made and only while
+ * they are empty (mount-points.h).  Removal of the run directory never
  * follows a symlink and never leaves the run directory's file system.
  *
  * The directory must be out of the sandbox's reach: a TMPDIR inside a
@@ -158,25 +158,16 @@ int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *er
         return 0;
 }
 
-int run_dir_note_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err)
+int run_dir_make_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err)
 {
-        return policy_missing_mount_points(p, &d->created, &d->n_created, err);
+        int r = mount_points_list(p, &d->points, err);
+
+        return r < 0 ? r : mount_points_make(&d->points, err);
 }
 
-void run_remove_mount_points(char *const *paths, size_t n)
+void run_remove_mount_points(struct run_dir *d)
 {
-        /* paths come deepest first, so a created parent is empty by the
-         * time it is tried. */
-        for (size_t i = 0; i < n; i++) {
-                struct stat st;
-
-                if (paths[i][0] != '/' || lstat(paths[i], &st) < 0)
-                        continue;
-                if (S_ISDIR(st.st_mode))
-                        (void) rmdir(paths[i]); /* fails, rightly, when not empty */
-                else if (S_ISREG(st.st_mode) && st.st_size == 0)
-                        (void) unlink(paths[i]);
-        }
+        mount_points_remove(&d->points);
 }
 
 /* rm -r below dirfd, staying on dev and never following a symlink. */
@@ -231,12 +222,12 @@ static void remove_tree(const char *dir)
 
 void run_dir_cleanup(struct run_dir *d)
 {
-        run_remove_mount_points(d->created, d->n_created);
+        run_remove_mount_points(d);
+        mount_points_done(&d->points);
         if (d->shm)
                 remove_tree(d->shm);
         if (d->path)
                 remove_tree(d->path);
-        strv_free(d->created);
         free(d->shm);
         free(d->rootfs);
         free(d->path);

@@ -23,6 +23,7 @@
 #include "admission.h"
 #include "alias-scan.h"
 #include "err.h"
+#include "mount-points.h"
 #include "policy.h"
 
 #define RUN_ENV_MAX 256
@@ -49,20 +50,20 @@ struct run_dir {
         char *egress_log;  /* <shm or path>/egress.jsonl, the egress hook's report */
         char *runtime_log; /* <shm or path>/runtime.log */
         char *hooks_log;   /* <shm or path>/hooks.log, what the OCI hooks printed */
-        /* Host paths that did not exist before the run and that the shield
-         * mounts may create (deepest first): removed afterwards when they
-         * are still an empty directory or an empty file. */
-        char **created;
-        size_t n_created;
+        /* The shield mount points bento made in the write grants
+         * (mount-points.h): removed afterwards, those very objects, while
+         * they are still empty. */
+        struct mount_points points;
 };
 
 int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err);
-/* Note what the shield mounts of p may create on the host; call before the
- * sandbox starts. */
-int run_dir_note_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err);
-/* Remove each path (deepest first) that is still what a mount point is:
- * an empty directory or an empty regular file.  Never follows a symlink. */
-void run_remove_mount_points(char *const *paths, size_t n);
+/* Create the shield mount points p needs in its write grants (after the
+ * write grants exist, before the sandbox starts), so that the runtime
+ * finds them and bento knows exactly what it made. */
+int run_dir_make_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err);
+/* Remove the mount points bento made that are still those objects and
+ * empty; each once, so calling it again is free.  Never follows a symlink. */
+void run_remove_mount_points(struct run_dir *d);
 
 /* Remove the mount points created by the run and the run directory.
  * Safe on a partly made or zeroed run_dir; never follows a symlink. */

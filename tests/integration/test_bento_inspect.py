@@ -90,6 +90,7 @@ def test_clean_bundle(bundle):
     assert "exec:         none" in r.stdout
     assert "limits:       memory 67108864 bytes, cpu 50000 us per 100000 us, pids 10" in r.stdout
     assert "other OCI runtimes (crun, runc) ignore it" in " ".join(r.stdout.split())
+    assert "shield mount point(s) removed by bento's poststop" in " ".join(r.stdout.split())
 
 
 def test_clean_bundle_json(bundle):
@@ -159,6 +160,18 @@ def add_hook(c):
     c.setdefault("hooks", {})["prestart"] = [{"path": "/bin/sh", "args": ["sh", "-c", "id"]}]
 
 
+def cleanup_old_form(c):
+    """The cleanup hook without its grants (the form before --beneath)."""
+    args = c["hooks"]["poststop"][0]["args"]
+    c["hooks"]["poststop"][0]["args"] = args[:2] + [a for a in args[5:] if a.startswith("/")]
+
+
+def cleanup_elsewhere(c):
+    """The cleanup hook walking beneath a directory no write grant holds."""
+    args = c["hooks"]["poststop"][0]["args"]
+    c["hooks"]["poststop"][0]["args"] = args[:2] + ["--beneath", "/etc", args[4], "/etc/passwd"]
+
+
 def join_pidns(c):
     for n in c["linux"]["namespaces"]:
         if n["type"] == "pid":
@@ -176,6 +189,8 @@ TAMPERS = [
     ("sysfs", add_sysfs, 'mount of type "sysfs" at "/sys"'),
     ("hook", add_hook, 'prestart hook "/bin/sh" runs on the host'),
     ("pidns", join_pidns, 'the pid namespace joins "/proc/1/ns/pid"'),
+    ("cleanup-old", cleanup_old_form, "the poststop cleanup hook's arguments are not what bento writes"),
+    ("cleanup-out", cleanup_elsewhere, 'the poststop cleanup hook removes "/etc/passwd", which is not inside'),
 ]
 
 

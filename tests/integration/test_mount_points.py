@@ -1,0 +1,239 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Shield mount points in write grants (issue 14, translate/mount-points.h).
+
+A write grant without .cargo, .git, .idea or .vscode needs empty mount
+points there for the workspace shields; they land on the host, inside the
+grant, and are removed after the run.  The grant is the sandbox's: these
+tests have the sandboxed program rename the directories bento (or the
+runtime) made and put symlinks to a host directory (the "victim", outside
+every grant) in their place, holding an empty config.toml, config,
+config.worktree and hooks/ -- exactly the names the cleanup removes.  The
+victim must come through untouched under `bento run`, and under a
+translated bundle's poststop hook run by bento-runtime and by runc.
+
+And the ordinary case: the points bento made are gone afterwards, nothing
+else in the grant was touched, what existed before stays, and a missing
+grant is created and used.
+"""
+
+import json
+import os
+import stat
+
+import pytest
+
+import harness
+from harness import run_cmd
+from test_bento_run import World, world  # noqa: F401 (fixture)
+from test_translate import bundles_dir, engine_argv, engine_state  # noqa: F401 (fixtures)
+
+BENTO = os.path.join(harness.BUILD, "bin", "bento")
+VICTIM_FILES = ("config.toml", "config", "config.worktree")
+
+pytestmark = [pytest.mark.timeout(90)]
+
+# The sandboxed program's attack: each directory that holds mount points
+# is moved aside (the mount points go with it) and replaced by a symlink
+# to the victim.  .idea and .vscode are mount points themselves and cannot
+# be moved (EBUSY); the script says what it managed.
+ATTACK = """\
+for d in .cargo .git; do
+    mv ws/$d ws/$d-moved && ln -s "$VICTIM" ws/$d && echo "swapped $d"
+done
+"""
+
+
+def make_victim(base):
+    victim = os.path.join(base, "victim")
+    os.makedirs(os.path.join(victim, "hooks"))
+    for name in VICTIM_FILES:
+        open(os.path.join(victim, name), "w").close()
+    return victim
+
+
+def victim_intact(victim):
+    names = sorted(os.listdir(victim))
+    assert names == sorted(VICTIM_FILES + ("hooks",)), "the victim lost files: %s" % names
+    assert os.listdir(os.path.join(victim, "hooks")) == []
+
+
+def tree(top):
+    """Every name under top (not following symlinks) with its identity."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(top):
+        for n in dirnames + filenames:
+            p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            out[os.path.relpath(p, top)] = (stat.S_IFMT(st.st_mode), st.st_ino, st.st_size,
+                                            st.st_mtime_ns if not stat.S_ISDIR(st.st_mode) else 0)
+    return out
+
+
+def project(base, script, write="./ws"):
+    """base/ws (a grant holding keep.txt), base/s.sh, base/m.yaml."""
+    ws = os.path.join(base, "ws")
+    os.makedirs(ws, exist_ok=True)
+    with open(os.path.join(ws, "keep.txt"), "w") as f:
+        f.write("kept\n")
+    with open(os.path.join(base, "s.sh"), "w") as f:
+        f.write(script)
+    m = os.path.join(base, "m.yaml")
+    with open(m, "w") as f:
+        f.write("entrypoint: ./s.sh\ninterpreter: sh\nexec: all\nwrite: [%s]\n" % write)
+    return m, ws
+
+
+# ---------------------------------------------------------------------------
+# bento run: bento makes the points and removes the very objects it made
+
+
+def test_run_does_not_follow_a_swapped_in_symlink(world):
+    victim = make_victim(world.dir)
+    m, ws = project(world.work, ATTACK.replace('"$VICTIM"', '"%s"' % victim))
+    res = world.run(m, "--allow-unapproved")
+    assert res.rc == 0, res
+    assert "swapped .cargo" in res.out and "swapped .git" in res.out, res  # the attack ran
+    victim_intact(victim)
+    # what the program moved aside is its own, inside its grant: left there
+    assert os.path.isfile(os.path.join(ws, ".cargo-moved", "config.toml"))
+    assert os.path.isdir(os.path.join(ws, ".git-moved", "hooks"))
+    assert os.path.islink(os.path.join(ws, ".cargo"))
+    assert "was left in place" in res.err, res
+    # the points it could not move were still bento's, and are gone
+    assert not os.path.lexists(os.path.join(ws, ".idea"))
+    assert not os.path.lexists(os.path.join(ws, ".vscode"))
+
+
+def test_run_removes_what_it_made_and_nothing_else(world):
+    m, ws = project(world.work, "test -f ws/.cargo/config.toml && test -d ws/.git/hooks && "
+                                "test -d ws/.vscode && echo seen\n")
+    # there before the run: shielded, not made by bento, so not removed
+    os.makedirs(os.path.join(ws, ".idea"))
+    open(os.path.join(ws, ".envrc"), "w").close()
+    before = tree(ws)
+    res = world.run(m, "--allow-unapproved")
+    assert res.rc == 0 and "seen" in res.out, res  # the points existed during the run
+    assert tree(ws) == before, "the grant changed: %s" % sorted(set(tree(ws)) ^ set(before))
+    assert "left in place" not in res.err, res
+
+
+def test_run_creates_a_missing_grant_and_its_points(world):
+    m, _ = project(world.work, "test -d new/deeper/.git/hooks && echo seen\n",
+                   write="./new/deeper")
+    grant = os.path.join(world.work, "new", "deeper")
+    res = world.run(m, "--allow-unapproved")
+    assert res.rc == 0 and "seen" in res.out, res
+    assert os.path.isdir(grant) and os.listdir(grant) == [], os.listdir(grant)  # the grant stays
+    assert stat.S_IMODE(os.stat(grant).st_mode) == 0o700
+
+
+# ---------------------------------------------------------------------------
+# a translated bundle: the poststop hook walks beneath each grant
+
+
+def translate(base, bundles, m, name="b"):
+    home = os.path.join(base, "home")
+    os.makedirs(home, exist_ok=True)
+    out = os.path.join(bundles, name)
+    res = run_cmd([BENTO, "translate", m, "-o", out], env={"PATH": "/usr/bin:/bin", "HOME": home},
+                  timeout=60)
+    assert res.rc == 0, res
+    with open(os.path.join(out, "config.json")) as f:
+        return out, json.load(f)
+
+
+class Plain:
+    """What harness.Runtime needs of a bundle."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def save(self):
+        pass
+
+
+def hook_args(cfg):
+    (hook,) = cfg["hooks"]["poststop"]
+    return hook["args"]
+
+
+def test_hook_argv_names_each_grant_and_its_identity(test_dir, bundles_dir):  # noqa: F811
+    m, ws = project(test_dir, "true\n")
+    _, cfg = translate(test_dir, bundles_dir, m)
+    args = hook_args(cfg)
+    st = os.stat(ws)
+    assert args[:5] == ["bento", "__remove-mount-points", "--beneath", ws,
+                        "%d:%d" % (st.st_dev, st.st_ino)], args
+    paths = args[5:]
+    assert paths and all(p.startswith(ws + "/") for p in paths), args
+    assert paths.index(ws + "/.cargo/config.toml") < paths.index(ws + "/.cargo"), args  # deepest first
+
+
+def attack_bundle(test_dir, bundles_dir):
+    victim = make_victim(test_dir)
+    m, ws = project(test_dir, ATTACK.replace('"$VICTIM"', '"%s"' % victim))
+    out, cfg = translate(test_dir, bundles_dir, m)
+    return victim, ws, out, cfg
+
+
+def test_hook_under_bento_runtime_does_not_follow_a_swapped_in_symlink(rt, test_dir, bundles_dir):  # noqa: F811
+    victim, ws, out, _ = attack_bundle(test_dir, bundles_dir)
+    res = rt.run(Plain(out))
+    assert res.rc == 0, res
+    assert "swapped .cargo" in res.out and "swapped .git" in res.out, res
+    victim_intact(victim)
+    assert os.path.isfile(os.path.join(ws, ".cargo-moved", "config.toml"))
+    assert not os.path.lexists(os.path.join(ws, ".idea"))  # still removed where it was safe
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("engine_state", ["runc"], indirect=True)
+def test_hook_under_runc_does_not_follow_a_swapped_in_symlink(test_dir, bundles_dir, engine_state):  # noqa: F811
+    engine, state, ids = engine_state
+    victim, ws, out, _ = attack_bundle(test_dir, bundles_dir)
+    cid = "mountpoints-%s" % os.urandom(4).hex()
+    ids.append(cid)
+    res = run_cmd(engine_argv(engine, state, "run", "--bundle", out, cid), timeout=40)
+    assert res.rc == 0, res
+    assert "swapped .cargo" in res.out and "swapped .git" in res.out, res
+    victim_intact(victim)
+    assert not os.path.lexists(os.path.join(ws, ".idea"))
+
+
+def test_hook_removes_the_points_and_nothing_else(rt, test_dir, bundles_dir):  # noqa: F811
+    m, ws = project(test_dir, "test -f ws/.cargo/config.toml && test -d ws/.git/hooks && echo seen\n")
+    os.makedirs(os.path.join(ws, ".idea"))
+    open(os.path.join(ws, ".envrc"), "w").close()
+    out, _ = translate(test_dir, bundles_dir, m)
+    before = tree(ws)
+    res = rt.run(Plain(out))
+    assert res.rc == 0 and "seen" in res.out, res
+    assert tree(ws) == before, "the grant changed: %s" % sorted(set(tree(ws)) ^ set(before))
+
+
+def test_hook_acts_on_no_grant_that_was_replaced(rt, test_dir, bundles_dir):  # noqa: F811
+    """The grant was made again after translate (another inode): the hook
+    removes nothing there (its note goes where the runtime sends hook
+    output: nowhere, for bento-runtime without the annotation)."""
+    m, ws = project(test_dir, "true\n")
+    out, _ = translate(test_dir, bundles_dir, m)
+    os.rename(ws, ws + ".old")  # kept, so that its inode is not reused at once
+    os.makedirs(ws)
+    res = rt.run(Plain(out))
+    assert res.rc == 0, res
+    assert os.path.isdir(os.path.join(ws, ".git", "hooks")), os.listdir(ws)  # left, not removed
+
+
+def test_hook_with_arguments_it_does_not_know_removes_nothing(test_dir):
+    grant = os.path.join(test_dir, "g")
+    os.makedirs(os.path.join(grant, ".idea"))
+    st = os.stat(grant)
+    for args in ([os.path.join(grant, ".idea")],  # the old form, without --beneath
+                 ["--beneath", grant, "%d:%d" % (st.st_dev, st.st_ino), "/etc/.idea"],
+                 ["--beneath", grant, "x", os.path.join(grant, ".idea")]):
+        res = run_cmd([BENTO, "__remove-mount-points"] + args, timeout=20, input="")
+        assert res.rc == 1 and "removing no shield mount point" in res.err, res
+        assert os.path.isdir(os.path.join(grant, ".idea"))
+    res = run_cmd([BENTO, "__remove-mount-points", "--beneath", grant, "%d:%d" % (st.st_dev, st.st_ino),
+                   os.path.join(grant, ".idea")], timeout=20, input="")
+    assert res.rc == 0 and not os.path.exists(os.path.join(grant, ".idea")), res

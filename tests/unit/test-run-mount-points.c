@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Unit tests for translate/mount-points.c: the poststop hook's arguments
+ * (what is accepted, and that anything else is refused whole), and making
+ * and removing points beneath a grant in a private temporary directory:
+ * bento removes what it made and nothing the sandbox swapped in, the hook
+ * acts on no grant whose root changed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "mount-points.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/bento-mount-points-XXXXXX";
+static char grant[64], grant_id[48];
+
+static const char *at(const char *name)
+{
+        static char buf[4][256];
+        static int which;
+
+        which = (which + 1) % 4;
+        snprintf(buf[which], sizeof(buf[which]), "%s/%s", dir, name);
+        return buf[which];
+}
+
+static bool exists(const char *name)
+{
+        struct stat st;
+
+        return lstat(at(name), &st) == 0;
+}
+
+static int entries(const char *name)
+{
+        cleanup_dir DIR *d = opendir(at(name));
+        struct dirent *e;
+        int n = 0;
+
+        while (d && (e = readdir(d)))
+                n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+        return n;
+}
+
+/* A fresh grant/ and victim/ (an empty config.toml and hooks/). */
+static int fresh(void)
+{
+        char cmd[160];
+        struct stat st;
+        int fd;
+
+        snprintf(cmd, sizeof(cmd), "rm -rf %s/grant %s/victim", dir, dir);
+        if (system(cmd) != 0 || mkdir(at("grant"), 0755) < 0 || mkdir(at("victim"), 0755) < 0 ||
+            mkdir(at("victim/hooks"), 0755) < 0 || stat(at("grant"), &st) < 0)
+                return -1;
+        fd = open(at("victim/config.toml"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return -1;
+        close(fd);
+        mount_points_format_id(&(struct bento_ident){st.st_dev, st.st_ino}, grant_id);
+        return 0;
+}
+
+static int parse(struct mount_points *mp, const char *const *argv, size_t n)
+{
+        struct bento_err err = {0};
+
+        return mount_points_parse(argv, n, mp, &err);
+}
+
+TEST(setup)
+{
+        ASSERT_TRUE(mkdtemp(dir) != NULL);
+        snprintf(grant, sizeof(grant), "%s/grant", dir);
+}
+
+TEST(parse_takes_groups_per_grant)
+{
+        struct mount_points mp = {0};
+        const char *argv[] = {"--beneath",   "/w/a",      "1:2",  "/w/a/.cargo/config.toml",
+                              "/w/a/.cargo", "--beneath", "/w/b", "3:4",
+                              "/w/b/.idea"};
+
+        ASSERT_OK(parse(&mp, argv, 9));
+        ASSERT_EQ(mp.n, 3);
+        ASSERT_STREQ(mp.v[1].grant, "/w/a");
+        ASSERT_STREQ(mp.v[2].grant, "/w/b");
+        ASSERT_EQ(mp.v[2].grant_id.dev, 3);
+        ASSERT_EQ(mp.v[2].grant_id.ino, 4);
+        ASSERT_EQ(mp.v[0].state, MOUNT_POINT_UNKNOWN);
+        mount_points_done(&mp);
+}
+
+TEST(parse_refuses_anything_else)
+{
+        static const char *const bad[][4] = {
+            {"/w/a/.cargo"},                                /* the old form: no grant */
+            {"--beneath", "/w/a", "1:2", "/w/b/.idea"},     /* not beneath the grant */
+            {"--beneath", "/w/a", "1:2", "/w/a"},           /* the grant itself */
+            {"--beneath", "/w/a", "1:2", "/w/a/../../etc"}, /* not clean */
+            {"--beneath", "/w/a", "1:2", "w/a/.idea"},      /* relative */
+            {"--beneath", "w/a", "1:2", "w/a/.idea"},       /* relative grant */
+            {"--beneath", "/w/a", "1-2", "/w/a/.idea"},     /* no DEV:INO */
+            {"--beneath", "/w/a", "1:2x", "/w/a/.idea"},    /* trailing junk */
+            {"/w/a/.idea", "--beneath", "/w/a", "1:2"},     /* a path before its group */
+            {"--beneath", "/w/a"},                          /* cut short */
+        };
+        static const size_t n[] = {1, 4, 4, 4, 4, 4, 4, 4, 4, 2};
+
+        for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+                struct mount_points mp = {0};
+
+                if (parse(&mp, bad[i], n[i]) != -EINVAL)
+                        TAP_FAIL("case %zu was accepted", i);
+                ASSERT_EQ(mp.n, 0);
+        }
+}
+
+/* What bento run does: make, then remove the very objects. */
+static void listed(struct mount_points *mp, const char *const *rel, const bool *is_dir, size_t n)
+{
+        struct stat st;
+
+        stat(grant, &st);
+        mp->v = calloc(n, sizeof(*mp->v));
+        mp->n = n;
+        for (size_t i = 0; i < n; i++) {
+                char path[256];
+
+                snprintf(path, sizeof(path), "%s/%s", grant, rel[i]);
+                mp->v[i] = (struct mount_point){.path = strdup(path),
+                                                .grant = strdup(grant),
+                                                .dir = is_dir[i],
+                                                .grant_id = {st.st_dev, st.st_ino}};
+        }
+}
+
+static const char *const points[] = {".cargo/config.toml", ".cargo/hooks", ".cargo"};
+static const bool dirs[] = {false, true, true};
+
+TEST(made_points_are_removed_and_nothing_else)
+{
+        struct mount_points mp = {0};
+        struct bento_err err = {0};
+
+        ASSERT_OK(fresh());
+        listed(&mp, points, dirs, 3);
+        ASSERT_OK(mount_points_make(&mp, &err));
+        ASSERT_TRUE(exists("grant/.cargo/config.toml") && exists("grant/.cargo/hooks"));
+        ASSERT_EQ(mp.v[0].state, MOUNT_POINT_MADE);
+        mount_points_remove(&mp);
+        ASSERT_TRUE(!exists("grant/.cargo"));
+        ASSERT_EQ(mp.v[2].state, MOUNT_POINT_DONE);
+        mount_points_done(&mp);
+}
+
+TEST(an_existing_name_is_not_made_and_not_removed)
+{
+        struct mount_points mp = {0};
+        struct bento_err err = {0};
+
+        ASSERT_OK(fresh());
+        ASSERT_OK(mkdir(at("grant/.cargo"), 0755));
+        listed(&mp, points, dirs, 3);
+        ASSERT_OK(mount_points_make(&mp, &err));
+        ASSERT_EQ(mp.v[2].state, MOUNT_POINT_LISTED);
+        ASSERT_EQ(mp.v[0].state, MOUNT_POINT_MADE);
+        mount_points_remove(&mp);
+        ASSERT_TRUE(exists("grant/.cargo") && !exists("grant/.cargo/config.toml"));
+        mount_points_done(&mp);
+}
+
+TEST(make_fails_through_a_symlink)
+{
+        struct mount_points mp = {0};
+        struct bento_err err = {0};
+
+        ASSERT_OK(fresh());
+        ASSERT_OK(symlink(at("victim"), at("grant/.cargo")));
+        listed(&mp, points, dirs, 3);
+        ASSERT_TRUE(mount_points_make(&mp, &err) < 0);
+        ASSERT_CONTAINS(err.msg, "without following a symlink");
+        ASSERT_EQ(entries("victim"), 2); /* nothing made there */
+        mount_points_remove(&mp);
+        ASSERT_TRUE(exists("victim/config.toml") && exists("victim/hooks"));
+        mount_points_done(&mp);
+}
+
+TEST(a_swapped_in_symlink_saves_the_victim)
+{
+        struct mount_points mp = {0};
+        struct bento_err err = {0};
+
+        ASSERT_OK(fresh());
+        listed(&mp, points, dirs, 3);
+        ASSERT_OK(mount_points_make(&mp, &err));
+        ASSERT_OK(rename(at("grant/.cargo"), at("grant/moved")));
+        ASSERT_OK(symlink(at("victim"), at("grant/.cargo")));
+        mount_points_remove(&mp);
+        ASSERT_TRUE(exists("victim/config.toml") && exists("victim/hooks"));
+        ASSERT_TRUE(exists("grant/moved/config.toml"));
+        mount_points_done(&mp);
+}
+
+/* What the hook does: the names, beneath a grant that must still be it. */
+TEST(the_hook_removes_empty_names_beneath_the_same_grant_only)
+{
+        struct mount_points mp = {0};
+        char a[256], b[256];
+
+        ASSERT_OK(fresh());
+        ASSERT_OK(mkdir(at("grant/.idea"), 0755));
+        ASSERT_OK(symlink(at("victim"), at("grant/.git")));
+        snprintf(a, sizeof(a), "%s/.idea", grant);
+        snprintf(b, sizeof(b), "%s/.git/hooks", grant);
+        {
+                const char *argv[] = {"--beneath", grant, "1:1", a, b};
+
+                ASSERT_OK(parse(&mp, argv, 5));
+                mount_points_remove(&mp); /* another grant's identity: nothing */
+                mount_points_done(&mp);
+                ASSERT_TRUE(exists("grant/.idea"));
+        }
+        {
+                const char *argv[] = {"--beneath", grant, grant_id, b, a};
+
+                ASSERT_OK(parse(&mp, argv, 5));
+                mount_points_remove(&mp);
+                mount_points_done(&mp);
+                ASSERT_TRUE(!exists("grant/.idea"));
+                ASSERT_TRUE(exists("victim/hooks"));
+        }
+}
+
+TEST(teardown)
+{
+        char cmd[64];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        ASSERT_OK(system(cmd));
+}
+
+TAP_MAIN()
