@@ -445,8 +445,8 @@ static int add_shield_parents(const struct policy *p, struct compile_plan *plan,
         return r;
 }
 
-static int add_shields(const struct policy *p, const char *shield_file, struct compile_plan *plan,
-                       struct bento_err *err)
+static int add_shields(const struct policy *p, const char *shield_file, const char *dot_file,
+                       struct compile_plan *plan, struct bento_err *err)
 {
         for (size_t i = 0; i < p->n_shield_mounts; i++) {
                 const char *path = p->shield_mounts[i].path;
@@ -464,7 +464,10 @@ static int add_shields(const struct policy *p, const char *shield_file, struct c
                         break;
                 case SHIELD_MOUNT_HIDDEN_FILE:
                 case SHIELD_MOUNT_READ_ONLY_FILE:
-                        r = add_mount(plan, path, "bind", shield_file, opts_file_ro, err);
+                        r = add_mount(plan, path, "bind",
+                                      p->shield_mounts[i].rule->reads_as_dot ? dot_file
+                                                                             : shield_file,
+                                      opts_file_ro, err);
                         break;
                 default:
                         r = bento_err_set(err, EINVAL, "unknown shield mount kind");
@@ -479,9 +482,10 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                         struct compile_plan *plan, struct bento_err *err)
 {
         cleanup_free char *shield_file = path_join(o->bundle_dir, COMPILE_SHIELD_FILE);
+        cleanup_free char *dot_file = path_join(o->bundle_dir, COMPILE_SHIELD_DOT);
         int r;
 
-        if (!shield_file)
+        if (!shield_file || !dot_file)
                 return bento_err_set(err, ENOMEM, "mounts");
         /* Planning changes nothing on the host and asks about the system
          * paths several times over (path.h). */
@@ -498,7 +502,7 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
         if (r >= 0)
                 r = add_shield_parents(p, plan, err);
         if (r >= 0)
-                r = add_shields(p, shield_file, plan, err);
+                r = add_shields(p, shield_file, dot_file, plan, err);
         if (r >= 0 && p->entrypoint.exists)
                 r = add_mount(plan, p->entrypoint.real, "bind", p->entrypoint.real, opts_file_ro,
                               err);

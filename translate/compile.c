@@ -226,7 +226,7 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
 static int check_bundle_dir(const char *dir, struct bento_err *err)
 {
         static const char *const ours[] = {COMPILE_CONFIG, COMPILE_ROOTFS, COMPILE_SHIELD_FILE,
-                                           COMPILE_GATE_SOCKET};
+                                           COMPILE_SHIELD_DOT, COMPILE_GATE_SOCKET};
         cleanup_dir DIR *d = opendir(dir);
         struct dirent *de;
 
@@ -337,6 +337,15 @@ static int write_shield_file(int dirfd, struct bento_err *err)
         return 0;
 }
 
+/* The file a missing git commondir is bound to: "." keeps the gitdir its
+ * own common dir, where an empty file would make git stop. */
+static int write_dot_file(int dirfd, struct bento_err *err)
+{
+        int r = bento_write_file_atomic_at(dirfd, COMPILE_SHIELD_DOT, ".\n", 2, 0600, err);
+
+        return r < 0 ? bento_err_prefix(err, "the bundle's %s file", COMPILE_SHIELD_DOT) : 0;
+}
+
 int compile_bundle(const struct policy *p, const struct compile_opts *o, struct bento_err *err)
 {
         cleanup_free char *config = NULL;
@@ -371,6 +380,8 @@ int compile_bundle_with(const struct policy *p, const struct compile_opts *o, co
         compile_plan_done(&plan);
         if (r >= 0)
                 r = write_shield_file(dirfd, err);
+        if (r >= 0)
+                r = write_dot_file(dirfd, err);
         if (r >= 0)
                 r = bento_write_file_atomic_at(dirfd, COMPILE_CONFIG, config, len, 0600, err);
         return r;

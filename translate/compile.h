@@ -22,6 +22,7 @@
 /* The name of the empty read-only file that file shields bind (§5.8) and
  * of the exec gate's socket, both inside the bundle directory. */
 #define COMPILE_SHIELD_FILE   "shield"
+#define COMPILE_SHIELD_DOT    "shield-dot" /* reads ".": a missing git commondir */
 #define COMPILE_GATE_SOCKET   "exec-gate.sock"
 #define COMPILE_ROOTFS        "rootfs"
 #define COMPILE_CONFIG        "config.json"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "compile.h"
 #include "fileio.h"
 #include "inspect.h"
 #include "path.h"
@@ -157,6 +158,23 @@ static int check_shield_file(struct inspect_report *r, const char *source)
         return 0;
 }
 
+/* The file a missing git commondir is bound to must say "." and nothing
+ * else: anything more would point git at another config. */
+static int check_dot_file(struct inspect_report *r, const char *source)
+{
+        cleanup_free char *text = NULL;
+        struct bento_err err = {0};
+        size_t len = 0;
+
+        if (bento_read_file(source, 16, &text, &len, &err) < 0 || len != 2 ||
+            memcmp(text, ".\n", 2) != 0)
+                return inspect_flag(r,
+                                    "the shield file \"%s\" does not hold exactly \".\", so a "
+                                    "shielded git commondir could point git elsewhere",
+                                    source);
+        return 0;
+}
+
 static int classify_bind(struct inspect_report *r, size_t i)
 {
         struct inspect_mount *m = &r->mounts[i];
@@ -166,6 +184,10 @@ static int classify_bind(struct inspect_report *r, size_t i)
                 if (m->ro && base && strcmp(base, "/shield") == 0) {
                         m->role = INSPECT_SHIELD_FILE;
                         return check_shield_file(r, m->source);
+                }
+                if (m->ro && base && strcmp(base, "/" COMPILE_SHIELD_DOT) == 0) {
+                        m->role = INSPECT_SHIELD_FILE;
+                        return check_dot_file(r, m->source);
                 }
                 m->role = INSPECT_OTHER;
                 return inspect_flag(r,

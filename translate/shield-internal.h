@@ -24,6 +24,7 @@ struct shield_rule_spec {
         const char *source;
         enum shield_origin origin;
         const char *grant;
+        bool reads_as_dot;
 };
 
 /* Add a rule built at literal.  Returns 0 when kept (or merged into an

@@ -212,6 +212,7 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
             .source = spec->source,
             .origin = spec->origin,
             .grant = TAKE_PTR(g),
+            .reads_as_dot = spec->reads_as_dot,
         };
         return 0;
 }

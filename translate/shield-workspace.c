@@ -22,8 +22,8 @@ struct ws {
         const char *grant;
 };
 
-static int ws_add(const struct ws *w, const char *dir, const char *name, bool is_dir,
-                  struct bento_err *err)
+static int ws_add_rule(const struct ws *w, const char *dir, const char *name, bool is_dir,
+                       bool reads_as_dot, struct bento_err *err)
 {
         cleanup_free char *p = path_join(dir, name);
         int r;
@@ -35,9 +35,16 @@ static int ws_add(const struct ws *w, const char *dir, const char *name, bool is
                                                       .dir = is_dir,
                                                       .holds = SHIELD_HOLDS_NONE,
                                                       .origin = SHIELD_ORIGIN_WORKSPACE,
-                                                      .grant = w->grant},
+                                                      .grant = w->grant,
+                                                      .reads_as_dot = reads_as_dot},
                            err);
         return r < 0 ? r : 0;
+}
+
+static int ws_add(const struct ws *w, const char *dir, const char *name, bool is_dir,
+                  struct bento_err *err)
+{
+        return ws_add_rule(w, dir, name, is_dir, false, err);
 }
 
 /* <gitdir>/worktrees/<n>/config.worktree for every linked worktree. */
@@ -73,6 +80,9 @@ static int ws_worktrees(const struct ws *w, const char *gitdir, struct bento_err
         return r;
 }
 
+/* commondir moves the config git reads to another directory: a new one
+ * planted in a gitdir points git at a config the sandbox wrote.  Where
+ * there is none, the sandbox sees one that says "." (the gitdir itself). */
 static int ws_gitdir(const struct ws *w, const char *d, struct bento_err *err)
 {
         int r = ws_add(w, d, "config", false, err);
@@ -81,6 +91,8 @@ static int ws_gitdir(const struct ws *w, const char *d, struct bento_err *err)
                 r = ws_add(w, d, "hooks", true, err);
         if (r >= 0)
                 r = ws_add(w, d, "config.worktree", false, err);
+        if (r >= 0)
+                r = ws_add_rule(w, d, "commondir", false, true, err);
         if (r >= 0)
                 r = ws_worktrees(w, d, err);
         return r;

@@ -75,6 +75,10 @@ struct shield_rule {
         const char *source; /* static: the relocating variable, NULL for defaults */
         enum shield_origin origin;
         char *grant; /* workspace rules: the resolved write grant; NULL otherwise */
+        /* A missing file the sandbox must see as "." rather than empty:
+         * git's commondir, where "." keeps the gitdir its own common dir
+         * (an empty commondir makes git stop with an error). */
+        bool reads_as_dot;
 };
 
 /* An environment value that would have moved a shield somewhere it cannot

@@ -153,3 +153,24 @@ def test_inspect_names_the_pinned_parents(world, tmp_path):
     doc = json.loads(res.out)
     assert git_dir in doc["pinned"], doc
     assert git_dir not in doc["write"], doc
+
+
+def test_a_commondir_cannot_be_planted(world):
+    """.git/commondir points git at the config of another directory: where
+    the checkout has none, the box sees one that says "." (git keeps working)
+    and cannot write or replace it."""
+    ws = _repo(world)
+    script = ("cd ws\ncat .git/commondir\n"
+              "printf '/tmp\\n' > .git/commondir && echo PLANTED\n"
+              "mkdir -p ../evil && printf '[core]\\n\\tfsmonitor = id\\n' > ../evil/config\n"
+              "rm -f .git/commondir && echo REMOVED\n"
+              "git status --short > /dev/null && echo GIT-OK\n")
+    m = world.manifest(MANIFEST.replace("./attack.py", "./s.sh").replace("/usr/bin/python3", "sh"),
+                       script=script)
+    world.approve(m)
+    res = world.run(m, env={"HOME": world.work})
+    assert res.rc == 0, res
+    lines = res.out.split()
+    assert lines[0] == "." and "GIT-OK" in lines, res
+    assert "PLANTED" not in lines and "REMOVED" not in lines, res
+    assert not os.path.lexists(os.path.join(ws, ".git", "commondir"))
