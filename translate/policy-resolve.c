@@ -73,8 +73,18 @@ static int resolve_one(struct policy_path *pp, const char *written, const char *
                 return -EINVAL;
         if (path_resolve(pp->expanded, &pp->real) < 0)
                 return bento_err_set(err, ENOMEM, "path resolution");
-        if (path_stat(pp->real, &st) < 0) {
+        /* real has every symlink resolved, so its last component is no
+         * link; one found there now was swapped in since the resolution.
+         * Following it would record the identity of what it points to for
+         * a path the checks judged as something else: it counts as
+         * missing instead, and creating it refuses the link. */
+        if (path_lstat(pp->real, &st) < 0) {
                 pp->stat_errno = errno;
+                return 0;
+        }
+        if (S_ISLNK(st.st_mode)) {
+                /* a dangling one still says why, as before */
+                pp->stat_errno = path_stat(pp->real, &st) < 0 ? errno : ELOOP;
                 return 0;
         }
         pp->exists = true;

@@ -109,6 +109,7 @@ def assert_home_untouched(w):
 
 
 RACE_RUNS = 20
+RACE_RUNS_MAX = 120
 
 
 def test_race_swap_grants_under_a_second_box(adv, request):
@@ -137,7 +138,11 @@ def test_race_swap_grants_under_a_second_box(adv, request):
     try:
         harness.wait_for(lambda: os.path.islink(os.path.join(w.work, "data-link")) or
                          os.path.islink(os.path.join(w.work, "data")), timeout=20, what="box A's swapping")
-        for i in range(RACE_RUNS):
+        # at least RACE_RUNS runs, and more (bounded) until some ran: a run
+        # refused because it saw a swap tests the checks, not the mounts
+        for i in range(RACE_RUNS_MAX):
+            if i >= RACE_RUNS and outcomes.count("ran") >= 3:
+                break
             res = w.bento("run", b, timeout=60)
             got = b_results(res.out)
             outcomes.append("refused" if res.rc == REFUSED else "ran" if got else "rc %s" % res.rc)
@@ -155,8 +160,8 @@ def test_race_swap_grants_under_a_second_box(adv, request):
         harness._forget(box_a)
         out.close()
     print("[adv] box B outcomes:", outcomes)
-    assert not leaks, "box B read ~/.ssh/id_ed25519 in runs %s of %d (%s)" % (leaks, RACE_RUNS, outcomes)
-    assert not writes, "box B wrote into ~, first in run %s of %d (%s)" % (writes[0], RACE_RUNS, outcomes)
+    assert not leaks, "box B read ~/.ssh/id_ed25519 in runs %s of %d (%s)" % (leaks, len(outcomes), outcomes)
+    assert not writes, "box B wrote into ~, first in run %s of %d (%s)" % (writes[0], len(outcomes), outcomes)
     assert_home_untouched(w)
     assert "ran" in outcomes, "box B never ran, so the race tested nothing: %s" % outcomes
     left = advharness.leftover_processes(w)

@@ -1302,7 +1302,7 @@ def test_translation_is_deterministic(tr, home):
     other = tr.translate(manifest, out=os.path.join(tr.bundles, "other"))
     with open(os.path.join(other.bundle.path, "config.json"), "rb") as f:
         assert f.read().replace(other.bundle.path.encode(), out.encode()) == a
-    assert sorted(os.listdir(out)) == ["config.json", "rootfs", "shield"]
+    assert sorted(os.listdir(out)) == ["config.json", "rootfs", "shield", "shield-dot"]
     # a directory holding anything else is never overwritten
     stray = os.path.join(tr.bundles, "stray")
     os.makedirs(stray)
