@@ -104,6 +104,13 @@ static void stamp_note(FILE *f, const struct approval_status *s)
                                "that these permissions were approved here: the stamp reflects a "
                                "review this host cannot confirm. Make the journal directory "
                                "yours alone, then run `bento approve` after reading them.");
+        else if (s->journal == JOURNAL_UNAUTHENTICATED)
+                put_wrapped(f, "this host holds no record of approving these permissions: the "
+                               "journal's record of them is not authenticated by this host's "
+                               "journal key (it was written by a bento before records were "
+                               "signed, or not by `bento approve` here), so the stamp reflects "
+                               "a review this host cannot confirm; run `bento approve` here "
+                               "after reading them to make it yours.");
         else
                 put_wrapped(f, "this host holds no record of approving these permissions, so "
                                "the stamp reflects someone else's review; run `bento approve` "

@@ -170,6 +170,11 @@ static void explain_no_diff(enum journal_verdict v)
                 printf("This host's approval journal is not private, so its record is not used "
                        "to show what changed;\nreview every permission above.\n");
                 break;
+        case JOURNAL_UNAUTHENTICATED:
+                printf("This host's record of the earlier approval is not authenticated by its "
+                       "journal key, so it is\nnot used to show what changed; review every "
+                       "permission above.\n");
+                break;
         case JOURNAL_FOREIGN:
                 printf("This host's record is of another approval than the stamp in the file "
                        "(it was restamped\nelsewhere), so what changed cannot be shown; review "
@@ -193,7 +198,11 @@ static void print_reapproval(const struct approve_ctx *c)
         if (c->st.state == MANIFEST_APPROVAL_UNAPPROVED)
                 return;
         if (c->st.state == MANIFEST_APPROVAL_CURRENT) {
-                if (c->st.journal != JOURNAL_MATCHES)
+                if (c->st.journal == JOURNAL_UNAUTHENTICATED)
+                        printf("\n%s carries a current stamp, but this host's record of "
+                               "approving it is not\nauthenticated by its journal key.\n",
+                               c->path);
+                else if (c->st.journal != JOURNAL_MATCHES)
                         printf("\n%s carries a current stamp, but this host holds no record of "
                                "approving it.\n",
                                c->path);

@@ -20,6 +20,8 @@
 #include "fileio.h"
 #include "json.h"
 #include "jsonr.h"
+#include "journal-internal.h"
+#include "journal-key.h"
 #include "jsonw.h"
 #include "path.h"
 #include "sha256.h"
@@ -104,8 +106,7 @@ int journal_entry_path(const char *real, char **ret, struct bento_err *err)
         return 0;
 }
 
-/* Private: owned by euid or root, no group/world write, no ACL write. */
-static bool private_node(int fd, const struct stat *st)
+bool journal_private_node(int fd, const struct stat *st)
 {
         uid_t euid = geteuid();
         char who[64];
@@ -117,10 +118,7 @@ static bool private_node(int fd, const struct stat *st)
         return trust_acl_grants_write(fd, NULL, euid, who, sizeof(who)) == 0;
 }
 
-/* Could the trust inspection of manifests (trust.h) name someone else who
- * can replace the entry open as fd, shown as path: a directory above it
- * others can write, a link on the way others could swap? */
-static bool vouched(int fd, const char *path)
+bool journal_vouched(int fd, const char *path)
 {
         cleanup_trust_report struct trust_report rep = {0};
         struct bento_err err = {0};
@@ -137,6 +135,7 @@ struct journal_entry *journal_entry_free(struct journal_entry *e)
         free(e->manifest_path);
         free(e->stamped_at);
         free(e->named_path);
+        free(e->mac);
         free(e);
         return NULL;
 }
@@ -170,7 +169,8 @@ static int decode_fields(const struct bento_json *doc, struct journal_entry *e)
             bento_jsonr_string(&rd, doc, "manifest_path", true, &e->manifest_path) < 0 ||
             bento_jsonr_string(&rd, doc, "stamped_at", true, &e->stamped_at) < 0 ||
             bento_jsonr_bool(&rd, doc, "reviewed", &e->reviewed) < 0 || !*e->fingerprint ||
-            decode_identity(&rd, doc, e) < 0)
+            decode_identity(&rd, doc, e) < 0 ||
+            bento_jsonr_string(&rd, doc, "mac", false, &e->mac) < 0)
                 return -EINVAL;
         return 0;
 }
@@ -245,15 +245,30 @@ static int open_entry(const char *key, int *ret_fd)
                 return 0;
         if (asprintf(&shown, "%s/" ROOT_NAME "/" DIR_NAME "/%s", state, name) < 0)
                 return 0;
-        if (!private_node(rfd, &rst) || !private_node(dfd, &dst) || !private_node(fd, &fst) ||
-            !vouched(fd, shown))
+        if (!journal_private_node(rfd, &rst) || !journal_private_node(dfd, &dst) ||
+            !journal_private_node(fd, &fst) || !journal_vouched(fd, shown))
                 return -EPERM;
         *ret_fd = TAKE_FD(fd);
         return 1;
 }
 
-int journal_find(const char *key, struct journal_entry **ret)
+/* Is e what this host's journal key signed?  No key (or an unusable
+ * one) means no record is. */
+static bool authentic(const struct journal_entry *e)
 {
+        unsigned char k[JOURNAL_KEY_LEN];
+        struct bento_err err = {0};
+        bool ok = journal_key_load(k, &err) == 1 && journal_authentic(k, e);
+
+        explicit_bzero(k, sizeof(k));
+        return ok;
+}
+
+/* journal_find(), telling an entry that is there but not authentic apart
+ * (*ret_unauthentic, with 0 returned). */
+static int find_entry(const char *key, struct journal_entry **ret, bool *ret_unauthentic)
+{
+        cleanup_journal_entry struct journal_entry *e = NULL;
         cleanup_free char *data = NULL;
         cleanup_close int fd = -1;
         struct bento_err err = {0};
@@ -261,13 +276,26 @@ int journal_find(const char *key, struct journal_entry **ret)
         int r;
 
         *ret = NULL;
+        *ret_unauthentic = false;
         r = open_entry(key, &fd);
         if (r <= 0)
                 return r;
         if (bento_read_fd(fd, key, JOURNAL_ENTRY_MAX, &data, &len, &err) < 0 || len == 0 ||
-            decode_entry(data, len, ret) < 0)
+            decode_entry(data, len, &e) < 0)
                 return 0;
+        if (!authentic(e)) {
+                *ret_unauthentic = true;
+                return 0;
+        }
+        *ret = TAKE_PTR(e);
         return 1;
+}
+
+int journal_find(const char *key, struct journal_entry **ret)
+{
+        bool unauthentic;
+
+        return find_entry(key, ret, &unauthentic);
 }
 
 enum journal_verdict journal_lookup(const char *real, const char *stamp,
@@ -275,13 +303,16 @@ enum journal_verdict journal_lookup(const char *real, const char *stamp,
 {
         cleanup_journal_entry struct journal_entry *e = NULL;
         enum journal_verdict v;
+        bool unauthentic;
         int r;
 
         if (ret_entry)
                 *ret_entry = NULL;
-        r = journal_find(real, &e);
+        r = find_entry(real, &e, &unauthentic);
         if (r < 0)
                 return JOURNAL_UNTRUSTED;
+        if (unauthentic)
+                return JOURNAL_UNAUTHENTICATED;
         /* Filed under real but about another file: a name entry left
          * from when real was a link (journal_record()). */
         if (r == 0 || strcmp(e->manifest_path, real) != 0)
@@ -297,6 +328,8 @@ const char *journal_verdict_to_string(enum journal_verdict v)
         switch (v) {
         case JOURNAL_UNTRUSTED:
                 return "untrusted";
+        case JOURNAL_UNAUTHENTICATED:
+                return "unauthenticated";
         case JOURNAL_FOREIGN:
                 return "foreign";
         case JOURNAL_MATCHES:
@@ -307,9 +340,7 @@ const char *journal_verdict_to_string(enum journal_verdict v)
         }
 }
 
-/* mkdir -p with 0700 for what is created; existing directories are left
- * as they are (their privacy is judged when an entry is read). */
-static int make_dirs(const char *dir, struct bento_err *err)
+int journal_make_dirs(const char *dir, struct bento_err *err)
 {
         cleanup_free char *p = strdup(dir);
 
@@ -327,7 +358,7 @@ static int make_dirs(const char *dir, struct bento_err *err)
         }
 }
 
-static int render_entry(const struct journal_entry *e, char **ret, size_t *ret_len,
+static int render_entry(const struct journal_entry *e, const char *mac, char **ret, size_t *ret_len,
                         struct bento_err *err)
 {
         cleanup_jsonw struct bento_jsonw w = {0};
@@ -346,6 +377,7 @@ static int render_entry(const struct journal_entry *e, char **ret, size_t *ret_l
                 bento_jsonw_kuint(&w, "dev", e->dev);
                 bento_jsonw_kuint(&w, "ino", e->ino);
         }
+        bento_jsonw_kstring(&w, "mac", mac);
         bento_jsonw_close_object(&w);
         return bento_jsonw_finish(&w, ret, ret_len);
 }
@@ -403,6 +435,21 @@ static int file_under(const char *dir, const char *key, const char *json, size_t
         return r < 0 ? r : replace_entry(dir, name, json, len, err);
 }
 
+/* The record's JSON with its mac under the journal key (made when
+ * missing: approve is the only writer). */
+static int signed_entry(const struct journal_entry *e, char **ret, size_t *ret_len,
+                        struct bento_err *err)
+{
+        unsigned char k[JOURNAL_KEY_LEN];
+        char mac[JOURNAL_MAC_HEX_LEN + 1];
+        int r = journal_key_ensure(k, err);
+
+        if (r == 0 && journal_mac(k, e, mac) < 0)
+                r = bento_err_setx(err, EIO, "approval journal: HMAC-SHA256 failed in libcrypto");
+        explicit_bzero(k, sizeof(k));
+        return r < 0 ? r : render_entry(e, mac, ret, ret_len, err);
+}
+
 int journal_record(const struct journal_entry *e, struct bento_err *err)
 {
         cleanup_free char *dir = NULL, *json = NULL;
@@ -414,11 +461,11 @@ int journal_record(const struct journal_entry *e, struct bento_err *err)
                 return r;
         if (!dir)
                 return bento_err_set(err, ENOMEM, "approval journal");
-        r = make_dirs(dir, err);
+        r = journal_make_dirs(dir, err);
         if (r == 0)
                 r = check_dirs(dir, err);
         if (r == 0)
-                r = render_entry(e, &json, &len, err);
+                r = signed_entry(e, &json, &len, err);
         if (r == 0)
                 r = file_under(dir, e->manifest_path, json, len, err);
         if (r == 0 && e->has_identity && e->named_path &&

@@ -24,7 +24,11 @@
  * writable, carry no ACL granting write to a named user or group and
  * belong to the effective uid or root, and the file passes the manifest
  * trust inspection (trust.h: no directory above it that others can write,
- * no link on the way that others could swap).
+ * no link on the way that others could swap), and only when it is
+ * authentic: its "mac" is the HMAC of its fields under this host's journal
+ * key (journal-key.h).  A private place proves nothing about who wrote a
+ * record there once XDG_STATE_HOME can point into a tree an earlier
+ * sandbox could write; the key, hidden from every sandbox, does.
  */
 #ifndef BENTO_JOURNAL_H
 #define BENTO_JOURNAL_H
@@ -36,10 +40,11 @@
 #include "err.h"
 
 enum journal_verdict {
-        JOURNAL_ABSENT,    /* no entry, or an empty or corrupt one */
-        JOURNAL_UNTRUSTED, /* an entry others could have written */
-        JOURNAL_FOREIGN,   /* an entry for another fingerprint than the stamp */
-        JOURNAL_MATCHES,   /* this host recorded approving exactly the stamp */
+        JOURNAL_ABSENT,          /* no entry, or an empty or corrupt one */
+        JOURNAL_UNTRUSTED,       /* an entry others could have written */
+        JOURNAL_UNAUTHENTICATED, /* an entry without a valid mac (or no key): absent */
+        JOURNAL_FOREIGN,         /* an entry for another fingerprint than the stamp */
+        JOURNAL_MATCHES,         /* this host recorded approving exactly the stamp */
         JOURNAL_VERDICT_MAX,
 };
 
@@ -54,6 +59,7 @@ struct journal_entry {
         char *named_path;   /* the name approve was given: absolute, links not followed */
         bool named_symlink; /* its last component was a symbolic link */
         uint64_t dev, ino;  /* the file the stamp was written to */
+        char *mac;          /* as read back: hex HMAC (journal-key.h), NULL when none */
 };
 
 /* The journal directory as a heap string.  Fails with ENOENT when neither
@@ -64,7 +70,9 @@ int journal_dir(char **ret, struct bento_err *err);
 int journal_entry_path(const char *real, char **ret, struct bento_err *err);
 
 /* What the journal says about the manifest at real carrying stamp (its
- * provenance.approves).  When ret_entry is not NULL and the verdict is
+ * provenance.approves).  A record that is there but not authentic is
+ * JOURNAL_UNAUTHENTICATED, which callers treat as absent (it only words the
+ * note differently).  When ret_entry is not NULL and the verdict is
  * JOURNAL_FOREIGN or JOURNAL_MATCHES, *ret_entry gets the entry (free it
  * with journal_entry_free()); otherwise it is set to NULL.  Never fails:
  * whatever cannot be read is JOURNAL_ABSENT. */
@@ -74,12 +82,14 @@ enum journal_verdict journal_lookup(const char *real, const char *stamp,
 /* The entry filed under key, a manifest's real path or (for a name that
  * reached its file through a link) that name, whatever its fingerprint:
  * 1 with *ret set (free it with journal_entry_free()), 0 when there is
- * none or it is empty or corrupt, -EPERM when the journal is not private
+ * none, it is empty or corrupt, or it is not authentic, -EPERM when the journal is not private
  * (see above).  *ret is NULL unless 1 is returned. */
 int journal_find(const char *key, struct journal_entry **ret);
 
-/* Write e as the entry for e->manifest_path, and when e has an identity
- * whose named_path differs, as the entry for that name too: directories
+/* Write e (its mac computed here under the journal key, which is created
+ * when missing; e->mac is ignored) as the entry for e->manifest_path, and
+ * when e has an identity whose named_path differs, as the entry for that
+ * name too: directories
  * created 0700, the file 0600, through a ".bento-approval-*" temporary
  * file, fsync and rename.  Refuses (ELOOP) when "bento" or "approvals"
  * below the state home is a link.  Returns 0 or -errno with err filled. */
@@ -99,7 +109,7 @@ bool journal_relocated(void);
 
 struct journal_entry *journal_entry_free(struct journal_entry *e);
 
-/* "absent", "untrusted", "foreign", "matches". */
+/* "absent", "untrusted", "unauthenticated", "foreign", "matches". */
 const char *journal_verdict_to_string(enum journal_verdict v);
 
 /* A line diff of two texts, LCS-based: each line of the result is

@@ -5,8 +5,10 @@
  * §5.3 ("Home rules"), one block per list there; keep them in step with
  * that section rather than editing them here, because test-shields asserts
  * the per-class counts the spec states (224 DenyAll dirs, 124 DenyAll
- * files, 68 DenyWrite files, 119 DenyWrite dirs).  Paths are relative to a
- * home anchor; an entry may contain spaces, never a leading '/'.
+ * files, 68 DenyWrite files, 119 DenyWrite dirs) plus bento's own entry
+ * below them (one DenyAll file: the approval journal key).  Paths are
+ * relative to a home anchor; an entry may contain spaces, never a leading
+ * '/'.
  */
 #include "shields.h"
 
@@ -374,6 +376,12 @@ const struct shield_home_rule shield_home_rules[] = {
     {".kde4/share/config/startupconfigkeys", ALL_FILE(PERSISTENCE)},
     /* §5.3 DenyAll files — services (1) */
     {".zuluCrypt-socket", ALL_FILE(SERVICES)},
+    /* Not in §5.3: the key that authenticates this host's approval records
+     * (journal-key.h).  A sandbox that could read it could forge a record
+     * of approval; it sits inside the DenyWrite .local/state/bento below,
+     * and shield-needed.c mounts a hidden file inside a needed read-only
+     * tree. */
+    {".local/state/bento/journal.key", ALL_FILE(CREDENTIALS)},
     /* §5.3 DenyWrite files (68) */
     {".bashrc", WRITE_FILE},
     {".bash_profile", WRITE_FILE},

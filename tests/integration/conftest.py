@@ -7,7 +7,9 @@ Run with Debian's interpreter, as root:
 
 The session
   * moves itself into a private mount namespace (rprivate), so a mount a
-    buggy runtime leaves behind dies with the test process;
+    buggy runtime leaves behind dies with the test process, and puts a
+    tmpfs over the passwd home's .local/state/bento there, so the approval
+    journal key tests make is never the host's (harness.isolate_journal_key);
   * becomes a child subreaper and runs a reaper thread: container inits are
     reparented to us after `create`, and their exit statuses are kept;
   * builds one busybox-static rootfs template with the probe at
@@ -63,6 +65,8 @@ def pytest_sessionstart(session):
             _session["private_mntns"] = False
             sys.stderr.write("bento tests: could not enter a private mount namespace (%s); "
                              "continuing in the host's\n" % e)
+        if _session["private_mntns"]:
+            harness.isolate_journal_key()
     harness.set_child_subreaper()
     REAPER.mypid = os.getpid()
     REAPER.start()

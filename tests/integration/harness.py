@@ -14,6 +14,7 @@ import errno
 import hashlib
 import json
 import os
+import pwd
 import re
 import shlex
 import shutil
@@ -76,6 +77,30 @@ def enter_private_mount_namespace():
     ORIGINAL_MNT_NS = os.stat("/proc/self/ns/mnt").st_ino
     _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     _check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount(/, MS_REC|MS_PRIVATE)")
+
+
+JOURNAL_KEY_DIR = None  # <passwd home>/.local/state/bento, on a session tmpfs once isolated
+
+
+def isolate_journal_key():
+    """bento keeps the key that signs its approval records under the passwd
+    home, which no HOME or XDG_STATE_HOME moves, so every test that approves
+    would make or use this host's real key.  Call once, in the session's
+    private mount namespace: a fresh tmpfs (0700) takes the place of
+    <passwd home>/.local/state/bento, or of its deepest existing ancestor
+    with the rest made inside it, and dies with the session."""
+    global JOURNAL_KEY_DIR
+    home = pwd.getpwuid(os.geteuid()).pw_dir
+    rest = [".local", "state", "bento"]
+    top = home
+    while rest and os.path.isdir(os.path.join(top, rest[0])) and \
+            not os.path.islink(os.path.join(top, rest[0])):
+        top = os.path.join(top, rest.pop(0))
+    _check(_libc.mount(b"tmpfs", os.fsencode(top), b"tmpfs", 0, b"mode=0700"), "mount tmpfs on " + top)
+    for part in rest:
+        top = os.path.join(top, part)
+        os.mkdir(top, 0o700)
+    JOURNAL_KEY_DIR = top
 
 
 def umount_lazy(path):

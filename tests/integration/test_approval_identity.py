@@ -21,8 +21,10 @@ the scripts are `sh` one-liners that say which manifest ran.
 import hashlib
 import json
 import os
+import pwd
 import re
 import shutil
+import stat
 import tempfile
 
 import pytest
@@ -170,30 +172,34 @@ def test_a_directory_link_on_the_way_counts_like_the_last_one(world):
 
 
 def strip_identity(path):
+    """The record as a bento before the identity fields (and the mac) wrote it."""
     with open(path) as f:
         doc = json.load(f)
-    for key in ("named_path", "named_symlink", "dev", "ino"):
+    for key in ("named_path", "named_symlink", "dev", "ino", "mac"):
         del doc[key]
     with open(path, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
 
 
-def test_an_old_record_counts_for_a_plain_path_only(world):
+def test_an_old_record_is_not_authenticated(world):
     m = world.manifest("m.yaml", "m")
     world.approve(m)
+    res = world.bento("run", "m.yaml")
+    assert ran(res, "m") and "holds no record" not in prose(res.err), res
     strip_identity(world.entry(m))
+    # Unsigned, it is no record of this host's: the run says so (and that
+    # it is not authenticated, so an upgraded user knows to re-approve).
     res = world.bento("run", "m.yaml")
     assert ran(res, "m"), res
-    assert "holds no record" not in prose(res.err)  # the old record matched
+    why = prose(res.err)
+    assert "holds no record of approving" in why and "not authenticated" in why, res
 
     os.symlink("m.yaml", os.path.join(world.work, "link.yaml"))
     res = world.bento("run", "link.yaml")
     assert res.rc == 125, res
-    why = prose(res.err)
-    assert "link.yaml is now a symbolic link to %s" % m in why
-    assert "recorded by an older bento" in why
-    assert "run `bento approve link.yaml` again" in why
+    assert "link.yaml is now a symbolic link to %s" % m in prose(res.err), res
+    assert not ran(res, "m"), res
 
 
 def test_a_journal_inside_a_write_grant_is_refused(world):
@@ -235,3 +241,109 @@ def test_a_journal_inside_a_write_grant_is_refused(world):
 
     # With the journal elsewhere the same manifest runs.
     assert ran(world.bento("run", "m.yaml"), "m")
+
+
+# ---- the journal key: records a sandbox could lay out are not believed ----
+
+def plant(state, name, doc):
+    """A record laid out as a box with a write grant on state could: the
+    journal's directories 0700, the file 0600, the right name."""
+    d = os.path.join(state, "bento", "approvals")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    for p in (state, os.path.join(state, "bento"), d):
+        os.chmod(p, 0o700)
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+    os.chmod(path, 0o600)
+    return path
+
+
+def test_a_record_forged_without_the_key_is_not_believed(world):
+    m = world.manifest("m.yaml", "m")
+    # What this host's record of m.yaml looks like, made where the run
+    # below never looks (a box could compute all of it but the mac).
+    scratch = os.path.join(world.work, "scratch")
+    world.approve(m, env={"XDG_STATE_HOME": scratch})
+    name = os.listdir(os.path.join(scratch, "bento", "approvals"))[0]
+    with open(os.path.join(scratch, "bento", "approvals", name)) as f:
+        genuine = json.load(f)
+    shutil.rmtree(scratch)
+    assert genuine["reviewed"] is False and re.fullmatch(r"[0-9a-f]{64}", genuine["mac"])
+    forged_state = os.path.join(world.work, "state")
+    relocated = {"XDG_STATE_HOME": forged_state}
+    no_mac = {k: v for k, v in genuine.items() if k != "mac"}
+    other_key = dict(genuine, mac=hashlib.sha256(os.urandom(32)).hexdigest())
+    tampered = dict(genuine, reviewed=True)  # "a human read it", the mac kept
+    for forged in (no_mac, other_key, tampered):
+        plant(forged_state, name, forged)
+        res = world.bento("run", "m.yaml", env=relocated)
+        assert ran(res, "m"), res  # the stamp is current: a note, not a refusal
+        why = prose(res.err)
+        assert "this host holds no record of approving these permissions" in why, (forged, res)
+        assert "not authenticated" in why, res
+    # The genuine record, signed with this host's key, is believed as it is
+    # (it vouches for the very file and stamp this host approved) ...
+    plant(forged_state, name, genuine)
+    res = world.bento("run", "m.yaml", env=relocated)
+    assert ran(res, "m") and "no record of approving" not in prose(res.err), res
+    # ... and so is a real approval made there.
+    plant(forged_state, name, no_mac)
+    world.approve(m, env=relocated)
+    res = world.bento("run", "m.yaml", env=relocated)
+    assert ran(res, "m") and "no record of approving" not in prose(res.err), res
+
+
+KEY_READER = r'''
+import os, sys
+d = os.path.join(sys.argv[1], ".local/state/bento")
+for name in ("journal.key", "visible.txt"):
+    try:
+        with open(os.path.join(d, name), "rb") as f:
+            print("%s: read %s" % (name, f.read().hex()))
+    except OSError as e:
+        print("%s: error %d" % (name, e.errno))
+'''
+
+
+def in_passwd_home(world, home, *args):
+    """bento run with a scratch directory bound over the passwd home (in a
+    mount namespace of its own, so nothing reaches the host's home), and
+    HOME pointing there too: the key bento looks for, and what read: ["~"]
+    shows, are the scratch ones."""
+    real = pwd.getpwuid(os.geteuid()).pw_dir
+    script = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+    env = dict(world.env, HOME=real)
+    return run_cmd(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
+                    home, real, BENTO] + [str(a) for a in args], timeout=60, env=env,
+                   cwd=world.work)
+
+
+def test_the_journal_key_is_hidden_in_a_sandbox_reading_home(world, test_dir):
+    home = os.path.join(test_dir, "passwd-home")
+    os.makedirs(home, mode=0o700)
+    with open(os.path.join(world.work, "reader.py"), "w") as f:
+        f.write(KEY_READER)
+    m = os.path.join(world.work, "m.yaml")
+    with open(m, "w") as f:
+        f.write('entrypoint: ./reader.py\ninterpreter: python3\nread: ["~"]\nargs: ["%s"]\n'
+                % pwd.getpwuid(os.geteuid()).pw_dir)
+    res = in_passwd_home(world, home, "approve", "--yes", m)
+    assert res.rc == 0, res
+    kdir = os.path.join(home, ".local", "state", "bento")
+    with open(os.path.join(kdir, "journal.key"), "rb") as f:
+        secret = f.read()
+    assert len(secret) == 32, secret
+    assert stat.S_IMODE(os.stat(os.path.join(kdir, "journal.key")).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(kdir).st_mode) == 0o700
+    with open(os.path.join(kdir, "visible.txt"), "w") as f:
+        f.write("beside the key")
+    res = in_passwd_home(world, home, "run", "m.yaml")
+    assert res.rc == 0, res
+    # The allowed thing works: the key's own directory is readable ...
+    assert "visible.txt: read %s" % b"beside the key".hex() in res.out, res
+    # ... and the key is not: hidden (a zero-byte file), not merely unwritable.
+    assert "journal.key: read \n" in res.out, res
+    assert secret.hex() not in res.out, res
+    # The record approve signed with that key is believed.
+    assert "no record of approving" not in prose(res.err), res

@@ -206,8 +206,11 @@ def test_c1_approve_yes_stamps_and_records(env):
     assert doc["named_path"] == str(path)
     assert doc["named_symlink"] is False
     assert (doc["dev"], doc["ino"]) == (st.st_dev, st.st_ino)
+    # The record is signed with this host's journal key (the session keeps
+    # it on a tmpfs: harness.isolate_journal_key).
+    assert re.fullmatch(r"[0-9a-f]{64}", doc["mac"]), doc
     assert set(doc) == {"fingerprint", "policy", "manifest_path", "stamped_at", "reviewed",
-                        "named_path", "named_symlink", "dev", "ino"}
+                        "named_path", "named_symlink", "dev", "ino", "mac"}
 
 
 def test_c1_comments_and_layout_survive_the_stamp(env):

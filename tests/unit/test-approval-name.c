@@ -19,6 +19,7 @@
 
 #include "approval-name.h"
 #include "cleanup.h"
+#include "journal-key.h"
 #include "journal.h"
 #include "tap.h"
 
@@ -59,6 +60,12 @@ static void setup(void)
                 exit(1);
         snprintf(state, sizeof(state), "%s/state", dir);
         setenv("XDG_STATE_HOME", state, 1);
+        /* The journal key under the scratch home, never the real one. */
+        static char keyhome[128];
+        snprintf(keyhome, sizeof(keyhome), "%s/keyhome", dir);
+        if (mkdir(keyhome, 0700) < 0)
+                exit(1);
+        journal_key_use_home(keyhome);
         if (mkdir(at("work"), 0700) < 0 || mkdir(at("real"), 0700) < 0 ||
             put(at("work/narrow.yaml"), "entrypoint: ./x\n") < 0 ||
             put(at("work/broad.yaml"), "entrypoint: ./x\nread: [/usr]\n") < 0 ||

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for translate/journal.c: where entries live ($XDG_STATE_HOME
- * only when absolute), the four verdicts (absent, untrusted, foreign,
- * matches), the modes of what is written, corrupt entries, the identity
- * fields (a second record under a name that differs, records without them
- * still read), links and open directories in the journal's path, whether
- * a path reaches the journal, and the line diff.
+ * only when absolute), the five verdicts (absent, untrusted,
+ * unauthenticated, foreign, matches), the modes of what is written,
+ * corrupt entries, the identity fields (a second record under a name that
+ * differs, records without them still read when signed), links and open directories in the
+ * journal's path, whether a path reaches the journal, and the line diff.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "journal-key.h"
 #include "journal.h"
 #include "tap.h"
 
@@ -36,6 +37,12 @@ static void setup(void)
                 exit(1);
         snprintf(state, sizeof(state), "%s/state", dir);
         setenv("XDG_STATE_HOME", state, 1);
+        /* The journal key under the scratch home, never the real one. */
+        static char keyhome[128];
+        snprintf(keyhome, sizeof(keyhome), "%s/keyhome", dir);
+        if (mkdir(keyhome, 0700) < 0)
+                exit(1);
+        journal_key_use_home(keyhome);
 }
 
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
@@ -219,18 +226,24 @@ TEST(identity_round_trips_and_a_differing_name_gets_its_own_record)
         ASSERT_TRUE(plain->has_identity && !plain->named_symlink);
 }
 
-TEST(old_records_without_identity_still_count_for_the_real_path)
+TEST(old_records_without_identity_or_mac_are_not_authenticated)
 {
-        cleanup_journal_entry struct journal_entry *e = NULL;
+        cleanup_journal_entry struct journal_entry *e = NULL, *f = NULL;
 
         setup();
         ASSERT_OK(record("/tmp/seven.yaml", "aa", true)); /* makes the directories */
+        /* As a bento before signed records wrote it: read, never believed. */
         ASSERT_OK(put_entry("/tmp/seven.yaml",
                             "{\"fingerprint\": \"cc\", \"policy\": \"entrypoint: x\\n\", "
                             "\"manifest_path\": \"/tmp/seven.yaml\", \"stamped_at\": "
                             "\"2025-01-01T00:00:00Z\", \"reviewed\": true}\n"));
-        ASSERT_EQ(journal_lookup("/tmp/seven.yaml", "cc", &e), JOURNAL_MATCHES);
-        ASSERT_TRUE(e && !e->has_identity && !e->named_path);
+        ASSERT_EQ(journal_lookup("/tmp/seven.yaml", "cc", &e), JOURNAL_UNAUTHENTICATED);
+        ASSERT_TRUE(!e);
+        ASSERT_EQ(journal_find("/tmp/seven.yaml", &e), 0);
+        /* A signed record without the identity fields still counts. */
+        ASSERT_OK(record("/tmp/seven.yaml", "cc", true));
+        ASSERT_EQ(journal_lookup("/tmp/seven.yaml", "cc", &f), JOURNAL_MATCHES);
+        ASSERT_TRUE(f && !f->has_identity && !f->named_path);
 }
 
 TEST(partial_identity_is_corrupt)

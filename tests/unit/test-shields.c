@@ -209,7 +209,7 @@ TEST(table_counts)
 {
         size_t n[2][2] = {{0}};
 
-        ASSERT_EQ(shield_home_rules_n, 535);
+        ASSERT_EQ(shield_home_rules_n, 536);
         for (size_t i = 0; i < shield_home_rules_n; i++) {
                 const struct shield_home_rule *h = &shield_home_rules[i];
 
@@ -218,7 +218,7 @@ TEST(table_counts)
                 ASSERT_TRUE((h->deny == SHIELD_DENY_ALL) == (h->holds != SHIELD_HOLDS_NONE));
         }
         ASSERT_EQ(n[SHIELD_DENY_ALL][1], 224);
-        ASSERT_EQ(n[SHIELD_DENY_ALL][0], 124);
+        ASSERT_EQ(n[SHIELD_DENY_ALL][0], 125); /* §5.3's 124 and the journal key */
         ASSERT_EQ(n[SHIELD_DENY_WRITE][0], 68);
         ASSERT_EQ(n[SHIELD_DENY_WRITE][1], 119);
 }
@@ -231,13 +231,13 @@ TEST(counts_per_anchor)
         set_env(NULL);
         ASSERT_OK_ERR(shields_build(&env, &s, &err));
         ASSERT_EQ(s->n_anchors, 1);
-        ASSERT_EQ(count_origin(s, SHIELD_ORIGIN_HOME), 535);
+        ASSERT_EQ(count_origin(s, SHIELD_ORIGIN_HOME), 536);
         s = shield_set_free(s);
 
         env = make_env(at("fake"));
         ASSERT_OK_ERR(shields_build(&env, &s, &err));
         ASSERT_EQ(s->n_anchors, 2);
-        ASSERT_EQ(count_origin(s, SHIELD_ORIGIN_HOME), 2 * 535);
+        ASSERT_EQ(count_origin(s, SHIELD_ORIGIN_HOME), 2 * 536);
 }
 
 TEST(anchors)
@@ -419,7 +419,7 @@ TEST(symlinked_home)
         ASSERT_EQ(s->n_anchors, 2);
         ASSERT_STREQ(s->resolved_anchors[0], at("home"));
         /* Both anchors resolve to one home: one rule per store. */
-        ASSERT_EQ(count_origin(s, SHIELD_ORIGIN_HOME), 535);
+        ASSERT_EQ(count_origin(s, SHIELD_ORIGIN_HOME), 536);
         r = shields_covering(s, at("home/.ssh/id_rsa"));
         ASSERT_TRUE(r && r->deny == SHIELD_DENY_ALL);
         ASSERT_STREQ(r->literal, at("homelink/.ssh"));
@@ -772,6 +772,49 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 {
         (void) st, (void) flag, (void) f;
         return remove(path);
+}
+
+/* The approval journal key (journal-key.h) is hidden wherever a grant
+ * reaches it, although its directory is only a DenyWrite one: under a
+ * read-only "~", under a write grant of "~" (the directory rebound
+ * read-only, the key hidden inside it) and under a grant of the directory
+ * itself. */
+TEST(the_journal_key_is_hidden_inside_its_read_only_directory)
+{
+        cleanup_shield_set struct shield_set *s = NULL;
+        cleanup_free struct shield_mount *m = NULL;
+        struct shield_env env = make_env(at("home"));
+        const char *key = at("home/.local/state/bento/journal.key");
+        const char *exposed[] = {at("home")};
+        const char *writes[] = {at("home")};
+        const struct shield_mount *x;
+        size_t n = 0;
+
+        mkdirs(at("home/.local/state/bento"));
+        touch(key);
+        set_env(NULL);
+        ASSERT_OK_ERR(shields_build(&env, &s, &err));
+        ASSERT_TRUE(rule_at(s, key, SHIELD_DENY_ALL, false) != NULL);
+        ASSERT_OK_ERR(
+            shields_needed(s, &(struct shield_exposure){exposed, 1, NULL, 0, NULL}, &m, &n, &err));
+        x = mount_of(m, n, key);
+        ASSERT_TRUE(x && x->kind == SHIELD_MOUNT_HIDDEN_FILE);
+        free(TAKE_PTR(m));
+
+        ASSERT_OK_ERR(shields_needed(s, &(struct shield_exposure){exposed, 1, writes, 1, NULL}, &m,
+                                     &n, &err));
+        x = mount_of(m, n, at("home/.local/state/bento"));
+        ASSERT_TRUE(x && x->kind == SHIELD_MOUNT_READ_ONLY);
+        x = mount_of(m, n, key);
+        ASSERT_TRUE(x && x->kind == SHIELD_MOUNT_HIDDEN_FILE);
+        free(TAKE_PTR(m));
+
+        exposed[0] = at("home/.local/state/bento");
+        ASSERT_OK_ERR(
+            shields_needed(s, &(struct shield_exposure){exposed, 1, NULL, 0, NULL}, &m, &n, &err));
+        x = mount_of(m, n, key);
+        ASSERT_TRUE(x && x->kind == SHIELD_MOUNT_HIDDEN_FILE);
+        ASSERT_OK(unlink(key));
 }
 
 TEST(teardown)
