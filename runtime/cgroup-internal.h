@@ -10,7 +10,8 @@
  * knows where it is mounted, where the caller sits in it, and (once
  * chosen) where the container's cgroup is.  Mount points always come from
  * /proc/self/mountinfo; only the cgroup paths come from a state record, and
- * those are checked to stay below the hierarchy root.
+ * those are checked to stay below the hierarchy root and never to take in
+ * the caller's own cgroup.
  */
 #ifndef RT_CGROUP_INTERNAL_H
 #define RT_CGROUP_INTERNAL_H
@@ -36,6 +37,8 @@ struct cg_hier {
         char *key; /* "memory", "cpu,cpuacct", "name=systemd"; "unified" for v2 */
         bool v2;
         char *mnt;  /* mount point of (the root of) this hierarchy */
+        char *root; /* the mount's root within the hierarchy ("/" normally): the
+                     * paths below are relative to it, /proc/<pid>/cgroup's are not */
         char *base; /* the caller's cgroup, relative to the hierarchy root */
         char *path; /* the container's cgroup, relative to the root; NULL: unused */
         int made;   /* trailing components of path that this runtime created */
@@ -78,8 +81,8 @@ void cg_layout_done(struct cg_layout *l);
 bool cg_tokens_in(const char *wanted, const char *list);
 
 /* h is mounted at mnt, the mount showing the hierarchy from root on: 1 with
- * h->mnt set and h->base made relative to root, 0 when the caller's cgroup
- * (h->base) is not below root, -ENOMEM. */
+ * h->mnt and h->root set and h->base made relative to root, 0 when the
+ * caller's cgroup (h->base) is not below root, -ENOMEM. */
 int cg_hier_set_mount(struct cg_hier *h, const char *mnt, const char *root);
 
 /* ---- cgroup-usual.c ---- */
@@ -97,10 +100,17 @@ int cg_mount_at_usual_place(struct cg_hier *h, bool with_v1);
  * the v1 one whose key lists it, else the unified one on v2; NULL. */
 struct cg_hier *cg_find(const struct cg_layout *l, const char *controller);
 
+/* cgroup path `path` is dir or below it (both canonical: "/" or "/a/b",
+ * as cg_layout_set_paths admits them). */
+bool cg_path_within(const char *path, const char *dir);
+
 /* Set every hierarchy's path from applied.cgroup ({"paths": {key: path},
  * "created": {key: n}}) of a record; hierarchies it does not name stay
- * unused.  Paths must be absolute, without "." or ".." components.
- * Returns 1 when the record names a hierarchy the layout does not have. */
+ * unused.  The record is hostile input: paths must be canonical (absolute,
+ * no empty, "." or ".." component, no trailing "/"), and none may be or
+ * contain the caller's own cgroup (h->base), whose processes (ours among
+ * them) a delete would otherwise kill.  Returns 1 when the record names a
+ * hierarchy the layout does not have. */
 int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
                         struct bento_err *err);
 
@@ -136,6 +146,13 @@ int cg_make(struct cg_hier *h, struct bento_err *err);
 /* rmdir of the container's cgroup (retrying while it drains) and of the
  * parents it made, as far as they are empty. */
 int cg_unmake(struct cg_hier *h, struct bento_err *err);
+
+/* Where pid is, from /proc/<pid>/cgroup: ret[i] (to free) is its cgroup in
+ * l->h[i], relative to that hierarchy's mount root as the paths of a
+ * layout are; NULL when pid's line for it is missing or names a cgroup
+ * the mount does not show. */
+int cg_pid_paths(const struct cg_layout *l, pid_t pid, char *ret[CG_MAX_HIER],
+                 struct bento_err *err);
 
 /* Host pids in the cgroup (cgroup.procs), sorted and unique. */
 int cg_procs(const struct cg_hier *h, pid_t **ret, size_t *ret_n, struct bento_err *err);

@@ -3,7 +3,8 @@
  * Which cgroup hierarchies exist and where (see cgroup-internal.h), and the
  * file-level helpers every cgroup module uses: read and write one file of
  * the container's cgroup, make and remove the cgroup directories, list the
- * processes in it; and where the container's cgroup goes in each hierarchy.
+ * processes in it, say where a process is; and where the container's
+ * cgroup goes in each hierarchy.
  */
 #include "cgroup-internal.h"
 
@@ -31,6 +32,7 @@ void cg_layout_done(struct cg_layout *l)
         for (size_t i = 0; i < l->n; i++) {
                 free(l->h[i].key);
                 free(l->h[i].mnt);
+                free(l->h[i].root);
                 free(l->h[i].base);
                 free(l->h[i].path);
         }
@@ -133,24 +135,41 @@ static int parse_mounts(char *mountinfo, struct cg_mounts *ret)
         return 0;
 }
 
+/* The part of hierarchy path `path` below `root` ("" for root itself), or
+ * NULL when path is not below root. */
+static const char *below_root(const char *path, const char *root)
+{
+        size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+
+        if (rl && (strncmp(path, root, rl) != 0 || (path[rl] && path[rl] != '/')))
+                return NULL;
+        return path + rl;
+}
+
 /* The hierarchy-relative path of the caller becomes relative to where the
  * hierarchy is mounted: mnt then names the hierarchy root as seen from
  * here (normally root is "/" and nothing changes). */
 int cg_hier_set_mount(struct cg_hier *h, const char *mnt, const char *root)
 {
-        size_t rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+        const char *rest = below_root(h->base, root);
 
-        if (rl && (strncmp(h->base, root, rl) != 0 || (h->base[rl] && h->base[rl] != '/')))
+        if (!rest)
                 return 0;
         /* the visible part of the hierarchy starts at root: keep paths
          * relative to it */
-        memmove(h->base, h->base + rl, strlen(h->base + rl) + 1);
+        memmove(h->base, rest, strlen(rest) + 1);
         if (!h->base[0]) {
                 h->base[0] = '/';
                 h->base[1] = '\0';
         }
         h->mnt = strdup(mnt);
-        return h->mnt ? 1 : -ENOMEM;
+        h->root = strdup(root);
+        if (h->mnt && h->root)
+                return 1;
+        free(h->mnt);
+        free(h->root);
+        h->mnt = h->root = NULL;
+        return -ENOMEM;
 }
 
 /* The last matching entry wins: mountinfo lists mounts in the order they
@@ -312,21 +331,50 @@ struct cg_hier *cg_find(const struct cg_layout *l, const char *controller)
         return NULL;
 }
 
-/* Absolute, no "." or ".." components, bounded. */
+/* Canonical: "/" or "/a/b" (no empty, "." or ".." component, no trailing
+ * "/"), bounded; what join_clean and the kernel write, so that a prefix
+ * comparison (cg_path_within) means what it says. */
 static bool path_ok(const char *p)
 {
         if (p[0] != '/' || strlen(p) > 2048)
                 return false;
+        if (p[1] == '\0')
+                return true;
         for (const char *c = p; *c;) {
-                size_t n;
+                size_t n = strcspn(++c, "/");
 
-                c += strspn(c, "/");
-                n = strcspn(c, "/");
-                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+                if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
                         return false;
                 c += n;
         }
         return true;
+}
+
+bool cg_path_within(const char *path, const char *dir)
+{
+        size_t n = strlen(dir);
+
+        if (strcmp(dir, "/") == 0)
+                return true;
+        return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* One recorded path for h: canonical, and not the caller's cgroup or one
+ * of its ancestors. */
+static int check_recorded(const struct cg_hier *h, const char *path, struct bento_err *err)
+{
+        if (!path_ok(path))
+                return bento_err_setx(err, EINVAL,
+                                      "state record: applied.cgroup.paths.%s: not a canonical "
+                                      "absolute cgroup path",
+                                      h->key);
+        if (cg_path_within(h->base, path))
+                return bento_err_setx(err, EPERM,
+                                      "state record: the %s cgroup %s recorded for the container "
+                                      "is, or contains, the runtime's own cgroup %s: refusing to "
+                                      "use it; the state directory may have been tampered with",
+                                      h->key, path, h->base);
+        return 0;
 }
 
 int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
@@ -343,15 +391,17 @@ int cg_layout_set_paths(struct cg_layout *l, const struct bento_json *applied,
                 const struct bento_json *m = bento_json_get(made, paths->u.object.keys[i]);
                 bool known = false;
 
-                if (v->type != BENTO_JSON_STRING || !path_ok(v->u.string.s))
+                if (v->type != BENTO_JSON_STRING)
                         return bento_err_setx(err, EINVAL,
                                               "state record: applied.cgroup.paths.%s: "
-                                              "not an absolute cgroup path",
+                                              "not a string",
                                               paths->u.object.keys[i]);
                 for (size_t j = 0; j < l->n; j++) {
                         if (strcmp(l->h[j].key, paths->u.object.keys[i]) != 0)
                                 continue;
                         known = true;
+                        if (check_recorded(&l->h[j], v->u.string.s, err) < 0)
+                                return -err->code;
                         free(l->h[j].path);
                         l->h[j].path = strdup(v->u.string.s);
                         if (!l->h[j].path)
@@ -601,6 +651,54 @@ int cg_procs(const struct cg_hier *h, pid_t **ret, size_t *ret_n, struct bento_e
         return 0;
 }
 
+/* The hierarchy of l that a /proc/<pid>/cgroup line's "id:controllers"
+ * names, as add_hierarchy keyed it; -1 for none. */
+static int hier_of_line(const struct cg_layout *l, const char *id, const char *controllers)
+{
+        bool v2 = strcmp(id, "0") == 0 && controllers[0] == '\0';
+
+        for (size_t i = 0; i < l->n; i++)
+                if (v2 ? l->h[i].v2 : !l->h[i].v2 && strcmp(l->h[i].key, controllers) == 0)
+                        return (int) i;
+        return -1;
+}
+
+int cg_pid_paths(const struct cg_layout *l, pid_t pid, char *ret[CG_MAX_HIER],
+                 struct bento_err *err)
+{
+        char path[64];
+        cleanup_free char *data = NULL;
+        size_t len = 0;
+        char *save = NULL;
+        int r;
+
+        for (size_t i = 0; i < CG_MAX_HIER; i++)
+                ret[i] = NULL;
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
+        r = bento_read_file(path, 65536, &data, &len, err);
+        if (r < 0)
+                return r;
+        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+                const char *rest;
+                int i;
+
+                if (!c2)
+                        continue;
+                *c1 = *c2 = '\0';
+                i = hier_of_line(l, line, c1 + 1);
+                if (i < 0 || ret[i] || !(rest = below_root(c2 + 1, l->h[i].root)))
+                        continue;
+                ret[i] = strdup(rest[0] ? rest : "/");
+                if (!ret[i]) {
+                        for (size_t j = 0; j < CG_MAX_HIER; j++)
+                                ret[j] = (free(ret[j]), NULL);
+                        return bento_err_set(err, ENOMEM, "cgroup of pid %d", (int) pid);
+                }
+        }
+        return 0;
+}
+
 /* "a//b/" → "/a/b" appended to prefix; NULL for "." or ".." components. */
 static char *join_clean(const char *prefix, const char *rel)
 {
@@ -646,12 +744,14 @@ int cg_layout_choose_paths(struct cg_layout *l, const char *cgroups_path, const 
         }
         for (size_t i = 0; i < l->n; i++) {
                 l->h[i].path = join_clean(cp[0] == '/' ? "/" : l->h[i].base, cp);
+                /* an ancestor would take the caller in, and its delete
+                 * would kill the caller */
                 if (!l->h[i].path || strcmp(l->h[i].path, "") == 0 ||
-                    strcmp(l->h[i].path, l->h[i].base) == 0)
+                    cg_path_within(l->h[i].base, l->h[i].path))
                         return bento_err_setx(err, EINVAL,
                                               "linux.cgroupsPath \"%s\": not a usable cgroup "
                                               "path (no \".\" or \"..\", not the caller's own "
-                                              "cgroup)",
+                                              "cgroup or one above it)",
                                               cp);
         }
         return 0;

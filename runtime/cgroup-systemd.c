@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "fileio.h"
 
 #define SD_DEST  "org.freedesktop.systemd1"
 #define SD_PATH  "/org/freedesktop/systemd1"
@@ -366,30 +365,19 @@ int cg_systemd_stop(const char *unit, struct bento_err *err)
 
 int cg_systemd_paths_of_pid(struct cg_layout *l, pid_t pid, struct bento_err *err)
 {
-        char path[64];
-        cleanup_free char *data = NULL;
-        size_t len = 0;
-        char *save = NULL;
-        int r;
+        char *paths[CG_MAX_HIER];
+        int r = cg_pid_paths(l, pid, paths, err);
 
-        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) pid);
-        r = bento_read_file(path, 65536, &data, &len, err);
         if (r < 0)
                 return r;
-        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-                if (!c2)
+        for (size_t i = 0; i < l->n; i++) {
+                if (!paths[i])
                         continue;
-                *c2 = '\0';
-                for (size_t i = 0; i < l->n; i++)
-                        if ((l->h[i].v2 && c1[1] == '\0') || !strcmp(l->h[i].key, c1 + 1)) {
-                                free(l->h[i].path);
-                                l->h[i].path = strdup(c2 + 1);
-                                l->h[i].made = 0;
-                        }
-        }
-        for (size_t i = 0; i < l->n; i++)
-                if (l->h[i].path && strcmp(l->h[i].path, l->h[i].base) == 0)
+                free(l->h[i].path);
+                l->h[i].path = paths[i];
+                l->h[i].made = 0;
+                if (strcmp(l->h[i].path, l->h[i].base) == 0)
                         l->h[i].path = (free(l->h[i].path), NULL);
+        }
         return 0;
 }

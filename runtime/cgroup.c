@@ -31,6 +31,7 @@
 
 #include "cgroup-internal.h"
 #include "cleanup.h"
+#include "proc.h"
 
 static void cleanup_layout_fn(struct cg_layout *l)
 {
@@ -630,17 +631,56 @@ int rt_cgroup_pids(const struct bento_record *rec, pid_t **ret, size_t *ret_n,
         return cg_procs(primary(&l), ret, ret_n, err);
 }
 
-/* Signal every process in the cgroup but `spare`; *ret_n: how many. */
-static int signal_pids(const struct cg_hier *h, int sig, pid_t spare, size_t *ret_n,
-                       struct bento_err *err)
+/* pid is in the container's cgroup, or below it, in every hierarchy of l
+ * that has a path (in `only` alone when it is not NULL).  When it is not,
+ * *ret_miss (may be NULL) gets the first hierarchy where it is not, and
+ * *ret_at (may be NULL; to free) where pid is there; both stay NULL when
+ * /proc/<pid>/cgroup could not be read (pid gone). */
+static bool is_member(const struct cg_layout *l, const struct cg_hier *only, pid_t pid,
+                      const struct cg_hier **ret_miss, char **ret_at)
+{
+        char *at[CG_MAX_HIER];
+        struct bento_err ignored;
+        bool in = true;
+
+        if (cg_pid_paths(l, pid, at, &ignored) < 0)
+                return false;
+        for (size_t i = 0; i < l->n; i++) {
+                const struct cg_hier *h = &l->h[i];
+
+                if (in && h->path && (!only || h == only) &&
+                    !(at[i] && cg_path_within(at[i], h->path))) {
+                        in = false;
+                        if (ret_miss)
+                                *ret_miss = h;
+                        if (ret_at)
+                                *ret_at = TAKE_PTR(at[i]);
+                }
+                free(at[i]);
+        }
+        return in;
+}
+
+/* Signal every process in the cgroup but `spare`; *ret_n: how many.  Each
+ * is pinned by a pidfd and found in the cgroup again before the signal:
+ * a process listed a moment ago may have exited since, and its number
+ * gone to a process of the host. */
+static int signal_pids(const struct cg_layout *l, const struct cg_hier *h, int sig, pid_t spare,
+                       size_t *ret_n, struct bento_err *err)
 {
         cleanup_free pid_t *pids = NULL;
         size_t n = 0, done = 0;
         int r = cg_procs(h, &pids, &n, err);
 
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                if (pids[i] != spare && kill(pids[i], sig) == 0)
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                struct bento_err ignored;
+                cleanup_close int fd = -1;
+
+                if (pids[i] == spare || (fd = rt_pidfd_open(pids[i])) < 0)
+                        continue;
+                if (is_member(l, h, pids[i], NULL, NULL) && rt_pidfd_signal(fd, sig, &ignored) == 0)
                         done++;
+        }
         *ret_n = done;
         return r;
 }
@@ -671,12 +711,12 @@ static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, int spare
         /* frozen, nothing can fork a new process past the list */
         if (was == 0)
                 froze = set_frozen(l, true, err) >= 0;
-        r = signal_pids(h, sig, spare, &n, err);
+        r = signal_pids(l, h, sig, spare, &n, err);
         /* without a freezer, go round until no process is left to find */
         for (long d = 100, waited = 0;
              r >= 0 && !froze && was != 1 && n > 0 && sig == SIGKILL && waited < 100000;) {
                 backoff(&d, 5000, &waited);
-                r = signal_pids(h, sig, spare, &n, err);
+                r = signal_pids(l, h, sig, spare, &n, err);
         }
         if (r >= 0 && spare_pidfd >= 0 &&
             syscall(SYS_pidfd_send_signal, spare_pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
@@ -696,6 +736,34 @@ int rt_cgroup_signal_all(const struct bento_record *rec, int sig, int init_pidfd
                 return bento_err_setx(err, ENOTSUP, "container %s has no cgroup of its own",
                                       rec->id ? rec->id : "?");
         return r < 0 ? r : kill_procs(&l, sig, rec->pid, init_pidfd, err);
+}
+
+int rt_cgroup_check_member(const struct bento_record *rec, pid_t pid, struct bento_err *err)
+{
+        cleanup_layout struct cg_layout l = {.n = 0};
+        cleanup_free char *at = NULL;
+        const struct cg_hier *miss = NULL;
+        const char *id = rec->id ? rec->id : "?";
+        int r = open_rec(rec, &l, err);
+
+        if (r < 0)
+                return r;
+        /* a record naming no hierarchy of this host would pass vacuously */
+        if (!primary(&l))
+                return bento_err_setx(err, EPERM,
+                                      "container %s: its state record names cgroup %s in no "
+                                      "hierarchy of this host: refusing to signal pid %d; the "
+                                      "state directory may have been tampered with",
+                                      id, rec->cgroup_path, (int) pid);
+        if (is_member(&l, NULL, pid, &miss, &at))
+                return 0;
+        return bento_err_setx(err, EPERM,
+                              "pid %d recorded for container %s is not in its cgroup %s (%s "
+                              "hierarchy%s%s): refusing to signal it; the state directory may "
+                              "have been tampered with",
+                              (int) pid, id, miss ? miss->path : rec->cgroup_path,
+                              miss ? miss->key : primary(&l)->key, at ? ", where it is in " : "",
+                              at ? at : "");
 }
 
 int rt_cgroup_attach(const struct bento_record *rec, pid_t pid, struct bento_err *err)

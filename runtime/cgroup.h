@@ -111,6 +111,14 @@ int rt_cgroup_pids(const struct bento_record *rec, pid_t **ret, size_t *ret_n,
 int rt_cgroup_signal_all(const struct bento_record *rec, int sig, int init_pidfd,
                          struct bento_err *err);
 
+/* The record is hostile input: 0 when pid is in the container's cgroup,
+ * or below it, in every hierarchy the record names (/proc/<pid>/cgroup, so
+ * v1, hybrid and v2 alike); -EPERM otherwise, err naming the pid, the
+ * container and the cgroup it is not in; -ENOENT (err untouched) when the
+ * container has no cgroup.  Pin pid with a pidfd first and check it lived
+ * through the call, so the answer is about that process. */
+int rt_cgroup_check_member(const struct bento_record *rec, pid_t pid, struct bento_err *err);
+
 /* Move pid into the container's cgroup (every hierarchy): `exec` uses it
  * for the processes it starts.  No-op without a cgroup. */
 int rt_cgroup_attach(const struct bento_record *rec, pid_t pid, struct bento_err *err);

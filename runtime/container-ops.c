@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -166,68 +167,113 @@ int rt_container_start_facts(struct rt_store *store, const char *id,
         return r;
 }
 
-/* The container's processes: everything in its own pid namespace, or the
- * init and its descendants when it shares the host's. */
-static bool belongs(pid_t pid, pid_t init, uint64_t pidns, const pid_t *tree, size_t n_tree)
+/* The pid namespace the container made for itself (its init is that
+ * namespace's init): true, with the recorded inode (0: unknown). */
+static bool own_pid_namespace(const struct bento_record *rec, uint64_t *ret_inode)
 {
-        char path[64];
-        char buf[512];
-        cleanup_close int fd = -1;
-        ssize_t len;
-        char *p;
-        int ppid = 0;
-
-        if (pidns)
-                return rt_proc_ns_inode(pid, "pid") == pidns;
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || (len = read(fd, buf, sizeof(buf) - 1)) <= 0)
-                return false;
-        buf[len] = '\0';
-        p = strrchr(buf, ')');
-        if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1)
-                return false;
-        if (ppid == init)
-                return true;
-        for (size_t i = 0; i < n_tree; i++)
-                if (tree[i] == ppid)
+        for (size_t i = 0; i < rec->n_namespaces; i++)
+                if (!strcmp(rec->namespaces[i].type, "pid") && !rec->namespaces[i].joined) {
+                        *ret_inode = rec->namespaces[i].inode;
                         return true;
+                }
         return false;
 }
 
-static int kill_all_by_proc(const struct bento_record *rec, int sig, struct bento_err *err)
+/* The recorded pid is in the pid namespace recorded for the container,
+ * which is not ours: a record naming the host's namespace would otherwise
+ * have `kill --all` signal every process of the host.  A process cannot
+ * leave its pid namespace, so this holds for the container's life. */
+static int check_pid_ns(const struct bento_record *rec, uint64_t ns, struct bento_err *err)
 {
-        uint64_t pidns = 0;
-        pid_t tree[4096];
-        size_t n_tree = 0;
-        cleanup_dir DIR *d = NULL;
+        uint64_t mine = rt_proc_ns_inode(getpid(), "pid");
+        uint64_t its = rt_proc_ns_inode(rec->pid, "pid");
+
+        if (!ns || !mine || ns == mine)
+                return bento_err_setx(err, EPERM,
+                                      "the pid namespace %" PRIu64 " recorded for container %s is "
+                                      "%s: refusing to signal pid %d; the state directory may "
+                                      "have been tampered with",
+                                      ns, rec->id, ns && mine ? "the runtime's own" : "unknown",
+                                      (int) rec->pid);
+        if (its != ns)
+                return bento_err_setx(err, EPERM,
+                                      "pid %d recorded for container %s is not in its pid "
+                                      "namespace %" PRIu64 " (it is in %" PRIu64 "): refusing to "
+                                      "signal it; the state directory may have been tampered "
+                                      "with",
+                                      (int) rec->pid, rec->id, ns, its);
+        return 0;
+}
+
+/* state.json is hostile input: before anything signals the pid it names
+ * (pinned by pidfd), check that the kernel puts that process in the
+ * container: in its cgroup, and in the pid namespace it made.  The signal
+ * 0 through the pidfd afterwards proves the pinned process outlived the
+ * reads of /proc/<pid>, so they were about it; when it did not, the
+ * container just ended (ESRCH), whatever the reads said. */
+static int verify_init(const struct bento_record *rec, int pidfd, struct bento_err *err)
+{
+        uint64_t ns = 0;
+        bool has_ns = own_pid_namespace(rec, &ns);
+        struct bento_err gone;
+        int r = 0;
+
+        if (!rec->cgroup_path && !has_ns)
+                return bento_err_setx(err, EPERM,
+                                      "pid %d recorded for container %s cannot be checked: the "
+                                      "container has neither a cgroup nor a pid namespace of its "
+                                      "own; refusing to signal it",
+                                      (int) rec->pid, rec->id);
+        if (rec->cgroup_path)
+                r = rt_cgroup_check_member(rec, rec->pid, err);
+        if (r >= 0 && has_ns)
+                r = check_pid_ns(rec, ns, err);
+        if (rt_pidfd_signal(pidfd, 0, &gone) < 0) {
+                *err = gone;
+                return -gone.code;
+        }
+        return r;
+}
+
+/* Every other process of the container's own pid namespace (inode pidns,
+ * checked by verify_init), each pinned by a pidfd before its namespace is
+ * read, so that a number freed and reused meanwhile is not signalled. */
+static int kill_all_by_proc(const struct bento_record *rec, uint64_t pidns, int sig,
+                            struct bento_err *err)
+{
+        cleanup_dir DIR *d = opendir("/proc");
         struct dirent *e;
 
-        for (size_t i = 0; i < rec->n_namespaces; i++)
-                if (!strcmp(rec->namespaces[i].type, "pid") && !rec->namespaces[i].joined)
-                        pidns = rec->namespaces[i].inode;
-        d = opendir("/proc");
         if (!d)
                 return bento_err_set(err, errno, "cannot list /proc");
-        while ((e = readdir(d)) && n_tree < sizeof(tree) / sizeof(tree[0])) {
+        while ((e = readdir(d))) {
                 pid_t pid = (pid_t) atoi(e->d_name);
-                if (pid <= 0 || pid == rec->pid || !belongs(pid, rec->pid, pidns, tree, n_tree))
+                struct bento_err ignored;
+                cleanup_close int fd = -1;
+
+                if (pid <= 0 || pid == rec->pid || (fd = rt_pidfd_open(pid)) < 0)
                         continue;
-                tree[n_tree++] = pid;
-                (void) kill(pid, sig);
+                if (rt_proc_ns_inode(pid, "pid") == pidns)
+                        (void) rt_pidfd_signal(fd, sig, &ignored);
         }
         return 0;
 }
 
 /* Every process of the container: through its cgroup when it has one of
- * its own (nothing escapes by forking), else by walking /proc. */
+ * its own (nothing escapes by forking), else its pid namespace. */
 static int kill_all(const struct bento_record *rec, int sig, int init_pidfd, struct bento_err *err)
 {
+        uint64_t pidns = 0;
         int r;
 
         if (rec->cgroup_path)
                 return rt_cgroup_signal_all(rec, sig, init_pidfd, err);
-        r = kill_all_by_proc(rec, sig, err);
+        if (!own_pid_namespace(rec, &pidns) || !pidns)
+                return bento_err_setx(err, EPERM,
+                                      "container %s has neither a cgroup nor a pid "
+                                      "namespace of its own to find its processes by",
+                                      rec->id);
+        r = kill_all_by_proc(rec, pidns, sig, err);
         /* an init that already ended is what --all wanted anyway */
         if (r >= 0 && rt_pidfd_signal(init_pidfd, sig, err) < 0 && err->code != ESRCH)
                 return -err->code;
@@ -238,10 +284,14 @@ static int signal_container(const struct bento_record *rec, int sig, bool all,
                             struct bento_err *err)
 {
         cleanup_close int pidfd = -1;
+        int r;
 
         pidfd = rt_pidfd_open_checked(rec->pid, rec->start_time, err);
         if (pidfd < 0)
                 return pidfd;
+        r = verify_init(rec, pidfd, err);
+        if (r < 0)
+                return r;
         if (all)
                 return kill_all(rec, sig, pidfd, err);
         return rt_pidfd_signal(pidfd, sig, err);
@@ -266,16 +316,6 @@ int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
         return r;
 }
 
-/* The container made its own pid namespace (its init is that namespace's
- * init). */
-static bool own_pid_namespace(const struct bento_record *rec)
-{
-        for (size_t i = 0; i < rec->n_namespaces; i++)
-                if (!strcmp(rec->namespaces[i].type, "pid") && !rec->namespaces[i].joined)
-                        return true;
-        return false;
-}
-
 /* SIGKILL everything and wait for the init to be gone (it may be someone
  * else's child: its exit is seen through the pidfd, not waitpid).  With a
  * pid namespace of its own, killing the init is enough: the kernel kills
@@ -287,12 +327,21 @@ static bool own_pid_namespace(const struct bento_record *rec)
 static int destroy(const struct bento_record *rec, struct bento_err *err)
 {
         cleanup_close int pidfd = -1;
-        struct bento_err ignored;
+        struct bento_err ignored, verr;
+        uint64_t ns;
+        int r;
 
         pidfd = rt_pidfd_open_checked(rec->pid, rec->start_time, &ignored);
         if (pidfd < 0)
                 return 0; /* already gone */
-        if (!own_pid_namespace(rec))
+        r = verify_init(rec, pidfd, &verr);
+        if (r == -ESRCH)
+                return 0; /* gone meanwhile */
+        if (r < 0) {
+                *err = verr;
+                return r;
+        }
+        if (!own_pid_namespace(rec, &ns))
                 (void) kill_all(rec, SIGKILL, pidfd, &ignored);
         if (rt_pidfd_signal(pidfd, SIGKILL, err) < 0 && err->code != ESRCH)
                 return -err->code;

@@ -61,18 +61,24 @@ bool rt_proc_matches(pid_t pid, uint64_t start_time)
         return st == start_time && state != 'Z' && state != 'X';
 }
 
-int rt_pidfd_open_checked(pid_t pid, uint64_t start_time, struct bento_err *err)
+int rt_pidfd_open(pid_t pid)
 {
         int fd;
 
         if (pid <= 0)
-                return bento_err_setx(err, ESRCH, "container not running");
+                return -ESRCH;
         fd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (fd < 0) {
-                if (errno == ESRCH)
-                        return bento_err_setx(err, ESRCH, "container not running");
-                return bento_err_set(err, errno, "pidfd_open %d", (int) pid);
-        }
+        return fd < 0 ? -errno : fd;
+}
+
+int rt_pidfd_open_checked(pid_t pid, uint64_t start_time, struct bento_err *err)
+{
+        int fd = rt_pidfd_open(pid);
+
+        if (fd == -ESRCH)
+                return bento_err_setx(err, ESRCH, "container not running");
+        if (fd < 0)
+                return bento_err_set(err, -fd, "pidfd_open %d", (int) pid);
         /* checked after opening: from here on the fd pins this very process */
         if (!rt_proc_matches(pid, start_time)) {
                 close(fd);

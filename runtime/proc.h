@@ -20,6 +20,12 @@ int rt_proc_stat(pid_t pid, uint64_t *ret_start_time, char *ret_state);
 /* True when pid exists, is not a zombie, and started at start_time. */
 bool rt_proc_matches(pid_t pid, uint64_t start_time);
 
+/* A pidfd for pid, unchecked: whatever is read about the pid afterwards is
+ * about the pinned process as long as it is still alive after the reads
+ * (a pid is not reused before its process is reaped), which a signal 0
+ * through the fd tells.  Returns the fd or a negative errno. */
+int rt_pidfd_open(pid_t pid);
+
 /* A pidfd for pid, checked against start_time after it was opened, so the
  * fd cannot refer to a recycled pid.  Returns the fd, or -ESRCH (gone or
  * recycled), or another negative errno, always with err filled. */
