@@ -166,11 +166,15 @@ int policy_prepare_writes(struct policy **p, struct bento_err *err)
         cleanup_free char *refusal = NULL;
         bool created = false;
 
+        /* What the resolution found existing was checked as it is; anything
+         * else is made now, and the policy resolved again.  Not a second
+         * look by name: a stat() that followed a symlink swapped in since
+         * would call the grant existing and leave it to be bound, unchecked,
+         * wherever the link leads. */
         for (size_t i = 0; i < (*p)->n_writes; i++) {
-                struct stat st;
                 int r;
 
-                if (stat((*p)->writes[i].real, &st) == 0)
+                if ((*p)->writes[i].exists)
                         continue;
                 r = mkdir_parents((*p)->writes[i].real, err);
                 if (r < 0)
