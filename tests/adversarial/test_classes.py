@@ -72,6 +72,8 @@ while time.monotonic() < deadline and not os.path.exists(work + "/stop"):
     except OSError:
         pass
     n += 1
+    if n % 64 == 0:
+        time.sleep(0.02)  # now and then a window with no swap, so some of B's runs run
 print("swaps", n)
 '''
 
