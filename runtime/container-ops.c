@@ -211,6 +211,19 @@ static int check_pid_ns(const struct bento_record *rec, uint64_t ns, struct bent
  * 0 through the pidfd afterwards proves the pinned process outlived the
  * reads of /proc/<pid>, so they were about it; when it did not, the
  * container just ended (ESRCH), whatever the reads said. */
+/* How long an init that failed the membership check may take to finish
+ * exiting before the failure counts. */
+#define EXIT_GRACE_MS 200
+
+/* Has pid exited (a zombie, or reaped since)? */
+static bool exited(pid_t pid)
+{
+        uint64_t start = 0;
+        char state = 0;
+
+        return rt_proc_stat(pid, &start, &state) < 0 || state == 'Z' || state == 'X';
+}
+
 static int verify_init(const struct bento_record *rec, int pidfd, struct bento_err *err)
 {
         uint64_t ns = 0;
@@ -232,6 +245,12 @@ static int verify_init(const struct bento_record *rec, int pidfd, struct bento_e
                 *err = gone;
                 return -gone.code;
         }
+        /* An init on its way out has left its cgroup before it becomes a
+         * zombie (and a zombie still answers signal 0): it is gone, not
+         * forged.  A forged pid names a live process, which does not end
+         * within the grace given here, and stays refused. */
+        if (r < 0 && (exited(rec->pid) || rt_pidfd_wait_exit(pidfd, EXIT_GRACE_MS) == 0))
+                return bento_err_setx(err, ESRCH, "container not running: its init has exited");
         return r;
 }
 
