@@ -111,9 +111,7 @@ int bento_beneath_open_abs(const char *path, unsigned flags)
         return bento_beneath_open(root, path + strspn(path, "/"), flags);
 }
 
-/* Open the parent of rel beneath dirfd; name gets rel's last component,
- * which must be a real name (not empty, "." or ".."). */
-static int open_parent(int dirfd, const char *rel, unsigned flags, char name[NAME_MAX + 1])
+int bento_beneath_open_parent(int dirfd, const char *rel, unsigned flags, char name[NAME_MAX + 1])
 {
         char parent[PATH_MAX];
         size_t len = strlen(rel);
@@ -160,7 +158,7 @@ int bento_beneath_make(int dirfd, const char *rel, bool dir, mode_t mode, unsign
                        struct bento_ident *ret)
 {
         char name[NAME_MAX + 1];
-        cleanup_close int pfd = open_parent(dirfd, rel, flags, name);
+        cleanup_close int pfd = bento_beneath_open_parent(dirfd, rel, flags, name);
         struct stat st;
         int r;
 
@@ -177,7 +175,7 @@ int bento_beneath_make(int dirfd, const char *rel, bool dir, mode_t mode, unsign
 int bento_beneath_remove(int dirfd, const char *rel, const struct bento_ident *id, unsigned flags)
 {
         char name[NAME_MAX + 1];
-        cleanup_close int pfd = open_parent(dirfd, rel, flags, name);
+        cleanup_close int pfd = bento_beneath_open_parent(dirfd, rel, flags, name);
         struct stat st;
 
         if (pfd < 0)

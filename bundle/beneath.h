@@ -21,6 +21,7 @@
 #ifndef BENTO_BENEATH_H
 #define BENTO_BENEATH_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -41,6 +42,11 @@ int bento_beneath_open(int dirfd, const char *rel, unsigned flags);
 /* The same for an absolute path, walked from "/": no component of it may
  * be a symlink. */
 int bento_beneath_open_abs(const char *path, unsigned flags);
+
+/* Open the directory holding rel beneath dirfd (O_PATH, no symlink on
+ * the way); name gets rel's last component, which must be a real name
+ * (not empty, "." or "..": EINVAL). */
+int bento_beneath_open_parent(int dirfd, const char *rel, unsigned flags, char name[NAME_MAX + 1]);
 
 /* Create rel beneath dirfd: a directory (mode) when dir, else an empty
  * regular file (mode).  Its parent must exist and is reached without

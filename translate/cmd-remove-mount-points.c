@@ -7,8 +7,10 @@
  * reached from its grant's root without following a symlink, the grant
  * must still be the directory DEV:INO, and the path is removed only while
  * it is an empty directory or an empty regular file (mount-points.h says
- * what that leaves to the sandbox).  Arguments not in that shape remove
- * nothing.  The container state arrives on stdin and is not needed.
+ * what that leaves to the sandbox), and only by the last run (of bento
+ * or of this hook) using the directory that holds it (point-locks.h).
+ * Arguments not in that shape remove nothing.  The container state arrives on stdin and is not
+ * needed.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 int cmd_remove_mount_points(int argc, char **argv)
 {
         struct mount_points mp = {0};
+        struct point_locks locks = {0};
         struct bento_err err = {0};
         char buf[4096];
 
@@ -30,7 +33,10 @@ int cmd_remove_mount_points(int argc, char **argv)
                 fprintf(stderr, "bento: removing no shield mount point: %s\n", err.msg);
                 return 1;
         }
-        mount_points_remove(&mp);
+        /* Recorded, then removed unless another run still uses the
+         * directory, which then leaves it to the last one (point-locks.h). */
+        mount_points_hand_over(&mp, &locks);
+        point_locks_release(&locks);
         mount_points_done(&mp);
         return 0;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 #include "cleanup.h"
 #include "path.h"
@@ -129,13 +130,6 @@ int mount_points_list(const struct policy *p, struct mount_points *ret, struct b
         return 0;
 }
 
-static const char *rel_of(const struct mount_point *m)
-{
-        const char *rel = m->path + strlen(m->grant);
-
-        return rel + strspn(rel, "/");
-}
-
 /* The grant's root, opened without a symlink, when it is still the
  * directory m was listed in: ESTALE when another took its place. */
 static int open_grant(const struct mount_point *m)
@@ -152,17 +146,47 @@ static int open_grant(const struct mount_point *m)
         return fd;
 }
 
-static int make_one(struct mount_point *m, struct bento_err *err)
+/* The directory holding path, reached from root without a symlink and
+ * held (point-locks.h) before anything in it is looked at or made.  A
+ * failure to lock fills err; one to reach the directory does not. */
+static int open_held_dir(int root, const char *grant, const char *path, struct point_locks *l,
+                         char name[NAME_MAX + 1], struct bento_err *err)
+{
+        const char *rel = path + strlen(grant);
+        cleanup_free char *dir = strndup(path, (size_t) (strrchr(path, '/') - path));
+        int fd, r;
+
+        fd = bento_beneath_open_parent(root, rel + strspn(rel, "/"), 0, name);
+        if (fd < 0)
+                return fd;
+        r = dir ? point_locks_hold(l, fd, dir[0] ? dir : "/", err)
+                : bento_err_set(err, ENOMEM, "mount points");
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+static int make_one(struct mount_point *m, struct point_locks *l, struct bento_err *err)
 {
         cleanup_close int root = open_grant(m);
+        cleanup_close int dir = -1;
+        char name[NAME_MAX + 1];
         int r = root;
 
         if (root >= 0)
-                r = bento_beneath_make(root, rel_of(m), m->dir, m->dir ? 0755 : 0644, 0, &m->id);
-        if (r == 0)
+                r = dir = open_held_dir(root, m->grant, m->path, l, name, err);
+        if (r < 0 && err->code)
+                return r; /* the lock's failure, already said */
+        if (r >= 0)
+                r = bento_beneath_make(dir, name, m->dir, m->dir ? 0755 : 0644, 0, &m->id);
+        if (r == 0) {
                 m->state = MOUNT_POINT_MADE;
+                return point_locks_register(l, dir, name, &m->id, err);
+        }
         /* There now, so not bento's: the shield mounts over it, and it stays. */
-        if (r == 0 || r == -EEXIST)
+        if (r == -EEXIST)
                 return 0;
         return bento_err_set(err, -r,
                              "cannot create the shield mount point \"%s\" inside the write grant "
@@ -170,11 +194,11 @@ static int make_one(struct mount_point *m, struct bento_err *err)
                              m->path, m->grant);
 }
 
-int mount_points_make(struct mount_points *mp, struct bento_err *err)
+int mount_points_make(struct mount_points *mp, struct point_locks *l, struct bento_err *err)
 {
         /* Deepest first within a grant: backwards, a parent comes first. */
         for (size_t i = mp->n; i-- > 0;) {
-                int r = make_one(&mp->v[i], err);
+                int r = make_one(&mp->v[i], l, err);
 
                 if (r < 0)
                         return r;
@@ -182,48 +206,120 @@ int mount_points_make(struct mount_points *mp, struct bento_err *err)
         return 0;
 }
 
-static void remove_one(struct mount_point *m)
+/* Hold every directory from the grant's root down to the one holding
+ * path, as far as they exist: a shield mounts on path, and those between
+ * are pinned (bound onto themselves, compile-mounts.c), so a name in each
+ * is a mount point of this run.  Returns the deepest one reached or
+ * -errno (err filled when a lock failed); *whole: it holds path. */
+static int hold_chain(const char *grant, const char *path, struct point_locks *l, bool *whole,
+                      struct bento_err *err)
 {
-        cleanup_close int root = open_grant(m);
-        int r = root;
+        cleanup_free char *cur = strdup(path);
+        size_t len = strlen(grant);
+        int fd = bento_beneath_open_abs(grant, 0);
 
-        if (root >= 0)
-                r = bento_beneath_remove(root, rel_of(m),
-                                         m->state == MOUNT_POINT_MADE ? &m->id : NULL, 0);
-        m->state = MOUNT_POINT_DONE;
-        /* Gone already, or something was put into it: nothing to say.
-         * Anything else means the name no longer leads to what was made. */
-        if (r == 0 || r == -ENOENT || r == -ENOTEMPTY)
-                return;
-        fprintf(stderr,
-                "[bento] note: the shield mount point \"%s\" was left in place: %s since it was "
-                "made (%s)\n",
-                m->path, r == -ESTALE ? "it or its grant was replaced" : "its path changed",
-                strerror(-r));
+        *whole = false;
+        while (fd >= 0) {
+                const char *next = path + len + strspn(path + len, "/");
+                size_t n = strcspn(next, "/");
+                char name[NAME_MAX + 1];
+                int r, sub;
+
+                if (!cur)
+                        r = bento_err_set(err, ENOMEM, "mount points");
+                else {
+                        cur[len] = '\0';
+                        r = point_locks_hold(l, fd, cur[0] ? cur : "/", err);
+                        cur[len] = path[len];
+                }
+                if (r < 0 || next[n] == '\0' || n > NAME_MAX) {
+                        *whole = r >= 0 && next[n] == '\0';
+                        if (r < 0 || n > NAME_MAX)
+                                close(fd);
+                        return r < 0 ? r : n > NAME_MAX ? -ENAMETOOLONG : fd;
+                }
+                memcpy(name, next, n);
+                name[n] = '\0';
+                sub = bento_beneath_open(fd, name, 0);
+                close(fd);
+                fd = sub;
+                len = (size_t) (next - path) + n;
+        }
+        return fd;
 }
 
-void mount_points_remove(struct mount_points *mp)
+/* One shield mount in a write grant: its directories held; with
+ * must_exist, the mount point must be there (it was, or bento made it). */
+static int hold_target(const char *grant, const char *path, struct point_locks *l, bool must_exist,
+                       struct bento_err *err)
+{
+        bool whole;
+        cleanup_close int dir = hold_chain(grant, path, l, &whole, err);
+        struct stat st;
+
+        if (dir < 0 && err->code)
+                return dir;
+        /* Reached through a symlink: nothing of bento's can be there, and
+         * the runtime's own checks say what is wrong. */
+        if (!must_exist || dir == -ELOOP || dir == -ENOTDIR)
+                return 0;
+        if (dir < 0 || !whole || fstatat(dir, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return bento_err_setx(err, ESTALE,
+                                      "the shield mount point \"%s\" went away while the run was "
+                                      "being prepared",
+                                      path);
+        return 0;
+}
+
+int mount_points_hold(const struct policy *p, struct point_locks *l, bool must_exist,
+                      struct bento_err *err)
+{
+        for (size_t i = 0; i < p->n_shield_mounts; i++) {
+                const char *path = p->shield_mounts[i].path;
+                const char *grant = policy_holding_write(p, path);
+                int r = grant && path_beneath(grant, path)
+                            ? hold_target(grant, path, l, must_exist, err)
+                            : 0;
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The hook's point: whatever empty-able object is at the name now is
+ * recorded, for whichever run is the last in its directory. */
+static void hand_over_one(const struct mount_point *m, struct point_locks *l)
+{
+        cleanup_close int root = open_grant(m);
+        cleanup_close int dir = -1;
+        struct bento_err err = {0};
+        char name[NAME_MAX + 1];
+        struct stat st;
+
+        if (root >= 0)
+                dir = open_held_dir(root, m->grant, m->path, l, name, &err);
+        if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (err.code)
+                        fprintf(stderr, "[bento] note: \"%s\" was left in place: %s\n", m->path,
+                                err.msg);
+                return;
+        }
+        if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) &&
+            point_locks_register(l, dir, name, &(struct bento_ident){st.st_dev, st.st_ino}, &err) <
+                0)
+                fprintf(stderr, "[bento] note: \"%s\" was left in place: %s\n", m->path, err.msg);
+}
+
+void mount_points_hand_over(const struct mount_points *mp, struct point_locks *l)
 {
         for (size_t i = 0; i < mp->n; i++)
-                if (mp->v[i].state == MOUNT_POINT_MADE || mp->v[i].state == MOUNT_POINT_UNKNOWN)
-                        remove_one(&mp->v[i]);
+                hand_over_one(&mp->v[i], l);
 }
 
 void mount_points_format_id(const struct bento_ident *id, char buf[48])
 {
         snprintf(buf, 48, "%ju:%ju", (uintmax_t) id->dev, (uintmax_t) id->ino);
-}
-
-static int parse_id(const char *s, struct bento_ident *ret)
-{
-        uintmax_t dev, ino;
-        int end = 0;
-
-        if (sscanf(s, "%ju:%ju%n", &dev, &ino, &end) != 2 || s[end] != '\0' || (dev_t) dev != dev ||
-            (ino_t) ino != ino)
-                return -EINVAL;
-        *ret = (struct bento_ident){.dev = (dev_t) dev, .ino = (ino_t) ino};
-        return 0;
 }
 
 static bool clean_abs(const char *path)
@@ -261,7 +357,8 @@ int mount_points_parse(const char *const *argv, size_t n, struct mount_points *r
                         r = parse_path(&mp, grant, &id, argv[i], err);
                         continue;
                 }
-                if (i + 2 >= n || !clean_abs(argv[i + 1]) || parse_id(argv[i + 2], &id) < 0) {
+                if (i + 2 >= n || !clean_abs(argv[i + 1]) ||
+                    point_ident_parse(argv[i + 2], strlen(argv[i + 2]), &id) < 0) {
                         r = bento_err_setx(err, EINVAL,
                                            "%s wants a clean absolute grant and its DEV:INO",
                                            MOUNT_POINTS_BENEATH);

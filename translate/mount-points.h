@@ -11,7 +11,7 @@
  *
  *   - `bento run` creates the points itself before the runtime starts
  *     (exclusively: a name that exists by then is not its own), records
- *     the device and inode of each, and removes exactly those objects
+ *     the device and inode of each, and exactly those objects are removed
  *     afterwards, deepest first, while they are still empty;
  *   - a translated bundle, which any runtime may run, carries a poststop
  *     hook, `bento __remove-mount-points --beneath GRANT DEV:INO PATH...`
@@ -21,6 +21,11 @@
  *     symlink, and acts on no grant whose root is no longer DEV:INO.
  *     What the sandbox can make it remove is then an empty file or
  *     directory inside its own write grant, which it could remove itself.
+ *
+ * Either way the removal is left to the last run using the directory
+ * that holds the name (point-locks.h): removing a name that is a mount
+ * point in another live run's namespace would take that run's shield
+ * away.
  */
 #ifndef BENTO_MOUNT_POINTS_H
 #define BENTO_MOUNT_POINTS_H
@@ -30,6 +35,7 @@
 
 #include "beneath.h"
 #include "err.h"
+#include "point-locks.h"
 #include "policy.h"
 
 /* The hook's option that opens each grant's group of paths. */
@@ -39,7 +45,6 @@ enum mount_point_state {
         MOUNT_POINT_LISTED,  /* missing when listed; not (or not yet) made by bento */
         MOUNT_POINT_MADE,    /* bento created it: id is what it created */
         MOUNT_POINT_UNKNOWN, /* the hook's: someone made it, identity unknown */
-        MOUNT_POINT_DONE,    /* removed, or left for good */
 };
 
 struct mount_point {
@@ -62,15 +67,23 @@ struct mount_points {
  * A missing shielded path outside every write grant fails (EPERM). */
 int mount_points_list(const struct policy *p, struct mount_points *ret, struct bento_err *err);
 
-/* bento run: create every listed point, parents first.  A name that
- * already exists is left alone (and never removed); any other failure,
- * a symlink on the way included, fails the run. */
-int mount_points_make(struct mount_points *mp, struct bento_err *err);
+/* bento run: hold (point-locks.h) the directory of every shield mount of
+ * p that lies in a write grant.  Before the points are listed, so that no
+ * run removes one this run will find there; with must_exist after they
+ * are made, which then must all be there (ESTALE otherwise). */
+int mount_points_hold(const struct policy *p, struct point_locks *l, bool must_exist,
+                      struct bento_err *err);
 
-/* Remove what mount_points_make() made (the very objects), or for the
- * hook what is empty at the names; deepest first, each once.  A point
- * that was replaced is left, with a note on stderr. */
-void mount_points_remove(struct mount_points *mp);
+/* bento run: create every listed point, parents first, each in a
+ * directory held in l, and record each one made there.  A name that
+ * already exists is left alone (and never removed by this run); any
+ * other failure, a symlink on the way included, fails the run.  Removal
+ * is point_locks_release()'s, by the last run out of each directory. */
+int mount_points_make(struct mount_points *mp, struct point_locks *l, struct bento_err *err);
+
+/* The hook: record what is at each name now (an empty directory or file
+ * is what gets removed) in l, for point_locks_release(). */
+void mount_points_hand_over(const struct mount_points *mp, struct point_locks *l);
 
 /* The hook's argv after the verb: MOUNT_POINTS_BENEATH GRANT DEV:INO
  * PATH..., repeated.  Each path is absolute, clean and strictly beneath

@@ -6,7 +6,8 @@
  * also after Ctrl-C.  Shield mount points on the host (a shielded path
  * inside a write grant that did not exist yet) are made by bento before
  * the run and removed after it, the very objects it made and only while
- * they are empty (mount-points.h).  Removal of the run directory never
+ * they are empty, by the last run using their directory (mount-points.h,
+ * point-locks.h).  Removal of the run directory never
  * follows a symlink and never leaves the run directory's file system.
  *
  * The directory must be out of the sandbox's reach: a TMPDIR inside a
@@ -160,14 +161,20 @@ int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *er
 
 int run_dir_make_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err)
 {
-        int r = mount_points_list(p, &d->points, err);
+        /* Held before the listing: a point another run made and this one
+         * finds stays there until this run lets go. */
+        int r = mount_points_hold(p, &d->locks, false, err);
 
-        return r < 0 ? r : mount_points_make(&d->points, err);
+        if (r >= 0)
+                r = mount_points_list(p, &d->points, err);
+        if (r >= 0)
+                r = mount_points_make(&d->points, &d->locks, err);
+        return r < 0 ? r : mount_points_hold(p, &d->locks, true, err);
 }
 
 void run_remove_mount_points(struct run_dir *d)
 {
-        mount_points_remove(&d->points);
+        point_locks_release(&d->locks);
 }
 
 /* rm -r below dirfd, staying on dev and never following a symlink. */

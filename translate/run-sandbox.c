@@ -402,9 +402,33 @@ static void destroy(struct sandbox *sb, const struct report *rep)
         run_gate_stop(sb->gate);
 }
 
+/* The runtime holds the mount point locks too: a bento killed while the
+ * sandbox lives leaves them held until the runtime has deleted it
+ * (point-locks.h); its container gets none of them.  It gets copies
+ * (sharing the lock) above its own descriptors, 0-2 and --exit-fd 3,
+ * which would otherwise be dup2()ed over one of them. */
+static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err)
+{
+        int fds[POINT_LOCKS_MAX];
+        size_t n = point_locks_fds(&d->locks, fds, POINT_LOCKS_MAX);
+
+        for (size_t i = 0; i < n; i++) {
+                keep[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 4);
+                if (keep[i] < 0) {
+                        int e = errno;
+
+                        while (i-- > 0)
+                                close(keep[i]);
+                        return bento_err_set(err, e, "cannot pass the mount point locks on");
+                }
+        }
+        return (int) n;
+}
+
 /* One `bento-runtime run --report --exit-fd 3`, in a process group of its
- * own. */
-static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
+ * own, holding the n_keep descriptors in keep. */
+static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep,
+                              struct bento_err *err)
 {
         const char *argv[] = {
             sb->runtime, "--root", sb->d->state, "--log",       sb->d->runtime_log, "--log-format",
@@ -415,6 +439,8 @@ static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
                                     .err = sb->io->err_fd,
                                     .extra = -1,
                                     .extra_as = 3,
+                                    .keep = keep,
+                                    .n_keep = n_keep,
                                     .own_group = true};
         int pipefd[2];
         int r;
@@ -425,6 +451,20 @@ static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
         fds.extra = pipefd[1];
         r = run_spawn((char *const *) argv, &fds, &sb->pid, err);
         close(pipefd[1]);
+        return r;
+}
+
+static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
+{
+        int keep[POINT_LOCKS_MAX] = {0}; /* lock_copies() fills the first n */
+        int r = lock_copies(sb->d, keep, err);
+        int n = r;
+
+        if (r < 0)
+                return r;
+        r = spawn_runtime_with(sb, keep, (size_t) n, err);
+        for (int i = 0; i < n; i++)
+                close(keep[i]);
         if (r < 0)
                 return r;
         sb->pidfd = (int) syscall(SYS_pidfd_open, sb->pid, 0);

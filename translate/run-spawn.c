@@ -3,7 +3,8 @@
  * Starting the programs a run needs (bento-runtime, bento-exec-gate) with
  * exactly the descriptors they should have.  posix_spawn keeps this cheap
  * (vfork semantics) and explicit: the child gets the three standard
- * descriptors given, optionally one more at a fixed number, default signal
+ * descriptors given, optionally one more at a fixed number and a few at
+ * their own (the shield mount point locks, point-locks.h), default signal
  * handling and an empty mask, and the directory and environment asked
  * for; every other descriptor of bento is close-on-exec, so nothing else
  * leaks into a sandbox.
@@ -63,6 +64,10 @@ int run_spawn(char *const argv[], const struct run_spawn_fds *fds, pid_t *ret,
         }
         if (fds->extra >= 0 && posix_spawn_file_actions_adddup2(fa, fds->extra, fds->extra_as) != 0)
                 return bento_err_set(err, ENOMEM, "spawn");
+        /* dup2 onto itself clears close-on-exec (glibc, POSIX 2024). */
+        for (size_t i = 0; i < fds->n_keep; i++)
+                if (posix_spawn_file_actions_adddup2(fa, fds->keep[i], fds->keep[i]) != 0)
+                        return bento_err_set(err, ENOMEM, "spawn");
         if (fds->cwd && posix_spawn_file_actions_addchdir_np(fa, fds->cwd) != 0)
                 return bento_err_set(err, ENOMEM, "spawn");
         sigemptyset(&none);

@@ -54,6 +54,10 @@ struct run_dir {
          * (mount-points.h): removed afterwards, those very objects, while
          * they are still empty. */
         struct mount_points points;
+        /* The directories holding shield mount points this run uses, held
+         * so that no other run removes a point under its sandbox; the
+         * runtime inherits them (point-locks.h). */
+        struct point_locks locks;
 };
 
 int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err);
@@ -61,8 +65,10 @@ int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *er
  * write grants exist, before the sandbox starts), so that the runtime
  * finds them and bento knows exactly what it made. */
 int run_dir_make_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err);
-/* Remove the mount points bento made that are still those objects and
- * empty; each once, so calling it again is free.  Never follows a symlink. */
+/* The sandbox is gone: the mount points bento made that are still those
+ * objects and empty are removed when no other run uses their directory,
+ * else left to the last one; each once, so calling it again is free.
+ * Never follows a symlink. */
 void run_remove_mount_points(struct run_dir *d);
 
 /* Remove the mount points created by the run and the run directory.

@@ -16,9 +16,13 @@ else in the grant was touched, what existed before stays, and a missing
 grant is created and used.
 """
 
+import fcntl
 import json
 import os
 import stat
+import subprocess
+import threading
+import time
 
 import pytest
 
@@ -237,3 +241,162 @@ def test_hook_with_arguments_it_does_not_know_removes_nothing(test_dir):
     res = run_cmd([BENTO, "__remove-mount-points", "--beneath", grant, "%d:%d" % (st.st_dev, st.st_ino),
                    os.path.join(grant, ".idea")], timeout=20, input="")
     assert res.rc == 0 and not os.path.exists(os.path.join(grant, ".idea")), res
+
+
+# ---------------------------------------------------------------------------
+# two runs on one write grant: removing a name that is a mount point in
+# another live mount namespace detaches the mounts there, so no run may
+# remove a point another live run has its shield on (point-locks.h)
+
+# Waits (bounded) for a file the test creates in the grant.
+WAIT_FOR = """\
+wait_for() { i=0; while [ ! -e "ws/$1" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; }
+"""
+
+# What a sandbox tries once the other run has ended: plant the files the
+# workspace shields keep read-only, and write something it may write.
+PLANT = """\
+plant() {
+    for d in .vscode .idea; do
+        if mkdir -p ws/$d 2>/dev/null && echo '{}' > ws/$d/tasks.json 2>/dev/null; then
+            echo "wrote $d"; else echo "denied $d"; fi
+    done
+    if mkdir -p ws/.cargo 2>/dev/null && echo x > ws/.cargo/config.toml 2>/dev/null; then
+        echo "wrote .cargo"; else echo "denied .cargo"; fi
+    if mkdir -p ws/.git/hooks 2>/dev/null && echo x > ws/.git/hooks/post-checkout 2>/dev/null; then
+        echo "wrote hooks"; else echo "denied hooks"; fi
+    echo "$1" > ws/$1-wrote.txt && echo "allowed"
+}
+"""
+
+PLANTED = (".vscode/tasks.json", ".idea/tasks.json", ".cargo/config.toml", ".git/hooks/post-checkout")
+POINTS = (".vscode", ".idea", ".cargo", ".git")
+
+
+def two_manifests(world):
+    ws = os.path.join(world.work, "ws")
+    os.makedirs(ws)
+    with open(os.path.join(ws, "keep.txt"), "w") as f:
+        f.write("kept\n")
+    # A waits for a-go; B waits for b-go, then plants
+    world.manifest("entrypoint: ./a.sh\ninterpreter: sh\nexec: all\nwrite: [./ws]\n",
+                   WAIT_FOR + PLANT + "touch ws/a-started\nwait_for a-go\nplant a > ws/a-result.txt\n",
+                   name="a.yaml", script_name="a.sh")
+    world.manifest("entrypoint: ./b.sh\ninterpreter: sh\nexec: all\nwrite: [./ws]\n",
+                   WAIT_FOR + PLANT + "touch ws/b-started\nwait_for b-go\nplant b\n",
+                   name="b.yaml", script_name="b.sh")
+    return ws
+
+
+def wait_for(path, what, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        assert time.monotonic() < deadline, "timed out waiting for %s" % what
+        time.sleep(0.02)
+
+
+def in_thread(fn, *args):
+    box = {}
+    t = threading.Thread(target=lambda: box.setdefault("res", fn(*args)), daemon=True)
+    t.start()
+    return t, box
+
+
+def nothing_planted(ws):
+    planted = [p for p in PLANTED if os.path.lexists(os.path.join(ws, p))]
+    assert planted == [], "a sandbox wrote past its shields onto the host: %s" % planted
+
+
+def records_of(ws):
+    st = os.stat(ws)
+    d = "/run/bento/mount-points"
+    prefix = "%d-%d." % (st.st_dev, st.st_ino)
+    return [n for n in os.listdir(d) if n.startswith(prefix)] if os.path.isdir(d) else []
+
+
+@pytest.mark.timeout(150)
+def test_a_run_ending_first_removes_no_point_another_run_uses(world):
+    ws = two_manifests(world)
+    a, a_box = in_thread(world.run, "a.yaml", "--allow-unapproved")
+    wait_for(os.path.join(ws, "a-started"), "run A")
+    assert os.path.isdir(os.path.join(ws, ".vscode"))  # A's point, there when B starts
+    b, b_box = in_thread(world.run, "b.yaml", "--allow-unapproved")
+    wait_for(os.path.join(ws, "b-started"), "run B")
+    open(os.path.join(ws, "a-go"), "w").close()
+    a.join(90)
+    assert a_box["res"].rc == 0, a_box["res"]
+    # A is gone; B's shields must still hold
+    open(os.path.join(ws, "b-go"), "w").close()
+    b.join(90)
+    res = b_box["res"]
+    assert res.rc == 0, res
+    nothing_planted(ws)
+    # A's points, read-only under B (B's own in .git are scratch: checked
+    # on the host above)
+    for d in (".vscode", ".idea", ".cargo"):
+        assert "denied %s" % d in res.out, res
+    assert "allowed" in res.out and open(os.path.join(ws, "b-wrote.txt")).read() == "b\n", res
+    # the last run out removed every point, A's included
+    left = sorted(set(os.listdir(ws)) & set(POINTS))
+    assert left == [], "points left in the grant: %s" % left
+    assert records_of(ws) == []
+
+
+def grant_in_use(ws):
+    """Does a run (or its runtime) hold the grant's lock?  Asked with
+    LOCK_EX | LOCK_NB, let go at once."""
+    st = os.stat(ws)
+    path = "/run/bento/mount-points/%d-%d.lock" % (st.st_dev, st.st_ino)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.timeout(150)
+def test_a_killed_bento_keeps_its_sandbox_s_points_and_the_next_run_cleans(world):
+    ws = two_manifests(world)
+    env = dict(world.env)
+    a = subprocess.Popen([BENTO, "run", "--allow-unapproved", "a.yaml"], cwd=world.work, env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_for(os.path.join(ws, "a-started"), "run A")
+        a.kill()  # SIGKILL: A's runtime and sandbox live on
+        a.wait(20)
+        assert grant_in_use(ws), "A's runtime let go of the grant with bento"
+        # B runs to its end while A's sandbox lives: B must leave A's points
+        open(os.path.join(ws, "b-go"), "w").close()
+        res = world.run("b.yaml", "--allow-unapproved")
+        assert res.rc == 0, res
+        assert os.path.isdir(os.path.join(ws, ".vscode")), "B removed a point under A's sandbox"
+        open(os.path.join(ws, "a-go"), "w").close()
+        wait_for(os.path.join(ws, "a-result.txt"), "run A's sandbox")
+        deadline = time.monotonic() + 30
+        while grant_in_use(ws):
+            assert time.monotonic() < deadline, "A's runtime did not end"
+            time.sleep(0.05)
+    finally:
+        if a.poll() is None:
+            a.kill()
+            a.wait(20)
+    with open(os.path.join(ws, "a-result.txt")) as f:
+        out = f.read()
+    assert "allowed" in out, out
+    nothing_planted(ws)  # A's shields held after B ended (scratch ones: writes vanish)
+    # the points A's bento never removed wait for the next run, which is last
+    assert os.path.isdir(os.path.join(ws, ".vscode"))
+    assert records_of(ws) != []
+    res = world.run("b.yaml", "--allow-unapproved")  # b-go is there: plants at once
+    assert res.rc == 0, res
+    nothing_planted(ws)
+    left = sorted(set(os.listdir(ws)) & set(POINTS))
+    assert left == [], "points left in the grant: %s" % left
+    assert records_of(ws) == []

@@ -69,6 +69,20 @@ static int fresh(void)
         return 0;
 }
 
+/* A lock set in the test's own private directory. */
+static struct point_locks locks(void)
+{
+        struct point_locks l = {0};
+        struct bento_err err = {0};
+        cleanup_close int fd = open(at("locks"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0 || point_locks_open_at(&l, fd, &err) < 0) {
+                printf("Bail out! cannot open the lock directory: %s\n", err.msg);
+                exit(1);
+        }
+        return l;
+}
+
 static int parse(struct mount_points *mp, const char *const *argv, size_t n)
 {
         struct bento_err err = {0};
@@ -80,6 +94,7 @@ TEST(setup)
 {
         ASSERT_TRUE(mkdtemp(dir) != NULL);
         snprintf(grant, sizeof(grant), "%s/grant", dir);
+        ASSERT_OK(mkdir(at("locks"), 0700));
 }
 
 TEST(parse_takes_groups_per_grant)
@@ -149,31 +164,33 @@ static const bool dirs[] = {false, true, true};
 TEST(made_points_are_removed_and_nothing_else)
 {
         struct mount_points mp = {0};
+        struct point_locks l = locks();
         struct bento_err err = {0};
 
         ASSERT_OK(fresh());
         listed(&mp, points, dirs, 3);
-        ASSERT_OK(mount_points_make(&mp, &err));
+        ASSERT_OK(mount_points_make(&mp, &l, &err));
         ASSERT_TRUE(exists("grant/.cargo/config.toml") && exists("grant/.cargo/hooks"));
         ASSERT_EQ(mp.v[0].state, MOUNT_POINT_MADE);
-        mount_points_remove(&mp);
+        point_locks_release(&l);
         ASSERT_TRUE(!exists("grant/.cargo"));
-        ASSERT_EQ(mp.v[2].state, MOUNT_POINT_DONE);
+        ASSERT_EQ(entries("locks"), 0); /* nothing left to record, no lock file */
         mount_points_done(&mp);
 }
 
 TEST(an_existing_name_is_not_made_and_not_removed)
 {
         struct mount_points mp = {0};
+        struct point_locks l = locks();
         struct bento_err err = {0};
 
         ASSERT_OK(fresh());
         ASSERT_OK(mkdir(at("grant/.cargo"), 0755));
         listed(&mp, points, dirs, 3);
-        ASSERT_OK(mount_points_make(&mp, &err));
+        ASSERT_OK(mount_points_make(&mp, &l, &err));
         ASSERT_EQ(mp.v[2].state, MOUNT_POINT_LISTED);
         ASSERT_EQ(mp.v[0].state, MOUNT_POINT_MADE);
-        mount_points_remove(&mp);
+        point_locks_release(&l);
         ASSERT_TRUE(exists("grant/.cargo") && !exists("grant/.cargo/config.toml"));
         mount_points_done(&mp);
 }
@@ -181,15 +198,16 @@ TEST(an_existing_name_is_not_made_and_not_removed)
 TEST(make_fails_through_a_symlink)
 {
         struct mount_points mp = {0};
+        struct point_locks l = locks();
         struct bento_err err = {0};
 
         ASSERT_OK(fresh());
         ASSERT_OK(symlink(at("victim"), at("grant/.cargo")));
         listed(&mp, points, dirs, 3);
-        ASSERT_TRUE(mount_points_make(&mp, &err) < 0);
+        ASSERT_TRUE(mount_points_make(&mp, &l, &err) < 0);
         ASSERT_CONTAINS(err.msg, "without following a symlink");
         ASSERT_EQ(entries("victim"), 2); /* nothing made there */
-        mount_points_remove(&mp);
+        point_locks_release(&l);
         ASSERT_TRUE(exists("victim/config.toml") && exists("victim/hooks"));
         mount_points_done(&mp);
 }
@@ -197,14 +215,15 @@ TEST(make_fails_through_a_symlink)
 TEST(a_swapped_in_symlink_saves_the_victim)
 {
         struct mount_points mp = {0};
+        struct point_locks l = locks();
         struct bento_err err = {0};
 
         ASSERT_OK(fresh());
         listed(&mp, points, dirs, 3);
-        ASSERT_OK(mount_points_make(&mp, &err));
+        ASSERT_OK(mount_points_make(&mp, &l, &err));
         ASSERT_OK(rename(at("grant/.cargo"), at("grant/moved")));
         ASSERT_OK(symlink(at("victim"), at("grant/.cargo")));
-        mount_points_remove(&mp);
+        point_locks_release(&l);
         ASSERT_TRUE(exists("victim/config.toml") && exists("victim/hooks"));
         ASSERT_TRUE(exists("grant/moved/config.toml"));
         mount_points_done(&mp);
@@ -225,15 +244,21 @@ TEST(the_hook_removes_empty_names_beneath_the_same_grant_only)
                 const char *argv[] = {"--beneath", grant, "1:1", a, b};
 
                 ASSERT_OK(parse(&mp, argv, 5));
-                mount_points_remove(&mp); /* another grant's identity: nothing */
+                struct point_locks l = locks();
+
+                mount_points_hand_over(&mp, &l); /* another grant's identity: nothing */
+                point_locks_release(&l);
                 mount_points_done(&mp);
                 ASSERT_TRUE(exists("grant/.idea"));
         }
         {
                 const char *argv[] = {"--beneath", grant, grant_id, b, a};
 
+                struct point_locks l = locks();
+
                 ASSERT_OK(parse(&mp, argv, 5));
-                mount_points_remove(&mp);
+                mount_points_hand_over(&mp, &l);
+                point_locks_release(&l);
                 mount_points_done(&mp);
                 ASSERT_TRUE(!exists("grant/.idea"));
                 ASSERT_TRUE(exists("victim/hooks"));
