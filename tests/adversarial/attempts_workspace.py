@@ -24,7 +24,8 @@ or a plain directory), so one box per mode runs them all.
 import os
 import struct
 
-from advharness import (DANGEROUS_GIT_KEYS, Group, assert_denied, attempt, git_config_list, make_git_repo)
+from advharness import (DANGEROUS_GIT_KEYS, Group, assert_denied, assert_ok, attempt, git_config_list,
+                        make_git_repo)
 # The in-box functions below run in box/boxlib.py's namespace; importing its helpers
 # here only names them for readers and linters.
 from boxlib import call, cbuf, mode_of, open_how, sc, write  # noqa: E402
@@ -43,7 +44,7 @@ NEW_GIT_CONFIG = {
 }
 SWAP_REPOS = ["swap-" + k for k in NEW_GIT_CONFIG]
 OTHER_REPOS = ["hook-via-rename", "hooks-dir-rename", "dotgit-symlink", "dotgit-gitfile", "commondir",
-               "vscode-idea", "cargo-config", "config-worktree"]
+               "vscode-idea", "cargo-config", "config-worktree", "into-pinned"]
 REPOS = SWAP_REPOS + OTHER_REPOS
 
 
@@ -146,6 +147,36 @@ def git_hook_via_rename(c):
 @git_hook_via_rename.host
 def _(run):
     assert_repo_unchanged(run, "hook-via-rename")
+
+
+@attempt("workspace", "git-into-pinned", "write a config and a hook in the grant, then rename and hard-link "
+         "them over .git/config, .git/commondir and into .git/hooks (the pinned .git is another mount)")
+def git_into_pinned(c):
+    repo = c.proj + "/repos/into-pinned"
+    write(repo + "/cfg", "[core]\n\tfsmonitor = touch /tmp/bento-adv-pwned\n")
+    write(repo + "/hook", "#!/bin/sh\ntouch /tmp/bento-adv-pwned\n")
+    return {"rename-config": call(os.rename, repo + "/cfg", repo + "/.git/config"),
+            "link-config": call(os.link, repo + "/cfg", repo + "/.git/config.new"),
+            "rename-commondir": call(os.rename, repo + "/cfg", repo + "/.git/commondir"),
+            "rename-hook": call(os.rename, repo + "/hook", repo + "/.git/hooks/post-checkout"),
+            "link-hook": call(os.link, repo + "/hook", repo + "/.git/hooks/pre-commit"),
+            "write-in-git": write(repo + "/.git/description", "mine\n")}
+
+
+@git_into_pinned.check
+def _(r, run):
+    for k in ("rename-config", "link-config", "rename-commondir", "rename-hook", "link-hook"):
+        assert_denied(r[k], what=k)
+    assert_ok(r["write-in-git"], what="writing an ordinary file in .git")
+
+
+@git_into_pinned.host
+def _(run):
+    w = run.world
+    now = repo_state(repo_path(w, "into-pinned"))
+    was = w.git_baseline["into-pinned"]
+    assert now["config"] == was["config"] and now["hooks"] == was["hooks"], (was, now)
+    assert not now["commondir"], now
 
 
 @attempt("workspace", "git-hooks-dir-rename", "rename .git/hooks away, make a new hooks directory with "

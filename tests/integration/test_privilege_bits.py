@@ -24,6 +24,7 @@ import pytest
 
 import harness
 from harness import run_cmd
+from test_translate import engine_argv
 
 BENTO = os.path.join(harness.BUILD, "bin", "bento")
 GATE = os.path.join(harness.BUILD, "bin", "bento-exec-gate")
@@ -265,31 +266,12 @@ def test_copies_that_preserve_modes_lose_the_bits(project):
 # ---------------------------------------------------------------------------
 # a translated bundle under each runtime
 
-# crun 1.8.1 refuses the hybrid cgroup layout: give it a view with the v1
-# hierarchies only, in a private mount namespace (as test_translate.py does).
-CGROUP_V1_VIEW = r"""
-set -eu
-if mountpoint -q /sys/fs/cgroup/unified; then
-    hier=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
-                    if ($(i + 1) == "cgroup" && $5 ~ /^\/sys\/fs\/cgroup\//) print $5, $(i + 3)
-                    break } }' /proc/self/mountinfo)
-    mount -t tmpfs -o mode=755 bento-v1-view /sys/fs/cgroup
-    echo "$hier" | while read -r dir opts; do
-        mkdir -p "$dir"
-        mount -t cgroup -o "${opts#rw,}" cgroup "$dir"
-    done
-fi
-exec "$@"
-"""
-
-
 def runtime_argv(runtime, state, *args):
     if runtime == "bento-runtime":
         return [harness.RUNTIME, "--root", state] + list(args)
-    if runtime == "runc":
-        return ["runc", "--root", state] + list(args)
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", CGROUP_V1_VIEW, "view",
-            "crun", "--root", state] + list(args)
+    # runc as it is; crun in test_translate's cgroup v1 view (it refuses
+    # the hybrid layout)
+    return engine_argv(runtime, state, *args)
 
 
 @pytest.mark.parametrize("runtime,mode", [("bento-runtime", "all"), ("runc", "all"), ("crun", "all"),
