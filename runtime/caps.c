@@ -355,7 +355,8 @@ static int set_flags(cap_t c, cap_flag_t flag, uint64_t mask, struct bento_err *
  * without CAP_SETPCAP, permitted.  Returns the granted sets in ret_prm and
  * ret_inh for the ambient step. */
 static int set_main_sets(const uint64_t *want, const struct held *h, uint64_t bound,
-                         uint64_t *ret_prm, uint64_t *ret_inh, struct bento_err *err)
+                         uint64_t until_exec, uint64_t *ret_prm, uint64_t *ret_inh,
+                         struct bento_err *err)
 {
         cleanup_cap cap_t c = cap_init();
         uint64_t prm, eff, inh, inh_ok;
@@ -365,6 +366,10 @@ static int set_main_sets(const uint64_t *want, const struct held *h, uint64_t bo
                 return bento_err_set(err, errno, "process.capabilities: cap_init");
         prm = want[OCI_CAP_PERMITTED] & h->prm;
         eff = want[OCI_CAP_EFFECTIVE] & prm;
+        *ret_prm = prm;
+        /* held on top until execve, which drops them (see caps.h) */
+        prm |= until_exec & h->prm;
+        eff |= until_exec & h->prm;
         inh_ok = h->inh | bound;
         if (!(h->prm & BIT(CAP_SETPCAP)))
                 inh_ok &= h->prm | h->inh;
@@ -378,7 +383,6 @@ static int set_main_sets(const uint64_t *want, const struct held *h, uint64_t bo
                 return r;
         if (cap_set_proc(c) < 0)
                 return bento_err_set(err, errno, "process.capabilities: capset");
-        *ret_prm = prm;
         *ret_inh = inh;
         return 0;
 }
@@ -406,7 +410,7 @@ static int set_ambient(uint64_t mask, struct bento_err *err)
         return 0;
 }
 
-int rt_caps_apply(const struct oci_capabilities *caps, struct bento_err *err)
+int rt_caps_apply(const struct oci_capabilities *caps, uint64_t until_exec, struct bento_err *err)
 {
         uint64_t want[_OCI_CAP_SET_MAX];
         uint64_t prm = 0, inh = 0, bound;
@@ -425,7 +429,7 @@ int rt_caps_apply(const struct oci_capabilities *caps, struct bento_err *err)
                 return r;
         /* every drop succeeded: what is left is what was kept */
         bound &= want[OCI_CAP_BOUNDING];
-        r = set_main_sets(want, &held, bound, &prm, &inh, err);
+        r = set_main_sets(want, &held, bound, until_exec, &prm, &inh, err);
         if (r < 0)
                 return r;
         return set_ambient(want[OCI_CAP_AMBIENT] & prm & inh, err);

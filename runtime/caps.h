@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/capability.h>
 
 #include "err.h"
@@ -49,13 +50,18 @@ void rt_caps_validate(const struct oci_capabilities *caps, bool own_bounding, ch
                       size_t size);
 
 /* Set all five sets from caps; NULL means "no capabilities at all" (every
- * set empty, bounding set emptied).  Capabilities the process cannot be
- * given are skipped silently (rt_caps_validate() warned about them).  Needs
- * CAP_SETPCAP in the permitted set to shrink the bounding set; raises the
- * effective set to the permitted one first, so it works right after a
- * setresuid() done under PR_SET_KEEPCAPS.  Returns 0 or a negative errno with
- * err filled. */
-int rt_caps_apply(const struct oci_capabilities *caps, struct bento_err *err);
+ * set empty, bounding set emptied).  until_exec (a mask of bits 1 << CAP_x)
+ * is kept in the permitted and effective sets on top of caps, when held: the
+ * init needs CAP_SYS_ADMIN to load a seccomp filter without noNewPrivileges
+ * as its very last step.  execve recomputes permitted and effective from
+ * the bounding, inheritable and ambient sets (plus file capabilities and
+ * root's implied ones), never from the old permitted set, so what is kept
+ * this way does not reach the program; ambient is computed without it.  Capabilities the process
+ * cannot be given are skipped silently (rt_caps_validate() warned about them).  Needs CAP_SETPCAP
+ * in the permitted set to shrink the bounding set; raises the effective set to the permitted one
+ * first, so it works right after a setresuid() done under PR_SET_KEEPCAPS.  Returns 0 or a negative
+ * errno with err filled. */
+int rt_caps_apply(const struct oci_capabilities *caps, uint64_t until_exec, struct bento_err *err);
 
 static inline void cleanup_cap_fn(cap_t *c)
 {

@@ -291,13 +291,11 @@ static int setup_process(const struct exec_job *job, int sync_fd, pid_t *host_pi
                 r = rt_rlimits_apply(proc, err);
         if (r >= 0)
                 r = join_keyring(job, err);
-        /* without noNewPrivileges the filter needs CAP_SYS_ADMIN, which the
-         * identity switch may drop */
-        if (r >= 0 && job->seccomp && !proc->no_new_privileges)
-                r = rt_seccomp_install(job->seccomp, job->listener_fd, job->cfg, job->opts->id,
-                                       job->rec->bundle, *host_pid, err);
+        /* the filter goes in last (restrict_process); without
+         * noNewPrivileges that needs CAP_SYS_ADMIN kept until execve */
         if (r >= 0)
-                r = rt_identity_apply(proc, err);
+                r = rt_identity_apply(
+                    proc, rt_seccomp_until_exec(job->seccomp, proc->no_new_privileges), err);
         if (r >= 0 && chdir(proc->cwd) < 0)
                 r = bento_err_set(err, errno, "process.cwd: cannot enter '%s'", proc->cwd);
         if (r >= 0)
@@ -308,8 +306,9 @@ static int setup_process(const struct exec_job *job, int sync_fd, pid_t *host_pi
 }
 
 /* After sync #2: the container's Landlock ruleset (and the one of a
- * --process file on top), then with noNewPrivileges the seccomp filter,
- * last, so it cannot break the runtime's own steps. */
+ * --process file on top), then the seccomp filter, last, with or without
+ * noNewPrivileges, so it cannot break the runtime's own steps: only the
+ * execve runs under it. */
 static int restrict_process(const struct exec_job *job, pid_t host_pid, struct bento_err *err)
 {
         const struct bento_json *theirs = job->cfg->process ? job->cfg->process->landlock : NULL;
@@ -319,7 +318,7 @@ static int restrict_process(const struct exec_job *job, pid_t host_pid, struct b
                 r = rt_landlock_apply(theirs, err);
         if (r >= 0 && job->opts->process_file && job->proc->landlock)
                 r = rt_landlock_apply(job->proc->landlock, err);
-        if (r >= 0 && job->seccomp && job->proc->no_new_privileges)
+        if (r >= 0 && job->seccomp)
                 r = rt_seccomp_install(job->seccomp, job->listener_fd, job->cfg, job->opts->id,
                                        job->rec->bundle, host_pid, err);
         return r;

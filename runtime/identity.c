@@ -6,6 +6,8 @@
  * would clear the permitted set unless PR_SET_KEEPCAPS is on, and the final
  * capability sets are computed from what survived the switch.
  * noNewPrivileges comes last so that nothing before it is affected.
+ * The seccomp filter is not loaded here but just before execve (see
+ * init.c): rt_seccomp_until_exec() names the capability that load needs.
  */
 #include "process.h"
 
@@ -60,7 +62,7 @@ static int set_groups(const struct oci_user *u, struct bento_err *err)
         return bento_err_set(err, errno, "process.user.additionalGids: setgroups");
 }
 
-int rt_identity_apply(const struct oci_process *proc, struct bento_err *err)
+int rt_identity_apply(const struct oci_process *proc, uint64_t until_exec, struct bento_err *err)
 {
         const struct oci_user *u = &proc->user;
         int r;
@@ -82,7 +84,7 @@ int rt_identity_apply(const struct oci_process *proc, struct bento_err *err)
                 return bento_err_set(err, errno, "prctl(PR_SET_KEEPCAPS)");
         /* runtime-spec: no capabilities object means no capabilities;
          * rt_caps_apply() empties every set for NULL. */
-        r = rt_caps_apply(proc->capabilities, err);
+        r = rt_caps_apply(proc->capabilities, until_exec, err);
         if (r < 0)
                 return r;
         if (proc->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

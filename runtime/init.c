@@ -263,8 +263,7 @@ int rt_resolve_executable(const struct oci_process *proc, char *out, size_t size
                               name);
 }
 
-static int step_process(const struct rt_init_args *a, const struct init_state *st, char *exe,
-                        size_t size, struct bento_err *err)
+static int step_process(const struct rt_init_args *a, char *exe, size_t size, struct bento_err *err)
 {
         const struct rt_context *ctx = a->ctx;
         const struct oci_process *proc = ctx->cfg->process;
@@ -279,13 +278,9 @@ static int step_process(const struct rt_init_args *a, const struct init_state *s
                 r = rt_rlimits_apply(proc, err);
         if (r >= 0)
                 r = rt_keyring_join(ctx, err);
-        /* without noNewPrivileges the filter must go in while we still hold
-         * CAP_SYS_ADMIN; with it, it waits until the very end */
-        if (r >= 0 && ctx->seccomp && !proc->no_new_privileges)
-                r = rt_seccomp_install(ctx->seccomp, st->listener_fd, ctx->cfg, ctx->id,
-                                       ctx->bundle, st->host_pid, err);
         if (r >= 0)
-                r = rt_identity_apply(proc, err);
+                r = rt_identity_apply(
+                    proc, rt_seccomp_until_exec(ctx->seccomp, proc->no_new_privileges), err);
         /* after the identity switch: the target's own uid must be able to
          * enter its cwd and execute the program */
         if (r >= 0)
@@ -322,11 +317,12 @@ static int wait_for_start(int fifo_fd)
         return n == 1 ? 0 : -EPIPE;
 }
 
-/* sync #3 passed: startContainer hooks, then Landlock, then (with
- * noNewPrivileges) the seccomp filter as the very last step before execve.
- * The filter comes last so that a profile blocking landlock_* or the hooks'
- * execve cannot break the runtime's own setup; the exec gate of a bento
- * bundle lets exactly this one execve through. */
+/* sync #3 passed: startContainer hooks, then Landlock, then the seccomp
+ * filter as the very last step before execve, with or without
+ * noNewPrivileges.  Nothing of the runtime's runs under the filter but that
+ * execve, so a profile need not allow close_range, capset, the fifo's read,
+ * landlock_* or the hooks' fork and exec; the exec gate of a bento bundle
+ * lets exactly this one execve through. */
 static int finish_after_start(const struct rt_context *ctx, const struct init_state *st,
                               struct bento_err *err)
 {
@@ -336,7 +332,7 @@ static int finish_after_start(const struct rt_context *ctx, const struct init_st
         r = run_container_hooks(ctx, st, OCI_HOOK_START_CONTAINER, err);
         if (r >= 0 && proc->landlock)
                 r = rt_landlock_apply(proc->landlock, err);
-        if (r >= 0 && ctx->seccomp && proc->no_new_privileges)
+        if (r >= 0 && ctx->seccomp)
                 r = rt_seccomp_install(ctx->seccomp, st->listener_fd, ctx->cfg, ctx->id,
                                        ctx->bundle, st->host_pid, err);
         return r;
@@ -386,7 +382,7 @@ void rt_init_main(const struct rt_init_args *a)
         if (r >= 0)
                 r = step_filesystem(a, &st, &err);
         if (r >= 0)
-                r = step_process(a, &st, exe, sizeof(exe), &err);
+                r = step_process(a, exe, sizeof(exe), &err);
         if (r >= 0)
                 r = step_fds(ctx, &err);
         if (r < 0) {

@@ -14,10 +14,14 @@
  *   rt_identity_apply()     last step before exec: umask, additional groups
  *                           (set even when empty), gid, uid keeping
  *                           capabilities across the switch, then all five
- *                           capability sets (libcap), then noNewPrivileges.
+ *                           capability sets (libcap), then noNewPrivileges;
+ *                           until_exec: capabilities held until execve on
+ *                           top of the configured ones (rt_caps_apply()).
  */
 #ifndef RT_PROCESS_H
 #define RT_PROCESS_H
+
+#include <stdint.h>
 
 #include "context.h"
 
@@ -27,6 +31,6 @@ int rt_sysctl_apply(const struct rt_context *ctx, struct bento_err *err);
 int rt_hostname_apply(const struct rt_context *ctx, struct bento_err *err);
 int rt_rlimits_apply(const struct oci_process *proc, struct bento_err *err);
 int rt_keyring_join(const struct rt_context *ctx, struct bento_err *err);
-int rt_identity_apply(const struct oci_process *proc, struct bento_err *err);
+int rt_identity_apply(const struct oci_process *proc, uint64_t until_exec, struct bento_err *err);
 
 #endif

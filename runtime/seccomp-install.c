@@ -18,6 +18,7 @@
 #include "seccomp-internal.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,11 @@ static unsigned int load_flags(const struct rt_seccomp *s, bool listener)
                         flags |= SECCOMP_FILTER_FLAG_TSYNC_ESRCH;
         }
         return flags;
+}
+
+uint64_t rt_seccomp_until_exec(const struct rt_seccomp *s, bool no_new_privileges)
+{
+        return s && !no_new_privileges ? UINT64_C(1) << CAP_SYS_ADMIN : 0;
 }
 
 int rt_seccomp_install(const struct rt_seccomp *s, int listener_fd, const struct oci_config *cfg,

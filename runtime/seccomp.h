@@ -4,10 +4,14 @@
  * `create` (parent side, before clone) into a BPF program; the init only
  * installs it, with no allocation and no libseccomp call.
  *
- * Where it is installed (see init.c): with noNewPrivileges, after the
- * exec.fifo released the init and after startContainer hooks, as the very
- * last step before execve; without noNewPrivileges, before the identity
- * switch drops CAP_SYS_ADMIN.  With SCMP_ACT_NOTIFY the init connects to
+ * Where it is installed (see init.c and exec.c): after the exec.fifo
+ * released the init, after startContainer hooks and Landlock, as the very
+ * last step before execve, with or without noNewPrivileges.  A profile a
+ * user writes need not allow anything the runtime does (close_range,
+ * capset, the exec.fifo's read, the hooks' fork and exec...): only execve.
+ * Without noNewPrivileges the kernel takes a filter only from a holder of
+ * CAP_SYS_ADMIN, which the identity switch keeps until execve for that
+ * (rt_seccomp_until_exec()).  With SCMP_ACT_NOTIFY the init connects to
  * listenerPath before pivot_root (the path is a host path) and, right after
  * installing the filter, sends the "container process state" JSON with the
  * notify fd over that socket (SCM_RIGHTS).
@@ -16,6 +20,7 @@
 #define RT_SECCOMP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -62,6 +67,11 @@ int rt_seccomp_connect_listener(const struct rt_seccomp *s, struct bento_err *er
  * and nothing is allocated. */
 int rt_seccomp_install(const struct rt_seccomp *s, int listener_fd, const struct oci_config *cfg,
                        const char *id, const char *bundle, pid_t host_pid, struct bento_err *err);
+
+/* The capabilities (bits 1 << CAP_x) the identity switch must keep until
+ * execve so that rt_seccomp_install() can still load s as the last step:
+ * CAP_SYS_ADMIN without noNewPrivileges, nothing otherwise or without s. */
+uint64_t rt_seccomp_until_exec(const struct rt_seccomp *s, bool no_new_privileges);
 
 /* Lists for `features` (linux.seccomp). */
 enum rt_seccomp_list {

@@ -377,7 +377,7 @@ def test_native_architecture_only(rt, bundle):
 # -- where the filter goes in ------------------------------------------------
 
 
-def test_without_nnp_the_filter_is_installed_before_the_identity_switch(rt, bundle):
+def test_without_nnp_the_filter_binds_a_target_of_another_uid(rt, bundle):
     b = seccomp_bundle(bundle, profile(syscalls=[rule(["mkdir"], "SCMP_ACT_ERRNO", errno.EXDEV)]), nnp=False)
     b.process["user"] = {"uid": 1000, "gid": 1000}
     _, steps = run_steps(rt, b, "nnp", "ids", "syscall mkdir s:/dev/shm/a 0755")
@@ -519,19 +519,20 @@ def test_notify_exec_gate(rt, bundle, agent, agent_dir):
                             ("ENOSYS", 1), ("ENOSYS", 1), ("ENOSYS", 1)]
 
 
-def test_notify_without_nnp_hands_the_listener_over_in_create(rt, bundle, agent):
+def test_notify_without_nnp_hands_the_listener_over_at_start(rt, bundle, agent):
+    """Without noNewPrivileges too the filter is the init's last step: the
+    agent gets the listener once start released the init, not in create."""
     ag = agent(allow=1, errno=errno.EACCES)
     # TSYNC with a listener: the kernel wants TSYNC_ESRCH added, which the runtime does
     b = seccomp_bundle(bundle, gate_profile(ag.socket, flags=["SECCOMP_FILTER_FLAG_TSYNC"]), nnp=False)
     b.probe("steps", EXEC % "execveat")
     cid, pid = rt.create_ok(b)
-    msg = ag.report()["state"]
-    assert msg is not None, "without noNewPrivileges the filter (and listener) exist after create"
-    assert msg["pid"] == pid and msg["state"]["status"] == "creating" and "metadata" not in msg
-    assert ag.report()["notifications"] == []
+    assert ag.report()["state"] is None
     rt.start_ok(cid)
     assert REAPER.exit_code(pid, timeout=30) == 0
     assert ag.wait() == 0, ag.stderr()
+    msg = ag.report()["state"]
+    assert msg["pid"] == pid and msg["state"]["status"] == "creating" and "metadata" not in msg
     assert [(n["nr"], n["answer"]) for n in ag.report()["notifications"]] == [
         (NR_EXECVE, "continue"), (NR_EXECVEAT, "errno 13")]
     assert lines(parse_steps(["?"], rt.container_output(cid))) == [("EACCES", 1)]
