@@ -3,7 +3,8 @@
 ignored aloud, blockIO on v1 blkio (and refused where a v2 hierarchy has no io
 controller), the realtime budget, `update` with runc's and crun's flag names,
 the v1 devices.list in config order, and a cgroup mount on a pure v1 view whose
-mountinfo still lists the covered cgroup2 mount.  Every value is read back from
+mountinfo still lists the covered cgroup2 mount; and podman's
+--device-read-bps.  Every value is read back from
 the host's cgroup files, and every refusal is checked next to what still
 works."""
 
@@ -16,6 +17,7 @@ import harness
 from harness import expect_create_failure
 from test_cgroups import (UnifiedOnlyView, assert_gone, all_dirs, caller_cgroups, cg_info, mount_points,
                           read_host, resources_bundle)
+from test_engines import engine_env, explain, pm, podman_engine  # noqa: F401 (fixtures)
 
 MiB = 1 << 20
 
@@ -319,3 +321,22 @@ def test_layout_from_mountinfo_skips_the_covered_cgroup2_mount(rt, bundle):
     dirs = all_dirs(info)
     assert lrt.delete(cid, force=True).rc == 0
     assert_gone(dirs)
+
+
+# -- podman --device-read-bps -------------------------------------------------
+
+
+def disk_node(maj, mnr):
+    with open("/sys/dev/block/%d:%d/uevent" % (maj, mnr)) as f:
+        name = [l.split("=", 1)[1].strip() for l in f if l.startswith("DEVNAME=")][0]
+    return "/dev/" + name
+
+
+def test_podman_device_read_bps(pm, v1_blkio):
+    maj, mnr = root_disk()
+    node = disk_node(maj, mnr)
+    res = pm.run("cat", "/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device",
+                 "/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device",
+                 opts=["--device-read-bps", node + ":1mb", "--device-write-iops", node + ":150"])
+    assert res.rc == 0, explain(res)
+    assert res.out.split("\n")[:2] == ["%d:%d %d" % (maj, mnr, MiB), "%d:%d 150" % (maj, mnr)], explain(res)
