@@ -160,29 +160,74 @@ static int v1_memory(const struct cg_hier *h, const struct cg_limits *l, struct 
         return r;
 }
 
-static int v1_cpu(const struct cg_hier *h, const struct cg_limits *l, struct bento_err *err)
+/* A period and the time allowed within it (CFS or realtime).  The kernel
+ * checks each write against the other value: a new period can be refused
+ * against the old budget, and then the budget goes first. */
+struct budget {
+        const char *period_file, *period_what, *budget_file, *budget_what;
+        bool has_period, has_budget;
+        int64_t period, budget; /* budget -1: unlimited */
+};
+
+static int write_budget(const struct cg_hier *h, const struct budget *b, struct bento_err *err)
 {
         struct bento_err first = {0};
         int r = 0;
 
-        if (l->has_shares)
-                r = write_num(h, "cpu.shares", (int64_t) l->shares, "", false, "cpu.shares", err);
-        if (r < 0 || (!l->has_period && !l->has_quota))
-                return r;
-        /* a new period can be refused against the old quota: then quota first */
-        if (l->has_period && write_num(h, "cpu.cfs_period_us", (int64_t) l->period, "", false,
-                                       "cpu.period", &first) < 0) {
-                if (!l->has_quota || first.code != EINVAL)
+        if (b->has_period &&
+            write_num(h, b->period_file, b->period, "", false, b->period_what, &first) < 0) {
+                if (!b->has_budget || first.code != EINVAL)
                         return bento_err_setx(err, first.code, "%s", first.msg);
-                r = write_num(h, "cpu.cfs_quota_us", l->quota, "-1", false, "cpu.quota", err);
+                r = write_num(h, b->budget_file, b->budget, "-1", false, b->budget_what, err);
                 if (r >= 0)
-                        r = write_num(h, "cpu.cfs_period_us", (int64_t) l->period, "", false,
-                                      "cpu.period", err);
+                        r = write_num(h, b->period_file, b->period, "", false, b->period_what, err);
                 return r;
         }
-        if (l->has_quota)
-                r = write_num(h, "cpu.cfs_quota_us", l->quota, "-1", false, "cpu.quota", err);
+        if (b->has_budget)
+                r = write_num(h, b->budget_file, b->budget, "-1", false, b->budget_what, err);
         return r;
+}
+
+/* cpu.rt_*: only on kernels built with CONFIG_RT_GROUP_SCHED; without the
+ * files the limit cannot be had, which is an error (as for runc). */
+static int v1_rt(const struct cg_hier *h, const struct cg_limits *l, struct bento_err *err)
+{
+        struct budget b = {.period_file = "cpu.rt_period_us",
+                           .period_what = "cpu.realtimePeriod",
+                           .budget_file = "cpu.rt_runtime_us",
+                           .budget_what = "cpu.realtimeRuntime",
+                           .has_period = l->has_rt_period,
+                           .has_budget = l->has_rt_runtime,
+                           .period = (int64_t) l->rt_period,
+                           .budget = l->rt_runtime};
+        char buf[32];
+
+        if (cg_read(h, "cpu.rt_runtime_us", buf, sizeof(buf)) == -ENOENT)
+                return bento_err_setx(err, ENOTSUP,
+                                      "linux.resources %s: this kernel has no realtime group "
+                                      "scheduling (no cpu.rt_runtime_us: built without "
+                                      "CONFIG_RT_GROUP_SCHED); refusing to run without it",
+                                      l->has_rt_runtime ? b.budget_what : b.period_what);
+        return write_budget(h, &b, err);
+}
+
+static int v1_cpu(const struct cg_hier *h, const struct cg_limits *l, struct bento_err *err)
+{
+        struct budget b = {.period_file = "cpu.cfs_period_us",
+                           .period_what = "cpu.period",
+                           .budget_file = "cpu.cfs_quota_us",
+                           .budget_what = "cpu.quota",
+                           .has_period = l->has_period,
+                           .has_budget = l->has_quota,
+                           .period = (int64_t) l->period,
+                           .budget = l->quota};
+        int r = 0;
+
+        if (l->has_rt_period || l->has_rt_runtime)
+                r = v1_rt(h, l, err);
+        if (r >= 0 && l->has_shares)
+                r = write_num(h, "cpu.shares", (int64_t) l->shares, "", false, "cpu.shares", err);
+        return r < 0 ? r : write_budget(h, &b, err);
 }
 
 static int cpuset(const struct cg_hier *h, const struct cg_limits *l, struct bento_err *err)
@@ -290,6 +335,8 @@ static int apply_v2(const struct cg_hier *h, const struct cg_limits *l, struct b
                 r = cpuset(h, l, err);
         if (r >= 0 && l->has_pids)
                 r = pids(h, l, err);
+        if (r >= 0 && cg_blkio_any(l))
+                r = cg_blkio_apply(h, l, err);
         if (r >= 0 && l->unified)
                 r = v2_unified(h, l->unified, err);
         return r;
@@ -318,9 +365,13 @@ int cg_apply(const struct cg_layout *l, const struct cg_limits *lim, struct bent
         }
         if (mem && (r = need(l, "memory", &h, err)) >= 0)
                 r = v1_memory(h, lim, err);
-        if (r >= 0 && (lim->has_shares || lim->has_quota || lim->has_period) &&
+        if (r >= 0 &&
+            (lim->has_shares || lim->has_quota || lim->has_period || lim->has_rt_runtime ||
+             lim->has_rt_period) &&
             (r = need(l, "cpu", &h, err)) >= 0)
                 r = v1_cpu(h, lim, err);
+        if (r >= 0 && cg_blkio_any(lim) && (r = need(l, "blkio", &h, err)) >= 0)
+                r = cg_blkio_apply(h, lim, err);
         if (r >= 0 && (lim->cpus || lim->mems) && (r = need(l, "cpuset", &h, err)) >= 0)
                 r = cpuset(h, lim, err);
         if (r >= 0 && lim->has_pids && (r = need(l, "pids", &h, err)) >= 0)

@@ -5,6 +5,15 @@
  * container needs (oci.md §2.6) and the ones its config creates — with the
  * config's own rules applied in order on top, so they can narrow the
  * defaults as well as widen them.
+ *
+ * The kernel lists exceptions in the order they were first added, and
+ * tools read devices.list expecting the config's rules first, in config
+ * order (runtime-tools' linux_cgroups_devices does).  So the config's rules
+ * are written right after everything is denied, and the defaults after
+ * them; each default is followed again by the config's rules for the same
+ * device, which is all a v1 rule can touch (allow merges into, deny takes
+ * from, the exception with the same type and numbers), so the policy is
+ * the same as if the defaults had come first.
  */
 #include "cgroup-internal.h"
 
@@ -18,9 +27,17 @@
 
 #include "cleanup.h"
 
-static const char *const default_allow[] = {
-    "c *:* m",   "b *:* m",   "c 1:3 rwm", "c 1:5 rwm", "c 1:7 rwm",   "c 1:8 rwm",
-    "c 1:9 rwm", "c 5:0 rwm", "c 5:1 rwm", "c 5:2 rwm", "c 136:* rwm", "c 10:200 rwm",
+/* One rule; major/minor -1 stands for "*". */
+struct dev_rule {
+        char type;
+        int64_t major, minor;
+        const char *access;
+};
+
+static const struct dev_rule default_allow[] = {
+    {'c', -1, -1, "m"}, {'b', -1, -1, "m"}, {'c', 1, 3, "rwm"},    {'c', 1, 5, "rwm"},
+    {'c', 1, 7, "rwm"}, {'c', 1, 8, "rwm"}, {'c', 1, 9, "rwm"},    {'c', 5, 0, "rwm"},
+    {'c', 5, 1, "rwm"}, {'c', 5, 2, "rwm"}, {'c', 136, -1, "rwm"}, {'c', 10, 200, "rwm"},
 };
 
 /* devices.allow and devices.deny, each opened once: v1 takes one rule per
@@ -75,38 +92,72 @@ static int64_t id_of(const struct bento_json *rule, const char *key)
         return v && v->type == BENTO_JSON_NUMBER && v->u.number.fits_i64 ? v->u.number.i : -1;
 }
 
-/* One OCI rule as a devices.allow/deny line; *ret_all when it is type "a". */
-static void rule_line(const struct bento_json *rule, char *buf, size_t size, bool *ret_all)
+/* One (validated) OCI rule; type "a" when it has none. */
+static struct dev_rule rule_of(const struct bento_json *rule)
 {
         const struct bento_json *type = bento_json_get(rule, "type");
         const struct bento_json *access = bento_json_get(rule, "access");
-        char t = type && type->type == BENTO_JSON_STRING ? type->u.string.s[0] : 'a';
-        char maj[24], min[24];
 
-        fmt_id(id_of(rule, "major"), maj, sizeof(maj));
-        fmt_id(id_of(rule, "minor"), min, sizeof(min));
-        *ret_all = t == 'a';
-        snprintf(buf, size, "%c %s:%s %s", t, maj, min,
-                 access && access->type == BENTO_JSON_STRING ? access->u.string.s : "rwm");
+        return (struct dev_rule){
+            .type = type && type->type == BENTO_JSON_STRING ? type->u.string.s[0] : 'a',
+            .major = id_of(rule, "major"),
+            .minor = id_of(rule, "minor"),
+            .access = access && access->type == BENTO_JSON_STRING ? access->u.string.s : "rwm"};
 }
 
-static int allow_config_devices(struct dev_files *f, const struct oci_config *cfg,
-                                struct bento_err *err)
+static int write_rule(struct dev_files *f, bool allow, const struct dev_rule *d,
+                      struct bento_err *err)
 {
-        for (size_t i = 0; cfg && i < cfg->linux_.n_devices; i++) {
+        char maj[24], min[24], line[96];
+
+        fmt_id(d->major, maj, sizeof(maj));
+        fmt_id(d->minor, min, sizeof(min));
+        snprintf(line, sizeof(line), "%c %s:%s %s", d->type, maj, min, d->access);
+        return dev_write(f, allow, line, err);
+}
+
+static bool same_device(const struct dev_rule *a, const struct dev_rule *b)
+{
+        return a->type == b->type && a->major == b->major && a->minor == b->minor;
+}
+
+/* Allow d, then replay the config's rules from `from` on that touch d's
+ * exception, in their order. */
+static int allow_default(struct dev_files *f, const struct dev_rule *d,
+                         const struct bento_json *rules, size_t from, struct bento_err *err)
+{
+        int r = write_rule(f, true, d, err);
+
+        for (size_t i = from; r >= 0 && rules && i < rules->u.array.n; i++) {
+                const struct bento_json *rule = rules->u.array.items[i];
+                struct dev_rule c = rule_of(rule);
+
+                if (same_device(&c, d))
+                        r = write_rule(f, bento_json_get(rule, "allow")->u.boolean, &c, err);
+        }
+        return r;
+}
+
+/* The defaults and the nodes of linux.devices, after the config's rules
+ * (the rules from `from` on are the ones after its last "a" rule). */
+static int allow_defaults(struct dev_files *f, const struct oci_config *cfg,
+                          const struct bento_json *rules, size_t from, struct bento_err *err)
+{
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < sizeof(default_allow) / sizeof(default_allow[0]); i++)
+                r = allow_default(f, &default_allow[i], rules, from, err);
+        for (size_t i = 0; r >= 0 && cfg && i < cfg->linux_.n_devices; i++) {
                 const struct oci_device *d = &cfg->linux_.devices[i];
-                char line[64];
-                int r;
+                struct dev_rule n = {d->type == 'b' ? 'b' : 'c', d->major, d->minor, "rwm"};
 
                 if (d->type == 'p')
                         continue;
-                snprintf(line, sizeof(line), "%c %" PRId64 ":%" PRId64 " rwm",
-                         d->type == 'b' ? 'b' : 'c', d->major, d->minor);
-                r = dev_write(f, true, line, err);
+                r = allow_default(f, &n, rules, from, err);
                 if (r < 0)
                         return bento_err_prefix(err, "linux.devices[%zu]", i);
         }
-        return 0;
+        return r;
 }
 
 /* The kernel shows "a *:* rwm" exactly when everything is allowed. */
@@ -127,44 +178,34 @@ static int check_default(const struct cg_hier *h, bool want_all, struct bento_er
                               h->mnt, h->path, all ? "allows" : "denies");
 }
 
-/* Writing "a" to devices.deny drops every exception: the defaults are
- * given back after it, so rules that follow can still narrow them. */
-static int allow_defaults(struct dev_files *f, const struct oci_config *cfg, struct bento_err *err)
-{
-        int r = 0;
-
-        for (size_t i = 0; r >= 0 && i < sizeof(default_allow) / sizeof(default_allow[0]); i++)
-                r = dev_write(f, true, default_allow[i], err);
-        return r < 0 ? r : allow_config_devices(f, cfg, err);
-}
-
 int cg_devices_apply(const struct cg_hier *h, const struct oci_config *cfg,
                      const struct bento_json *rules, struct bento_err *err)
 {
         struct dev_files f = {.h = h, .fd = {-1, -1}};
         bool want_all = false;
+        size_t from = 0;
         int r;
 
         r = dev_write(&f, false, "a", err);
-        if (r >= 0)
-                r = allow_defaults(&f, cfg, err);
+        /* the config's rules in their order; "a" ones reset what came before */
         for (size_t i = 0; r >= 0 && rules && i < rules->u.array.n; i++) {
                 const struct bento_json *rule = rules->u.array.items[i];
                 bool allow = bento_json_get(rule, "allow")->u.boolean;
-                bool all;
-                char line[96];
+                struct dev_rule d = rule_of(rule);
 
-                rule_line(rule, line, sizeof(line), &all);
-                r = dev_write(&f, allow, line, err);
+                r = d.type == 'a' ? dev_write(&f, allow, "a", err) : write_rule(&f, allow, &d, err);
                 if (r < 0) {
                         dev_files_close(&f);
                         return bento_err_prefix(err, "linux.resources.devices[%zu]", i);
                 }
-                if (all)
+                if (d.type == 'a') {
                         want_all = allow;
-                if (all && !allow)
-                        r = allow_defaults(&f, cfg, err);
+                        from = i + 1;
+                }
         }
+        /* everything allowed leaves nothing for the defaults to add */
+        if (r >= 0 && !want_all)
+                r = allow_defaults(&f, cfg, rules, from, err);
         dev_files_close(&f);
         if (r < 0)
                 return bento_err_prefix(err, "devices cgroup");

@@ -61,11 +61,22 @@ struct cg_limits {
         uint64_t shares, period;
         int64_t quota; /* -1: unlimited */
         const char *cpus, *mems;
+        bool has_rt_runtime, has_rt_period; /* cpu.realtime*: v1 with RT group scheduling */
+        int64_t rt_runtime;                 /* -1: unlimited */
+        uint64_t rt_period;
         bool has_pids;
         int64_t pids;                     /* -1: unlimited */
         const struct bento_json *devices; /* validated array, or NULL */
         const struct bento_json *unified; /* validated object (v2 only), or NULL */
+        struct cg_blkio {
+                uint64_t weight, leaf_weight;         /* 0: not set */
+                const struct bento_json *weights;     /* weightDevice, validated, or NULL */
+                const struct bento_json *throttle[4]; /* enum cg_throttle order, or NULL */
+        } blkio;
 };
+
+/* linux.resources.blockIO's throttle arrays, in this order everywhere. */
+enum cg_throttle { CG_READ_BPS, CG_WRITE_BPS, CG_READ_IOPS, CG_WRITE_IOPS, CG_N_THROTTLE };
 
 /* ---- cgroup-layout.c ---- */
 
@@ -168,6 +179,25 @@ int cg_limits_parse(const struct bento_json *res, enum cg_mode mode, const char 
 /* Anything that needs a cgroup of the container's own (devices alone do
  * not: see cgroup.c). */
 bool cg_limits_any(const struct cg_limits *lim);
+
+/* ---- cgroup-blkio.c ---- */
+
+/* Check linux.resources.blockIO (b, not NULL) into lim->blkio; `where` is
+ * the JSON path of the resources object.  v2 has no leaf weights: those
+ * are ignored with a warning, as runc ignores them. */
+int cg_blkio_parse(const struct bento_json *b, enum cg_mode mode, const char *where,
+                   struct cg_limits *lim, struct bento_err *err);
+
+/* Anything in lim->blkio to write. */
+bool cg_blkio_any(const struct cg_limits *lim);
+
+/* Write lim->blkio into h (the v1 blkio hierarchy, or the v2 unified one,
+ * whose io controller it needs) and read every value back. */
+int cg_blkio_apply(const struct cg_hier *h, const struct cg_limits *lim, struct bento_err *err);
+
+/* What the kernel holds ("weight", throttle lists) as the record's
+ * applied.cgroup "blockIO" member, added to obj; nothing without h. */
+int cg_blkio_snapshot(const struct cg_hier *h, struct bento_json *obj);
 
 /* ---- cgroup-apply.c ---- */
 

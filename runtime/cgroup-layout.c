@@ -19,6 +19,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "mount-util.h"
 
 #define UNIFIED_KEY "unified"
 
@@ -66,6 +67,7 @@ bool cg_tokens_in(const char *wanted, const char *list)
 struct cg_mount {
         const char *root, *mnt, *superopts;
         bool v2;
+        bool covered; /* a later mount (of any kind) is at or above mnt */
 };
 
 struct cg_mounts {
@@ -80,16 +82,17 @@ static void cg_mounts_done(struct cg_mounts *ms)
 #define cleanup_mounts __attribute__((cleanup(cg_mounts_done)))
 
 /* mountinfo: "id parent maj:min root mountpoint opts [tags] - type src superopts".
- * Fills *ret for a cgroup or cgroup2 mount (false for any other line).
- * Octal escapes are not undone: cgroup mount points have none in practice,
- * and a path with one is simply not found. */
-static bool parse_mount(char *line, struct cg_mount *ret)
+ * 1 with *ret filled for a cgroup or cgroup2 mount, 0 with only ret->mnt
+ * for any other mount, -1 for a line that is not one.  Octal escapes are
+ * not undone: cgroup mount points have none in practice, and a path with
+ * one is simply not found. */
+static int parse_mount(char *line, struct cg_mount *ret)
 {
         char *sep = strstr(line, " - ");
         char *save = NULL, *f[5], *type, *superopts;
 
         if (!sep)
-                return false;
+                return -1;
         *sep = '\0';
         f[0] = strtok_r(line, " ", &save);
         for (int i = 1; i < 5; i++)
@@ -98,15 +101,27 @@ static bool parse_mount(char *line, struct cg_mount *ret)
         (void) strtok_r(NULL, " ", &save);
         superopts = strtok_r(NULL, " ", &save);
         if (!f[4] || !type || !superopts)
-                return false;
+                return -1;
+        *ret = (struct cg_mount){.mnt = f[4]};
         if (strcmp(type, "cgroup2") != 0 && strcmp(type, "cgroup") != 0)
-                return false;
+                return 0;
         *ret = (struct cg_mount){
             .root = f[3], .mnt = f[4], .superopts = superopts, .v2 = type[6] == '2'};
-        return true;
+        return 1;
 }
 
-/* The cgroup mounts of mountinfo (modified in place), in mountinfo order. */
+/* A mount at mnt hides the cgroup mounts listed before it at or below mnt. */
+static void mark_covered(struct cg_mounts *ms, const char *mnt)
+{
+        for (size_t i = 0; i < ms->n; i++)
+                if (rt_path_within(ms->m[i].mnt, mnt))
+                        ms->m[i].covered = true;
+}
+
+/* The cgroup mounts of mountinfo (modified in place), in mountinfo order,
+ * each marked when a later mount covers it (mounts stack: mountinfo lists
+ * them in the order they were made, and a pure v1 view made by mounting
+ * a tmpfs over /sys/fs/cgroup still lists the cgroup2 mount below it). */
 static int parse_mounts(char *mountinfo, struct cg_mounts *ret)
 {
         char *save = NULL;
@@ -117,8 +132,12 @@ static int parse_mounts(char *mountinfo, struct cg_mounts *ret)
         for (char *line = strtok_r(mountinfo, "\n", &save); line;
              line = strtok_r(NULL, "\n", &save)) {
                 struct cg_mount m;
+                int r = parse_mount(line, &m);
 
-                if (!parse_mount(line, &m))
+                if (r < 0)
+                        continue;
+                mark_covered(ret, m.mnt);
+                if (r == 0)
                         continue;
                 if (ret->n == cap) {
                         struct cg_mount *p =
@@ -172,17 +191,17 @@ int cg_hier_set_mount(struct cg_hier *h, const char *mnt, const char *root)
         return -ENOMEM;
 }
 
-/* The last matching entry wins: mountinfo lists mounts in the order they
- * were made, and a later mount (at the same point or above it) covers an
- * earlier one, so the first match may be one that can no longer be
- * reached. */
+/* The last matching entry that nothing covers: mountinfo lists mounts in
+ * the order they were made, and a later mount (at the same point or above
+ * it) covers an earlier one, so the first match may be one that can no
+ * longer be reached. */
 static int find_mount(const struct cg_mounts *ms, struct cg_hier *h)
 {
         for (size_t i = ms->n; i-- > 0;) {
                 const struct cg_mount *m = &ms->m[i];
                 int r;
 
-                if (m->v2 != h->v2 || (!h->v2 && !cg_tokens_in(h->key, m->superopts)))
+                if (m->covered || m->v2 != h->v2 || (!h->v2 && !cg_tokens_in(h->key, m->superopts)))
                         continue;
                 r = cg_hier_set_mount(h, m->mnt, m->root);
                 if (r != 0)
@@ -352,11 +371,7 @@ static bool path_ok(const char *p)
 
 bool cg_path_within(const char *path, const char *dir)
 {
-        size_t n = strlen(dir);
-
-        if (strcmp(dir, "/") == 0)
-                return true;
-        return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+        return rt_path_within(path, dir);
 }
 
 /* One recorded path for h: canonical, and not the caller's cgroup or one

@@ -5,13 +5,20 @@
  * apply on this host is refused with its JSON path rather than ignored
  * (a container must not run believing it is limited when it is not).
  * Members the runtime-spec does not know are ignored, as config.json's
- * rules say.  As in runc, a limit of 0 means "not set".
+ * rules say.  As in runc, a limit of 0 means "not set".  The one kind of
+ * member ignored on purpose is the kernel memory limits (memory.kernel,
+ * memory.kernelTCP): Linux dropped them, runc ignores them, and refusing
+ * would fail every engine that still sends them; each is named in a
+ * warning with its value.
  */
 #include "cgroup-internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "log.h"
 
 struct ctx {
         enum cg_mode mode;
@@ -104,19 +111,40 @@ static bool empty(const struct bento_json *v)
         return false;
 }
 
+/* memory.kernel and memory.kernelTCP: checked like the other limits, then
+ * dropped with a warning that names the value (see the header). */
+static int ignore_kernel_memory(const struct ctx *c, const struct bento_json *m)
+{
+        static const char *const keys[] = {"kernel", "kernelTCP"};
+
+        for (size_t i = 0; i < 2; i++) {
+                char path[32];
+                bool has = false;
+                int64_t v = 0;
+                int r;
+
+                snprintf(path, sizeof(path), "memory.%s", keys[i]);
+                r = get_int(c, m, keys[i], path, -1, &has, &v);
+                if (r < 0)
+                        return r;
+                if (has)
+                        rt_log_warning("%s.%s: %" PRId64 " ignored: kernel memory limits are gone "
+                                       "from the kernel (as runc, bento-runtime sets none)",
+                                       c->where, path, v);
+        }
+        return 0;
+}
+
 static int parse_memory(const struct ctx *c, const struct bento_json *m, struct cg_limits *l)
 {
-        static const char *const never[] = {"kernel", "kernelTCP"};
         bool v2 = c->mode == CG_MODE_V2;
         int r = 0;
 
         if (m->type != BENTO_JSON_OBJECT)
                 return bad(c, "memory", "expected an object");
-        for (size_t i = 0; i < 2; i++)
-                if (member(m, never[i]))
-                        return unsupported(c, i ? "memory.kernelTCP" : "memory.kernel",
-                                           "(kernel memory limits are gone from current kernels)");
-        r = get_int(c, m, "limit", "memory.limit", -1, &l->has_mem_limit, &l->mem_limit);
+        r = ignore_kernel_memory(c, m);
+        if (r >= 0)
+                r = get_int(c, m, "limit", "memory.limit", -1, &l->has_mem_limit, &l->mem_limit);
         if (r >= 0)
                 r = get_int(c, m, "reservation", "memory.reservation", -1, &l->has_mem_reservation,
                             &l->mem_reservation);
@@ -166,9 +194,25 @@ static int cpu_list(const struct ctx *c, const struct bento_json *cpu, const cha
         return 0;
 }
 
+/* cpu.realtimeRuntime/realtimePeriod: v1's RT group scheduling; cgroup v2
+ * has no such files, so there they are refused (runc fails on them too). */
+static int parse_rt(const struct ctx *c, const struct bento_json *cpu, struct cg_limits *l)
+{
+        int r = get_int(c, cpu, "realtimeRuntime", "cpu.realtimeRuntime", -1, &l->has_rt_runtime,
+                        &l->rt_runtime);
+
+        if (r >= 0)
+                r = get_uint(c, cpu, "realtimePeriod", "cpu.realtimePeriod", &l->has_rt_period,
+                             &l->rt_period);
+        if (r >= 0 && c->mode == CG_MODE_V2 && (l->has_rt_runtime || l->has_rt_period))
+                r = unsupported(c, l->has_rt_runtime ? "cpu.realtimeRuntime" : "cpu.realtimePeriod",
+                                "on cgroup v2 (it has no realtime group scheduling)");
+        return r;
+}
+
 static int parse_cpu(const struct ctx *c, const struct bento_json *cpu, struct cg_limits *l)
 {
-        static const char *const never[] = {"burst", "realtimeRuntime", "realtimePeriod", "idle"};
+        static const char *const never[] = {"burst", "idle"};
         int r;
 
         if (cpu->type != BENTO_JSON_OBJECT)
@@ -188,6 +232,8 @@ static int parse_cpu(const struct ctx *c, const struct bento_json *cpu, struct c
                 r = cpu_list(c, cpu, "cpus", "cpu.cpus", &l->cpus);
         if (r >= 0)
                 r = cpu_list(c, cpu, "mems", "cpu.mems", &l->mems);
+        if (r >= 0)
+                r = parse_rt(c, cpu, l);
         return r;
 }
 
@@ -262,7 +308,7 @@ static int parse_unified(const struct ctx *c, const struct bento_json *u, struct
 int cg_limits_parse(const struct bento_json *res, enum cg_mode mode, const char *where,
                     struct cg_limits *ret, struct bento_err *err)
 {
-        static const char *const refused[] = {"blockIO", "hugepageLimits", "network", "rdma"};
+        static const char *const refused[] = {"hugepageLimits", "network", "rdma"};
         struct ctx c = {.mode = mode, .where = where, .err = err};
         const struct bento_json *v;
         int r = 0;
@@ -285,6 +331,8 @@ int cg_limits_parse(const struct bento_json *res, enum cg_mode mode, const char 
                 else
                         r = get_int(&c, v, "limit", "pids.limit", -1, &ret->has_pids, &ret->pids);
         }
+        if (r >= 0 && (v = member(res, "blockIO")))
+                r = cg_blkio_parse(v, mode, where, ret, err);
         if (r >= 0 && (v = member(res, "devices")))
                 r = parse_devices(&c, v, ret);
         if (r >= 0 && (v = member(res, "unified")))
@@ -296,5 +344,6 @@ bool cg_limits_any(const struct cg_limits *l)
 {
         return l->has_mem_limit || l->has_mem_reservation || l->has_mem_swap || l->has_swappiness ||
                l->has_oom_disable || l->has_shares || l->has_quota || l->has_period || l->cpus ||
-               l->mems || l->has_pids || l->unified;
+               l->mems || l->has_rt_runtime || l->has_rt_period || l->has_pids || l->unified ||
+               cg_blkio_any(l);
 }

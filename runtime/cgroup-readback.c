@@ -228,6 +228,10 @@ int cg_snapshot(const struct cg_layout *l, struct bento_json *obj)
                 r = put_num(c, "quota", cpu, "cpu.cfs_quota_us");
         if (r >= 0 && !v2)
                 r = put_num(c, "period", cpu, "cpu.cfs_period_us");
+        if (r >= 0 && !v2)
+                r = put_num(c, "realtimeRuntime", cpu, "cpu.rt_runtime_us");
+        if (r >= 0 && !v2)
+                r = put_num(c, "realtimePeriod", cpu, "cpu.rt_period_us");
         if (r >= 0 && v2 && cpu && cpu->path)
                 r = snap_cpu_v2(cpu, c);
         if (r >= 0)
@@ -238,6 +242,8 @@ int cg_snapshot(const struct cg_layout *l, struct bento_json *obj)
                 r = put_num(p, "limit", cg_find(l, "pids"), "pids.max");
         if (r >= 0 && !v2)
                 r = snap_devices(cg_find(l, "devices"), obj);
+        if (r >= 0)
+                r = cg_blkio_snapshot(cg_find(l, v2 ? "io" : "blkio"), obj);
         if (r >= 0) {
                 r = put_obj(obj, "memory", TAKE_PTR(m));
                 if (r >= 0)

@@ -5,7 +5,10 @@
  * read back and stored in the record so `state` shows what the kernel
  * holds).  podman sends `update --resources=FILE ID`, containerd
  * `update --resources - ID` with the JSON on stdin; the crun/runc flags
- * (--memory, --cpu-quota, ...) override members of that document.
+ * (--memory, --cpu-quota, ...) override members of that document, and are
+ * spelled as both of them spell them (runc's --cpu-share is --cpu-shares).
+ * The kernel memory flags fill memory.kernel/kernelTCP, which the cgroup
+ * driver ignores with a warning, as runc and crun do.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -183,6 +186,12 @@ enum {
         U_CPUS,
         U_MEMS,
         U_PIDS,
+        U_BLKIO_WEIGHT,
+        U_RT_PERIOD,
+        U_RT_RUNTIME,
+        U_KERNEL,
+        U_KERNEL_TCP,
+        U_N,
 };
 
 /* flag → member of the resources document */
@@ -199,6 +208,11 @@ static const struct {
     [U_CPUS] = {"cpuset-cpus", "cpu", "cpus", true},
     [U_MEMS] = {"cpuset-mems", "cpu", "mems", true},
     [U_PIDS] = {"pids-limit", "pids", "limit", false},
+    [U_BLKIO_WEIGHT] = {"blkio-weight", "blockIO", "weight", false},
+    [U_RT_PERIOD] = {"cpu-rt-period", "cpu", "realtimePeriod", false},
+    [U_RT_RUNTIME] = {"cpu-rt-runtime", "cpu", "realtimeRuntime", false},
+    [U_KERNEL] = {"kernel-memory", "memory", "kernel", false},
+    [U_KERNEL_TCP] = {"kernel-memory-tcp", "memory", "kernelTCP", false},
 };
 
 static const struct rt_opt update_opts[] = {
@@ -209,9 +223,15 @@ static const struct rt_opt update_opts[] = {
     {"cpu-quota", 0, true, U_QUOTA},
     {"cpu-period", 0, true, U_PERIOD},
     {"cpu-shares", 0, true, U_SHARES},
+    {"cpu-share", 0, true, U_SHARES}, /* runc's and crun's spelling */
     {"cpuset-cpus", 0, true, U_CPUS},
     {"cpuset-mems", 0, true, U_MEMS},
     {"pids-limit", 0, true, U_PIDS},
+    {"blkio-weight", 0, true, U_BLKIO_WEIGHT},
+    {"cpu-rt-period", 0, true, U_RT_PERIOD},
+    {"cpu-rt-runtime", 0, true, U_RT_RUNTIME},
+    {"kernel-memory", 0, true, U_KERNEL},
+    {"kernel-memory-tcp", 0, true, U_KERNEL_TCP},
     {NULL, 0, false, 0},
 };
 
@@ -267,7 +287,7 @@ static int set_flag(struct bento_json *res, int which, const char *value, struct
 
 static int parse_update(struct rt_args *a, struct bento_json **ret, struct bento_err *err)
 {
-        const char *values[U_PIDS + 1] = {NULL};
+        const char *values[U_N] = {NULL};
         const char *value = NULL;
         int opt, r;
 
@@ -275,7 +295,7 @@ static int parse_update(struct rt_args *a, struct bento_json **ret, struct bento
                 values[opt] = value;
         if (r >= 0)
                 r = load_resources(values[U_RESOURCES], ret, err);
-        for (int i = U_MEMORY; r >= 0 && i <= U_PIDS; i++)
+        for (int i = U_MEMORY; r >= 0 && i < U_N; i++)
                 if (values[i])
                         r = set_flag(*ret, i, values[i], err);
         if (r < 0)

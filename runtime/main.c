@@ -39,8 +39,9 @@ static const struct {
     {"ps", cmd_ps, "ps [--format|-f table|json] ID"},
     {"update", cmd_update,
      "update [--resources|-r FILE|-] [--memory|-m N] [--memory-swap N] [--memory-reservation N] "
-     "[--cpu-quota N] [--cpu-period N] [--cpu-shares N] [--cpuset-cpus LIST] "
-     "[--cpuset-mems LIST] [--pids-limit N] ID"},
+     "[--cpu-quota N] [--cpu-period N] [--cpu-share|--cpu-shares N] [--cpu-rt-period N] "
+     "[--cpu-rt-runtime N] [--cpuset-cpus LIST] [--cpuset-mems LIST] [--pids-limit N] "
+     "[--blkio-weight N] [--kernel-memory N] [--kernel-memory-tcp N] ID"},
 };
 
 enum {

@@ -159,3 +159,12 @@ int rt_setattr_recursive(const struct rt_target *t, uint64_t set, uint64_t clr)
                 return -errno;
         return 0;
 }
+
+bool rt_path_within(const char *path, const char *dir)
+{
+        size_t n = strlen(dir);
+
+        if (strcmp(dir, "/") == 0)
+                return true;
+        return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}

@@ -53,6 +53,11 @@ int rt_remount_bind(const struct rt_root *root, const struct rt_target *t, unsig
 int rt_set_propagation(const struct rt_root *root, const struct rt_target *t,
                        const unsigned long *props, size_t n);
 
+/* Absolute, canonical path `path` is dir or below it ("/" holds
+ * everything).  Also how a mount hides another: one made later at the
+ * same point or above it covers it. */
+bool rt_path_within(const char *path, const char *dir);
+
 /* mount_setattr(AT_RECURSIVE) with MOUNT_ATTR_* bits; no-op when both are 0. */
 int rt_setattr_recursive(const struct rt_target *t, uint64_t set, uint64_t clr);
 

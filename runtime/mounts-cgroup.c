@@ -111,18 +111,47 @@ static bool mountinfo_match(char *line, struct hierarchy *h)
         return true;
 }
 
+/* The mount point of a mountinfo line (its fifth field), unescaped. */
+static bool line_mountpoint(const char *line, char *buf, size_t size)
+{
+        const char *p = line;
+        size_t n;
+
+        for (int i = 0; i < 4 && p; i++) {
+                p = strchr(p, ' ');
+                p = p ? p + 1 : NULL;
+        }
+        if (!p || (n = strcspn(p, " \n")) == 0 || n >= size)
+                return false;
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        unescape(buf);
+        return true;
+}
+
+/* The last line that mounts h's hierarchy and that no later line covers:
+ * mounts stack, a later one at the same point or above it hides the
+ * earlier (a pure v1 view made by mounting a tmpfs over /sys/fs/cgroup
+ * still lists the cgroup2 mount below it, and hierarchies mounted again
+ * come after the ones they hide). */
 static int find_mount(struct hierarchy *h)
 {
         cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
         cleanup_free char *line = NULL;
+        char mnt[PATH_MAX];
+        bool found = false;
         size_t cap = 0;
 
         if (!f)
                 return -errno;
-        while (getline(&line, &cap, f) > 0)
+        while (getline(&line, &cap, f) > 0) {
+                if (found && line_mountpoint(line, mnt, sizeof(mnt)) &&
+                    rt_path_within(h->mountpoint, mnt))
+                        found = false;
                 if (mountinfo_match(line, h))
-                        return 1;
-        return 0;
+                        found = true;
+        }
+        return found;
 }
 
 /* host_path = mountpoint + the init's path below the mount's root. */

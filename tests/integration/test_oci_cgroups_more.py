@@ -1,0 +1,342 @@
+# SPDX-License-Identifier: Apache-2.0
+"""More of linux.resources, as runc takes it (issue 15): kernel memory limits
+ignored aloud, blockIO on v1 blkio (and refused where a v2 hierarchy has no io
+controller), the realtime budget, `update` with runc's and crun's flag names,
+the v1 devices.list in config order, and a cgroup mount on a pure v1 view whose
+mountinfo still lists the covered cgroup2 mount; and podman's
+--device-read-bps.  Every value is read back from
+the host's cgroup files, and every refusal is checked next to what still
+works."""
+
+import json
+import os
+
+import pytest
+
+import harness
+from harness import expect_create_failure
+from test_cgroups import (UnifiedOnlyView, assert_gone, all_dirs, caller_cgroups, cg_info, mount_points,
+                          read_host, resources_bundle)
+from test_engines import engine_env, explain, pm, podman_engine  # noqa: F401 (fixtures)
+
+MiB = 1 << 20
+
+
+# -- host facts ---------------------------------------------------------------
+
+def root_disk():
+    """(major, minor) of the whole disk holding / (throttles take whole disks)."""
+    dev = os.stat("/").st_dev
+    sysdir = "/sys/dev/block/%d:%d" % (os.major(dev), os.minor(dev))
+    if os.path.exists(os.path.join(sysdir, "partition")):
+        with open(os.path.join(sysdir, "..", "dev")) as f:
+            return tuple(int(x) for x in f.read().strip().split(":"))
+    return os.major(dev), os.minor(dev)
+
+
+def blkio_child_files():
+    """The files a fresh blkio cgroup has on this host (the root cgroup lacks
+    some): made next to ours and removed again."""
+    base = mount_points()["blkio"] + caller_cgroups()["blkio"].rstrip("/")
+    probe = os.path.join(base, "cgx-probe-%d" % os.getpid())
+    os.mkdir(probe)
+    try:
+        return set(os.listdir(probe))
+    finally:
+        os.rmdir(probe)
+
+
+def dev_lines(info, file):
+    return read_host(info, "blkio", file).splitlines()
+
+
+@pytest.fixture
+def v1_blkio():
+    if "blkio" not in mount_points():
+        pytest.fail("this host has no v1 blkio hierarchy (see docs/conformance.md for the host)")
+    return blkio_child_files()
+
+
+def weight_file(files):
+    return "blkio.weight" if "blkio.weight" in files else "blkio.bfq.weight"
+
+
+# -- memory.kernel / kernelTCP ------------------------------------------------
+
+def test_kernel_memory_limits_are_ignored_with_a_warning(rt, bundle):
+    b = resources_bundle(bundle, {"memory": {"limit": 64 * MiB, "kernel": 32 * MiB, "kernelTCP": 8 * MiB}},
+                         "/bin/bento-probe", "sleep", "30")
+    cid = rt.new_id("cgx-")
+    res = rt.create(b, cid)
+    assert res.rc == 0, res
+    for what, value in (("memory.kernel", 32 * MiB), ("memory.kernelTCP", 8 * MiB)):
+        line = [l for l in res.err.splitlines() if "linux.resources.%s:" % what in l]
+        assert line and str(value) in line[0] and "ignored" in line[0], (what, res.err)
+    # the limit next to them still holds
+    info = cg_info(rt, cid)
+    assert int(read_host(info, "memory", "memory.limit_in_bytes")) == 64 * MiB
+    assert rt.delete(cid, force=True).rc == 0
+    assert_gone(all_dirs(info))
+    # ignored is not unchecked: a value of the wrong type is still refused
+    expect_create_failure(rt, resources_bundle(bundle, {"memory": {"kernel": "lots"}}),
+                          message="linux.resources.memory.kernel")
+
+
+# -- blockIO ------------------------------------------------------------------
+
+def test_blockio_weight_and_throttles_are_applied_on_v1(rt, bundle, v1_blkio):
+    maj, mnr = root_disk()
+    dev = {"major": maj, "minor": mnr}
+    b = resources_bundle(bundle, {"blockIO": {
+        "weight": 300,
+        "throttleReadBpsDevice": [dict(dev, rate=MiB)],       # podman --device-read-bps
+        "throttleWriteBpsDevice": [dict(dev, rate=2 * MiB)],
+        "throttleReadIOPSDevice": [dict(dev, rate=100)],
+        "throttleWriteIOPSDevice": [dict(dev, rate=200)]}}, "/bin/bento-probe", "sleep", "30")
+    cid, _pid = rt.create_ok(b, rt.new_id("cgx-"))
+    info = cg_info(rt, cid)
+    key = "%d:%d" % (maj, mnr)
+    assert int(read_host(info, "blkio", weight_file(v1_blkio))) == 300
+    for file, rate in (("read_bps_device", MiB), ("write_bps_device", 2 * MiB),
+                       ("read_iops_device", 100), ("write_iops_device", 200)):
+        assert dev_lines(info, "blkio.throttle." + file) == ["%s %d" % (key, rate)], file
+    # the state says the same
+    assert info["blockIO"]["weight"] == 300
+    assert info["blockIO"]["throttleReadBpsDevice"] == [dict(dev, rate=MiB)]
+    assert rt.delete(cid, force=True).rc == 0
+    assert_gone(all_dirs(info))
+
+
+def test_blockio_what_the_kernel_lacks_is_refused_as_runc_does(rt, bundle, v1_blkio):
+    if "blkio.leaf_weight" in v1_blkio:
+        pytest.skip("this kernel still has blkio.leaf_weight (CFQ)")
+    res = expect_create_failure(rt, resources_bundle(bundle, {"blockIO": {"weight": 200, "leafWeight": 300}}),
+                                message="blockIO.leafWeight")
+    assert "blkio.leaf_weight" in res.err, res
+    # a device that is not there: the kernel's answer, named
+    expect_create_failure(rt, resources_bundle(bundle, {"blockIO": {
+        "throttleReadBpsDevice": [{"major": 4095, "minor": 77, "rate": MiB}]}}),
+        message="blockIO.throttleReadBpsDevice[0]")
+    # an out-of-range weight never reaches the kernel
+    expect_create_failure(rt, resources_bundle(bundle, {"blockIO": {"weight": 5}}),
+                          message="linux.resources.blockIO.weight")
+
+
+def test_blockio_without_the_io_controller_is_refused_on_v2(rt, bundle):
+    mp = mount_points()
+    if "unified" not in mp:
+        pytest.fail("this host has no cgroup2 mount; the v2 view needs one")
+    with open(os.path.join(mp["unified"], "cgroup.controllers")) as f:
+        if "io" in f.read().split():
+            pytest.skip("the io controller is on this host's cgroup2 hierarchy")
+    v2rt = UnifiedOnlyView(rt, sorted(m for k, m in mp.items() if k != "unified"))
+    maj, mnr = root_disk()
+    b = resources_bundle(bundle, {"blockIO": {"throttleReadBpsDevice": [{"major": maj, "minor": mnr, "rate": MiB}]}})
+    expect_create_failure(v2rt, b, message="the io controller is not available")
+    # the same view still runs a container without blockIO
+    v2rt.run_probe(resources_bundle(bundle, {"blockIO": {}}), "exit", "0")
+
+
+# -- cpu.realtimeRuntime / realtimePeriod -------------------------------------
+
+def rt_files_here():
+    base = mount_points()["cpu"] if "cpu" in mount_points() else None
+    return base and os.path.exists(os.path.join(base, "cpu.rt_runtime_us"))
+
+
+def test_realtime_budget_is_applied(rt, bundle):
+    if not rt_files_here():
+        pytest.skip("no cpu.rt_runtime_us here (CONFIG_RT_GROUP_SCHED off)")
+    b = resources_bundle(bundle, {"cpu": {"realtimePeriod": 500000, "realtimeRuntime": 10000}},
+                         "/bin/bento-probe", "sleep", "30")
+    cid, _pid = rt.create_ok(b, rt.new_id("cgx-"))
+    info = cg_info(rt, cid)
+    assert read_host(info, "cpu", "cpu.rt_period_us") == "500000"
+    assert read_host(info, "cpu", "cpu.rt_runtime_us") == "10000"
+    assert info["cpu"]["realtimeRuntime"] == 10000 and info["cpu"]["realtimePeriod"] == 500000
+    assert rt.delete(cid, force=True).rc == 0
+    assert_gone(all_dirs(info))
+    # a budget larger than its period is the kernel's refusal, passed on
+    expect_create_failure(rt, resources_bundle(bundle, {"cpu": {"realtimePeriod": 10000, "realtimeRuntime": 20000}}),
+                          message="cpu.realtime")
+
+
+# -- update with runc's and crun's flags --------------------------------------
+
+def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, v1_blkio):
+    b = resources_bundle(bundle, {"memory": {"limit": 64 * MiB, "swap": 64 * MiB}, "pids": {"limit": 30}},
+                         "/bin/bento-probe", "sleep", "60")
+    cid, _pid = rt.create_ok(b, rt.new_id("cgx-"))
+    rt.start_ok(cid)
+    info = cg_info(rt, cid)
+    cpus = "1" if (os.cpu_count() or 1) > 1 else "0"
+    res = rt.cmd("update", "--cpu-share", "300", "--cpu-period", "200000", "--cpu-quota", "50000",
+                 "--cpuset-cpus", cpus, "--cpuset-mems", "0", "--memory", str(96 * MiB),
+                 "--memory-swap", str(128 * MiB), "--memory-reservation", str(32 * MiB), "--pids-limit", "55",
+                 "--blkio-weight", "500", cid)
+    assert res.rc == 0, res
+    assert read_host(info, "cpu", "cpu.shares") == "300"
+    assert read_host(info, "cpu", "cpu.cfs_period_us") == "200000"
+    assert read_host(info, "cpu", "cpu.cfs_quota_us") == "50000"
+    assert read_host(info, "cpuset", "cpuset.cpus") == cpus
+    assert read_host(info, "cpuset", "cpuset.mems") == "0"
+    assert int(read_host(info, "memory", "memory.limit_in_bytes")) == 96 * MiB
+    assert int(read_host(info, "memory", "memory.memsw.limit_in_bytes")) == 128 * MiB
+    assert int(read_host(info, "memory", "memory.soft_limit_in_bytes")) == 32 * MiB
+    assert read_host(info, "pids", "pids.max") == "55"
+    assert read_host(info, "blkio", weight_file(v1_blkio)) == "500"
+    now = cg_info(rt, cid)
+    assert now["cpu"]["shares"] == 300 and now["blockIO"]["weight"] == 500
+    if rt_files_here():
+        res = rt.cmd("update", "--cpu-rt-period", "400000", "--cpu-rt-runtime", "8000", cid)
+        assert res.rc == 0, res
+        assert read_host(info, "cpu", "cpu.rt_period_us") == "400000"
+        assert read_host(info, "cpu", "cpu.rt_runtime_us") == "8000"
+    # the kernel memory flags are accepted and ignored aloud; the rest applies
+    res = rt.cmd("update", "--kernel-memory", str(16 * MiB), "--kernel-memory-tcp", str(4 * MiB),
+                 "--pids-limit", "66", cid)
+    assert res.rc == 0, res
+    assert "resources.memory.kernel: %d ignored" % (16 * MiB) in res.err, res
+    assert "resources.memory.kernelTCP: %d ignored" % (4 * MiB) in res.err, res
+    assert read_host(info, "pids", "pids.max") == "66"
+    # -r FILE and -r - (stdin)
+    f = os.path.join(test_dir, "res.json")
+    with open(f, "w") as fh:
+        json.dump({"pids": {"limit": 77}, "blockIO": {"weight": 600}}, fh)
+    res = rt.cmd("update", "-r", f, cid)
+    assert res.rc == 0, res
+    assert read_host(info, "pids", "pids.max") == "77"
+    assert read_host(info, "blkio", weight_file(v1_blkio)) == "600"
+    res = rt.cmd("update", "-r", "-", cid, input=json.dumps({"cpu": {"shares": 700}}))
+    assert res.rc == 0, res
+    assert read_host(info, "cpu", "cpu.shares") == "700"
+    # refusals still change nothing and say why
+    res = rt.cmd("update", "--blkio-weight", "5", cid)
+    assert res.rc != 0 and "blockIO.weight" in res.err, res
+    res = rt.cmd("update", "--cpu-share", "many", cid)
+    assert res.rc != 0 and "--cpu-share" in res.err, res
+    assert read_host(info, "blkio", weight_file(v1_blkio)) == "600"
+    assert read_host(info, "cpu", "cpu.shares") == "700"
+    assert rt.delete(cid, force=True).rc == 0
+    assert_gone(all_dirs(info))
+
+
+def test_update_help_names_the_runc_flags(rt):
+    res = rt.cmd("--help")
+    assert res.rc == 0, res
+    text = res.out + res.err
+    for flag in ("--cpu-share", "--blkio-weight", "--cpu-rt-period", "--cpu-rt-runtime", "--kernel-memory",
+                 "--kernel-memory-tcp"):
+        assert flag in text, (flag, text)
+
+
+# -- devices.list in config order ---------------------------------------------
+
+def test_devices_list_reads_in_config_order(rt, bundle):
+    rules = [{"allow": False, "access": "rwm"},
+             {"allow": True, "type": "c", "major": 10, "minor": 229, "access": "rwm"},
+             {"allow": True, "type": "b", "major": 8, "minor": 20, "access": "rw"},
+             {"allow": True, "type": "b", "major": 10, "minor": 200, "access": "r"},
+             # narrows a default: /dev/zero can be read but not written
+             {"allow": False, "type": "c", "major": 1, "minor": 5, "access": "w"}]
+    b = resources_bundle(bundle, {"devices": rules}, "/bin/bento-probe", "sleep", "30")
+    cid, _pid = rt.create_ok(b, rt.new_id("cgx-"))
+    info = cg_info(rt, cid)
+    devs = read_host(info, "devices", "devices.list").splitlines()
+    assert devs[:3] == ["c 10:229 rwm", "b 8:20 rw", "b 10:200 r"], devs
+    assert "c 1:5 rm" in devs and "c 1:5 rwm" not in devs, devs
+    for want in ("c 1:3 rwm", "c 136:* rwm", "c *:* m", "b *:* m"):
+        assert want in devs, (want, devs)
+    assert "a *:* rwm" not in devs, devs
+    assert rt.delete(cid, force=True).rc == 0
+    # and the narrowed default is enforced, the others are not touched
+    b2 = resources_bundle(bundle, {"devices": rules})
+    steps = rt.run_script(b2, ["write", "/dev/zero"], ["write", "/dev/null"])
+    assert steps[0].line == "EPERM" and steps[1].line == "OK", steps
+
+
+# -- a cgroup mount on a pure v1 view -----------------------------------------
+
+class LegacyView(harness.Runtime):
+    """The runtime in a private mount namespace where a fresh tmpfs covers
+    /sys/fs/cgroup and only the v1 hierarchies are mounted again inside it
+    (what crun needs on this host): mountinfo still lists the covered
+    mounts, the cgroup2 one among them, before the tmpfs that hides them.
+    `at` places the re-mounted hierarchies: "usual" at their usual names,
+    "moved" at "<name>-2", so the runtime must read mountinfo to find them."""
+
+    SCRIPT = (
+        "v1=$(awk '{ for (i = 1; i <= NF; i++) if ($i == \"-\") { if ($(i+1) == \"cgroup\" && "
+        "$5 ~ /^\\/sys\\/fs\\/cgroup\\//) print $5, $(i+3); break } }' /proc/self/mountinfo) && "
+        "mount -t tmpfs -o mode=755 cgx-view /sys/fs/cgroup && "
+        "echo \"$v1\" | while read -r path opts; do p=$path$SUFFIX; mkdir -p \"$p\" && "
+        "mount -t cgroup -o \"${opts#rw,}\" cgroup \"$p\" || exit 99; done && exec \"$@\"")
+
+    def __init__(self, rt, at="usual"):
+        super().__init__(root=rt.root, scratch=rt.scratch)
+        self.suffix = "" if at == "usual" else "-2"
+        self.ids = rt.ids  # the fixture's teardown deletes them, from the host's view
+        self.pids = rt.pids
+
+    def argv(self, args, global_opts=()):
+        return ["unshare", "-m", "--propagation", "private", "env", "SUFFIX=" + self.suffix,
+                "sh", "-c", self.SCRIPT, "sh"] + super().argv(args, global_opts)
+
+
+def host_has_cgroup2_at_unified():
+    return mount_points().get("unified") == "/sys/fs/cgroup/unified"
+
+
+@pytest.mark.parametrize("cgroupns", [False, True])
+def test_cgroup_mount_on_a_pure_v1_view(rt, bundle, cgroupns):
+    if not host_has_cgroup2_at_unified():
+        pytest.skip("the covered-cgroup2 case needs the hybrid layout's /sys/fs/cgroup/unified")
+    lrt = LegacyView(rt)
+    b = bundle()
+    if cgroupns:
+        b.set_ns("cgroup")
+    else:
+        b.drop_ns("cgroup")
+    b.add_mount("/sys/fs/cgroup", type="cgroup", source="cgroup", options=["nosuid", "noexec", "nodev", "ro"])
+    steps = lrt.run_script(b, ["ls", "/sys/fs/cgroup"], ["read", "/sys/fs/cgroup/pids/pids.max"])
+    names = steps[0].json()["entries"]
+    assert "unified" not in names, names
+    for want in ("pids", "memory", "devices", "freezer"):
+        assert want in names, (want, names)
+    assert steps[1].json()["data"].strip() == "max", steps
+    # nothing of the view reached this namespace
+    with open("/proc/self/mountinfo") as f:
+        assert "cgx-view" not in f.read()
+
+
+def test_layout_from_mountinfo_skips_the_covered_cgroup2_mount(rt, bundle):
+    if not host_has_cgroup2_at_unified():
+        pytest.skip("the covered-cgroup2 case needs the hybrid layout's /sys/fs/cgroup/unified")
+    lrt = LegacyView(rt, at="moved")
+    b = resources_bundle(bundle, {"pids": {"limit": 44}}, "/bin/bento-probe", "sleep", "30")
+    cid, _pid = lrt.create_ok(b, lrt.new_id("cgx-"))
+    info = cg_info(lrt, cid)
+    assert info["version"] == "v1" and "unified" not in info["paths"], info
+    assert read_host(info, "pids", "pids.max") == "44"
+    dirs = all_dirs(info)
+    assert lrt.delete(cid, force=True).rc == 0
+    assert_gone(dirs)
+
+
+# -- podman --device-read-bps -------------------------------------------------
+
+
+def disk_node(maj, mnr):
+    with open("/sys/dev/block/%d:%d/uevent" % (maj, mnr)) as f:
+        name = [l.split("=", 1)[1].strip() for l in f if l.startswith("DEVNAME=")][0]
+    return "/dev/" + name
+
+
+def test_podman_device_read_bps(pm, v1_blkio):
+    maj, mnr = root_disk()
+    node = disk_node(maj, mnr)
+    res = pm.run("cat", "/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device",
+                 "/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device",
+                 opts=["--device-read-bps", node + ":1mb", "--device-write-iops", node + ":150"])
+    assert res.rc == 0, explain(res)
+    assert res.out.split("\n")[:2] == ["%d:%d %d" % (maj, mnr, MiB), "%d:%d 150" % (maj, mnr)], explain(res)
