@@ -132,7 +132,8 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         sigfd = rt_fg_block_signals(&old, err);
         if (sigfd < 0)
                 return sigfd;
-        (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
+        if (!o->no_subreaper)
+                (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
         /* process.terminal without --console-socket: we proxy it ourselves */
         o->keep_console = true;
         r = rt_container_create(store, o, &c, err);
@@ -208,6 +209,7 @@ int cmd_run(const struct rt_global *g, int argc, char **argv)
                 return rt_log_err(&err);
         o.id = a.argv[a.i];
         o.systemd_cgroup = g->systemd_cgroup;
+        o.no_cgroup = g->no_cgroup;
         if (ro.report)
                 rt_log_file_only();
         r = rt_store_open(g->root, &store, &err);

@@ -138,7 +138,12 @@ static int load_bundle(struct create_job *job, struct bento_err *err)
                 return bento_err_set(err, errno, "--bundle '%s'",
                                      job->opts->bundle ? job->opts->bundle : ".");
         job->bundle = strdup(real);
-        if (!job->bundle || asprintf(&config_path, "%s/config.json", real) < 0)
+        /* --config names a file from the caller's directory, as crun reads it */
+        if (job->opts->config)
+                config_path = strdup(job->opts->config);
+        else if (asprintf(&config_path, "%s/config.json", real) < 0)
+                config_path = NULL;
+        if (!job->bundle || !config_path)
                 return bento_err_set(err, ENOMEM, "bundle");
         r = bento_read_file(config_path, OCI_CONFIG_MAX_BYTES, &job->config_data, &job->config_len,
                             err);
@@ -288,6 +293,7 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                 goto out;
         ctx.seccomp = job.seccomp;
         ctx.systemd_cgroup = opts->systemd_cgroup;
+        ctx.no_cgroup = opts->no_cgroup;
         rt_log_debug("create %s: bundle %s, rootfs %s, clone flags %#lx%s%s", opts->id, job.bundle,
                      job.rootfs, job.plan.clone_flags,
                      job.plan.any_join ? ", joining namespaces by path" : "",

@@ -38,6 +38,8 @@ struct rt_context {
 
         /* --systemd-cgroup: the cgroup is a transient systemd scope */
         bool systemd_cgroup;
+        /* --cgroup-manager disabled: the container gets no cgroup */
+        bool no_cgroup;
         /* linux.seccomp compiled in `create` before the clone; NULL: none */
         const struct rt_seccomp *seccomp;
 };
