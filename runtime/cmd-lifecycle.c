@@ -11,6 +11,7 @@
 #include "container.h"
 #include "create-opts.h"
 #include "log.h"
+#include "notify.h"
 #include "signals.h"
 
 /* Open the state root, run fn, report its error. */
@@ -67,9 +68,20 @@ int cmd_create(const struct rt_global *g, int argc, char **argv)
         return with_store(g, do_create, &o);
 }
 
+/* With NOTIFY_SOCKET, start returns once the container said READY=1 (or
+ * its init ended), as runc and crun do: a Type=notify unit is ready then. */
 static int do_start(struct rt_store *store, void *data, struct bento_err *err)
 {
-        return rt_container_start(store, data, err);
+        struct rt_notify_link l = RT_NOTIFY_LINK_INIT;
+        const char *caller = rt_notify_caller();
+        int r = caller ? rt_notify_bind(store, data, &l, err) : 0;
+
+        if (r >= 0)
+                r = rt_container_start(store, data, err);
+        if (r >= 0 && l.fd >= 0)
+                r = rt_notify_relay(&l, caller, err);
+        rt_notify_link_close(&l);
+        return r;
 }
 
 int cmd_start(const struct rt_global *g, int argc, char **argv)
