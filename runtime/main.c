@@ -212,7 +212,8 @@ static void print_version(void)
 /* crun's spelling; --systemd-cgroup is runc's.  The last one given wins. */
 static int set_cgroup_manager(struct rt_global *g, const char *value, struct bento_err *err)
 {
-        if (strcmp(value, "cgroupfs") && strcmp(value, "systemd") && strcmp(value, "disabled"))
+        if (strcmp(value, "cgroupfs") != 0 && strcmp(value, "systemd") != 0 &&
+            strcmp(value, "disabled") != 0)
                 return bento_err_setx(err, EINVAL,
                                       "--cgroup-manager: expected cgroupfs, systemd or "
                                       "disabled, got '%s'",

@@ -66,7 +66,7 @@ static int caller_addr(const char *name, struct sockaddr_un *addr, socklen_t *le
 static int inner_path(const char *caller, char **ret, struct bento_err *err)
 {
         struct sockaddr_un addr;
-        socklen_t len;
+        socklen_t len = 0;
         int r = caller_addr(caller, &addr, &len, err);
 
         if (r < 0)
@@ -94,9 +94,11 @@ static int add_mount(struct oci_config *cfg, const char *state_dir, const char *
 {
         static const char *const options[] = {"bind", "nosuid", "noexec", "nodev", "ro"};
         const size_t n_opt = sizeof(options) / sizeof(options[0]);
-        struct oci_mount *grown = realloc(cfg->mounts, (cfg->n_mounts + 1) * sizeof(*grown));
-        struct oci_mount *m;
+        struct oci_mount *grown, *m;
 
+        if (!inner)
+                return -EINVAL;
+        grown = realloc(cfg->mounts, (cfg->n_mounts + 1) * sizeof(*grown));
         if (!grown)
                 return -ENOMEM;
         cfg->mounts = grown;
@@ -335,7 +337,7 @@ static int send_caller(const char *caller, pid_t pid, struct bento_err *err)
         struct sockaddr_un addr;
         cleanup_close int fd = -1;
         char mainpid[32];
-        socklen_t len;
+        socklen_t len = 0;
         int r = caller_addr(caller, &addr, &len, err);
 
         if (r < 0)
