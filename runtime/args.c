@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
+
 static const struct rt_opt *find_long(const struct rt_opt *opts, const char *name, size_t len)
 {
         for (; opts->name; opts++)
@@ -59,6 +61,11 @@ int rt_args_next(struct rt_args *a, const struct rt_opt *opts, int *ret_id, cons
                 return 0;
         a->i++;
         *ret_value = NULL;
+        if ((!strcmp(arg, "--help") && !find_long(opts, "help", 4)) ||
+            (!strcmp(arg, "-h") && !find_short(opts, 'h'))) {
+                rt_verb_help(a->argv[0], opts);
+                exit(0);
+        }
         if (arg[1] == '-') {
                 const char *eq = strchr(arg + 2, '=');
                 o = find_long(opts, arg + 2, eq ? (size_t) (eq - arg - 2) : strlen(arg + 2));

@@ -16,6 +16,8 @@ struct rt_opt {
         char short_name;  /* 0 when none */
         bool has_value;
         int id;
+        const char *metavar; /* the value's name in --help ("DIR"), optional */
+        const char *help;    /* one line for --help, optional */
 };
 
 struct rt_args {
@@ -24,7 +26,10 @@ struct rt_args {
         int i; /* next argument to look at */
 };
 
-/* Parse the next option.  Returns 1 with *ret_id (and *ret_value for options
+/* Parse the next option.  `--help` or `-h` where the table has no option
+ * of that name prints the verb's help (argv[0] is the verb, rt_verb_help)
+ * and exits 0, as runc and crun do: options are parsed before a verb does
+ * anything, so there is nothing to undo.  Returns 1 with *ret_id (and *ret_value for options
  * with a value), 0 when the options are over (a.i then indexes the first
  * positional argument), or a negative errno with err naming the bad option. */
 int rt_args_next(struct rt_args *a, const struct rt_opt *opts, int *ret_id, const char **ret_value,

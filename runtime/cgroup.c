@@ -31,6 +31,7 @@
 
 #include "cgroup-internal.h"
 #include "cleanup.h"
+#include "log.h"
 #include "proc.h"
 
 static void cleanup_layout_fn(struct cg_layout *l)
@@ -337,6 +338,23 @@ static int make_early(const struct rt_context *ctx, struct cg_prepared *p, struc
         return 0;
 }
 
+/* --cgroup-manager disabled: the container stays in our cgroup, as with
+ * crun; every limit the config asks for is then not enforced, and each is
+ * named in a warning rather than dropped in silence. */
+static void warn_not_enforced(const struct rt_context *ctx)
+{
+        const struct bento_json *res = ctx->cfg->linux_.resources;
+
+        for (size_t i = 0; res && res->type == BENTO_JSON_OBJECT && i < res->u.object.n; i++)
+                if (res->u.object.values[i]->type != BENTO_JSON_NULL)
+                        rt_log_warning("linux.resources.%s: not enforced: --cgroup-manager "
+                                       "disabled gives the container no cgroup",
+                                       res->u.object.keys[i]);
+        if (ctx->cfg->linux_.cgroups_path)
+                rt_log_warning("linux.cgroupsPath: ignored: --cgroup-manager disabled gives "
+                               "the container no cgroup");
+}
+
 /* The layout, the limits, and where the container goes. */
 static int plan(const struct rt_context *ctx, struct cg_prepared *p, struct bento_err *err)
 {
@@ -345,6 +363,11 @@ static int plan(const struct rt_context *ctx, struct cg_prepared *p, struct bent
         if (r >= 0)
                 r = cg_limits_parse(ctx->cfg->linux_.resources, p->l.mode, "linux.resources",
                                     &p->lim, err);
+        if (r >= 0 && ctx->no_cgroup) {
+                warn_not_enforced(ctx);
+                p->none = true;
+                return 0;
+        }
         if (r < 0 || ctx->systemd_cgroup)
                 return r;
         p->wants = cg_limits_any(&p->lim);

@@ -134,7 +134,8 @@ static void print_pids(const pid_t *pids, size_t n, bool json)
 
 int cmd_ps(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {{"format", 'f', true, 'f'}, {NULL, 0, false, 0}};
+        static const struct rt_opt opts[] = {{"format", 'f', true, 'f', "FORMAT", "table or json"},
+                                             {NULL, 0, false, 0}};
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
@@ -216,22 +217,22 @@ static const struct {
 };
 
 static const struct rt_opt update_opts[] = {
-    {"resources", 'r', true, U_RESOURCES},
-    {"memory", 'm', true, U_MEMORY},
-    {"memory-swap", 0, true, U_SWAP},
-    {"memory-reservation", 0, true, U_RESERVATION},
-    {"cpu-quota", 0, true, U_QUOTA},
-    {"cpu-period", 0, true, U_PERIOD},
-    {"cpu-shares", 0, true, U_SHARES},
-    {"cpu-share", 0, true, U_SHARES}, /* runc's and crun's spelling */
-    {"cpuset-cpus", 0, true, U_CPUS},
-    {"cpuset-mems", 0, true, U_MEMS},
-    {"pids-limit", 0, true, U_PIDS},
-    {"blkio-weight", 0, true, U_BLKIO_WEIGHT},
-    {"cpu-rt-period", 0, true, U_RT_PERIOD},
-    {"cpu-rt-runtime", 0, true, U_RT_RUNTIME},
-    {"kernel-memory", 0, true, U_KERNEL},
-    {"kernel-memory-tcp", 0, true, U_KERNEL_TCP},
+    {"resources", 'r', true, U_RESOURCES, "FILE", "linux.resources as JSON (- reads stdin)"},
+    {"memory", 'm', true, U_MEMORY, "BYTES", "memory.limit"},
+    {"memory-swap", 0, true, U_SWAP, "BYTES", "memory.swap (memory plus swap)"},
+    {"memory-reservation", 0, true, U_RESERVATION, "BYTES", "memory.reservation"},
+    {"cpu-quota", 0, true, U_QUOTA, "USEC", "cpu.quota per period"},
+    {"cpu-period", 0, true, U_PERIOD, "USEC", "cpu.period"},
+    {"cpu-shares", 0, true, U_SHARES, "N", "cpu.shares"},
+    {"cpu-share", 0, true, U_SHARES, "N", "the same, as runc and crun spell it"},
+    {"cpuset-cpus", 0, true, U_CPUS, "LIST", "cpu.cpus"},
+    {"cpuset-mems", 0, true, U_MEMS, "LIST", "cpu.mems"},
+    {"pids-limit", 0, true, U_PIDS, "N", "pids.limit"},
+    {"blkio-weight", 0, true, U_BLKIO_WEIGHT, "N", "blockIO.weight (10-1000)"},
+    {"cpu-rt-period", 0, true, U_RT_PERIOD, "USEC", "cpu.realtimePeriod"},
+    {"cpu-rt-runtime", 0, true, U_RT_RUNTIME, "USEC", "cpu.realtimeRuntime"},
+    {"kernel-memory", 0, true, U_KERNEL, "BYTES", "accepted and ignored with a warning"},
+    {"kernel-memory-tcp", 0, true, U_KERNEL_TCP, "BYTES", "accepted and ignored with a warning"},
     {NULL, 0, false, 0},
 };
 

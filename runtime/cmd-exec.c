@@ -33,18 +33,19 @@ enum {
 };
 
 static const struct rt_opt exec_opts[] = {
-    {"process", 'p', true, OPT_PROCESS},
-    {"detach", 'd', false, OPT_DETACH},
-    {"pid-file", 0, true, OPT_PID_FILE},
-    {"console-socket", 0, true, OPT_CONSOLE_SOCKET},
-    {"tty", 't', false, OPT_TTY},
-    {"preserve-fds", 0, true, OPT_PRESERVE_FDS},
-    {"cwd", 0, true, OPT_CWD},
-    {"env", 'e', true, OPT_ENV},
-    {"user", 'u', true, OPT_USER},
-    {"cap", 'c', true, OPT_CAP},
-    {"no-new-privs", 0, false, OPT_NO_NEW_PRIVS},
-    {NULL, 0, false, 0},
+    {"process", 'p', true, OPT_PROCESS, "FILE", "the whole process, as process in config.json"},
+    {"detach", 'd', false, OPT_DETACH, NULL, "return once the process runs"},
+    {"pid-file", 0, true, OPT_PID_FILE, "FILE", "write the process's pid to FILE"},
+    {"console-socket", 0, true, OPT_CONSOLE_SOCKET, "PATH",
+     "send the terminal's master to this unix socket"},
+    {"tty", 't', false, OPT_TTY, NULL, "give the process a terminal"},
+    {"preserve-fds", 0, true, OPT_PRESERVE_FDS, "N", "pass descriptors 3 to 3+N-1"},
+    {"cwd", 0, true, OPT_CWD, "DIR", "working directory (absolute)"},
+    {"env", 'e', true, OPT_ENV, "KEY=VALUE", "set a variable (repeatable)"},
+    {"user", 'u', true, OPT_USER, "UID[:GID]", "run as this user (numbers)"},
+    {"cap", 'c', true, OPT_CAP, "CAP", "add a capability (repeatable)"},
+    {"no-new-privs", 0, false, OPT_NO_NEW_PRIVS, NULL, "set no_new_privs"},
+    {NULL, 0, false, 0, NULL, NULL},
 };
 
 static int parse_id(const char *s, uint32_t *ret)

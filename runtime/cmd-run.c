@@ -25,6 +25,7 @@
 #include "create-opts.h"
 #include "foreground.h"
 #include "log.h"
+#include "notify.h"
 #include "run-report.h"
 
 /* A process the OOM killer took leaves only SIGKILL in the exit status:
@@ -119,12 +120,37 @@ static int check_exit_fd(int fd, const struct rt_create_opts *o, struct bento_er
         return 0;
 }
 
+/* Foreground run with a notify socket: the relay runs in a child of ours
+ * while we wait for the container, and ends with READY=1 or the init
+ * (rt_fg_wait_status reaps it with the rest). */
+static void relay_in_child(struct rt_notify_link *l, int sigfd, int console_fd)
+{
+        pid_t pid;
+
+        if (l->fd < 0)
+                return;
+        pid = fork();
+        if (pid == 0) {
+                struct bento_err err = {0};
+
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                close(sigfd);
+                if (console_fd >= 0)
+                        close(console_fd);
+                _exit(rt_notify_relay(l, rt_notify_caller(), &err) < 0 ? rt_log_err(&err) : 0);
+        }
+        if (pid < 0)
+                rt_log_warning("NOTIFY_SOCKET: cannot fork the relay: %s", strerror(errno));
+        rt_notify_link_close(l);
+}
+
 static int run_foreground(struct rt_store *store, struct rt_create_opts *o, struct rt_run_opts *ro,
                           struct rt_run_report *rep, struct bento_err *err)
 {
         cleanup_close int sigfd = -1;
         cleanup_close int console_fd = -1;
         struct rt_created c = {.pid = 0, .pidfd = -1, .console_fd = -1};
+        struct rt_notify_link link = RT_NOTIFY_LINK_INIT;
         bool report = ro->report != NULL;
         sigset_t old;
         int r;
@@ -132,7 +158,8 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         sigfd = rt_fg_block_signals(&old, err);
         if (sigfd < 0)
                 return sigfd;
-        (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
+        if (!o->no_subreaper)
+                (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
         /* process.terminal without --console-socket: we proxy it ourselves */
         o->keep_console = true;
         r = rt_container_create(store, o, &c, err);
@@ -140,12 +167,16 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
                 return r;
         rep->created = true;
         console_fd = c.console_fd;
-        r = rt_container_start_facts(store, o->id, report ? &rep->rec : NULL, err);
+        r = rt_notify_caller() ? rt_notify_bind(store, o->id, &link, err) : 0;
+        if (r >= 0)
+                r = rt_container_start_facts(store, o->id, report ? &rep->rec : NULL, err);
         if (r < 0) {
+                rt_notify_link_close(&link);
                 start_failed(store, o->id, &c, report, rep);
                 return r;
         }
         rep->started = true;
+        relay_in_child(&link, sigfd, console_fd);
         rep->status = rt_fg_wait_status(c.pid, c.pidfd, sigfd, console_fd);
         exit_notice(&ro->exit_fd, rep->status);
         close(c.pidfd);
@@ -166,20 +197,28 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         return rt_fg_exit_code(rep->status);
 }
 
+/* With NOTIFY_SOCKET, run --detach returns after READY=1, as start does. */
 static int run_detached(struct rt_store *store, struct rt_create_opts *o, struct bento_err *err)
 {
         struct rt_created c = {.pid = 0, .pidfd = -1};
+        struct rt_notify_link link = RT_NOTIFY_LINK_INIT;
+        const char *caller = rt_notify_caller();
         int r;
 
         r = rt_container_create(store, o, &c, err);
         if (r < 0)
                 return r;
         close(c.pidfd);
-        r = rt_container_start(store, o->id, err);
+        r = caller ? rt_notify_bind(store, o->id, &link, err) : 0;
+        if (r >= 0)
+                r = rt_container_start(store, o->id, err);
         if (r < 0) {
                 struct bento_err ignored;
                 (void) rt_container_delete(store, o->id, true, &ignored);
+        } else if (link.fd >= 0) {
+                r = rt_notify_relay(&link, caller, err);
         }
+        rt_notify_link_close(&link);
         return r < 0 ? r : 0;
 }
 
@@ -208,6 +247,7 @@ int cmd_run(const struct rt_global *g, int argc, char **argv)
                 return rt_log_err(&err);
         o.id = a.argv[a.i];
         o.systemd_cgroup = g->systemd_cgroup;
+        o.no_cgroup = g->no_cgroup;
         if (ro.report)
                 rt_log_file_only();
         r = rt_store_open(g->root, &store, &err);

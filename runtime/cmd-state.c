@@ -90,24 +90,19 @@ static void list_one(struct rt_store *store, const char *id, bool json, bool qui
         rt_snapshot_close(&s);
 }
 
-static int compare_names(const void *a, const void *b)
-{
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 int cmd_list(const struct rt_global *g, int argc, char **argv)
 {
         static const struct rt_opt opts[] = {
-            {"format", 'f', true, 'f'}, {"quiet", 'q', false, 'q'}, {NULL, 0, false, 0}};
+            {"format", 'f', true, 'f', "FORMAT", "table (default) or json"},
+            {"quiet", 'q', false, 'q', NULL, "only the ids"},
+            {NULL, 0, false, 0, NULL, NULL}};
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
         const char *value = NULL;
         bool json = false, quiet = false, first = true;
-        cleanup_dir DIR *d = NULL;
         char **names = NULL;
         size_t n = 0;
-        struct dirent *e;
         int id, r;
 
         while ((r = rt_args_next(&a, opts, &id, &value, &err)) > 0) {
@@ -124,25 +119,9 @@ int cmd_list(const struct rt_global *g, int argc, char **argv)
                 r = bento_err_setx(&err, EINVAL, "list takes no arguments");
         if (r >= 0)
                 r = rt_store_open(g->root, &store, &err);
-        if (r >= 0 && !(d = opendir(store.root)))
-                r = bento_err_set(&err, errno, "cannot list %s", store.root);
-        while (r >= 0 && d && (e = readdir(d))) {
-                char **grown;
-                if (e->d_name[0] == '.' || e->d_type != DT_DIR)
-                        continue;
-                grown = realloc(names, (n + 1) * sizeof(*names));
-                if (!grown || !(grown[n] = strdup(e->d_name))) {
-                        names = grown ? grown : names;
-                        r = bento_err_set(&err, ENOMEM, "list");
-                        break;
-                }
-                names = grown;
-                n++;
-        }
+        if (r >= 0)
+                r = rt_store_ids(&store, &names, &n, &err);
         if (r >= 0) {
-                /* qsort's array must not be NULL, even when empty */
-                if (n > 0)
-                        qsort(names, n, sizeof(*names), compare_names);
                 if (json)
                         printf("[");
                 else if (!quiet)
@@ -153,9 +132,7 @@ int cmd_list(const struct rt_global *g, int argc, char **argv)
                 if (json)
                         printf("]\n");
         }
-        for (size_t i = 0; i < n; i++)
-                free(names[i]);
-        free(names);
+        rt_store_ids_free(names, n);
         rt_store_close(&store);
         return r < 0 ? rt_log_err(&err) : 0;
 }

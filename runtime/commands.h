@@ -13,8 +13,9 @@ struct rt_global {
         const char *root;     /* --root, NULL for the default */
         const char *log_path; /* --log */
         bool json_log;
-        int log_level; /* enum rt_log_level */
-        bool systemd_cgroup;
+        int log_level;       /* enum rt_log_level */
+        bool systemd_cgroup; /* --systemd-cgroup, --cgroup-manager systemd */
+        bool no_cgroup;      /* --cgroup-manager disabled */
 };
 
 typedef int (*rt_command_fn)(const struct rt_global *g, int argc, char **argv);
@@ -33,8 +34,15 @@ int cmd_pause(const struct rt_global *g, int argc, char **argv);
 int cmd_resume(const struct rt_global *g, int argc, char **argv);
 int cmd_ps(const struct rt_global *g, int argc, char **argv);
 int cmd_update(const struct rt_global *g, int argc, char **argv);
+int cmd_help(const struct rt_global *g, int argc, char **argv);
 
 /* Print a verb's usage line (used by --help and by usage errors). */
 void rt_usage(const char *verb, bool to_stderr);
+
+struct rt_opt;
+
+/* `VERB --help`: the usage line, what the verb does, and its options (opts,
+ * the verb's parse table; NULL or empty for none) on stdout. */
+void rt_verb_help(const char *verb, const struct rt_opt *opts);
 
 #endif

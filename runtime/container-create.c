@@ -21,6 +21,7 @@
 #include "landlock.h"
 #include "mounts.h"
 #include "namespaces.h"
+#include "notify.h"
 #include "proc.h"
 #include "process.h"
 #include "record.h"
@@ -117,6 +118,8 @@ static int resolve_rootfs(const char *bundle, const struct oci_config *cfg, char
 
 struct create_job {
         const struct rt_create_opts *opts;
+        char *state_path; /* <root>/<id>, before it exists */
+        struct rt_notify notify;
         char *bundle;
         char *rootfs;
         char *config_data;
@@ -138,7 +141,12 @@ static int load_bundle(struct create_job *job, struct bento_err *err)
                 return bento_err_set(err, errno, "--bundle '%s'",
                                      job->opts->bundle ? job->opts->bundle : ".");
         job->bundle = strdup(real);
-        if (!job->bundle || asprintf(&config_path, "%s/config.json", real) < 0)
+        /* --config names a file from the caller's directory, as crun reads it */
+        if (job->opts->config)
+                config_path = strdup(job->opts->config);
+        else if (asprintf(&config_path, "%s/config.json", real) < 0)
+                config_path = NULL;
+        if (!job->bundle || !config_path)
                 return bento_err_set(err, ENOMEM, "bundle");
         r = bento_read_file(config_path, OCI_CONFIG_MAX_BYTES, &job->config_data, &job->config_len,
                             err);
@@ -147,6 +155,10 @@ static int load_bundle(struct create_job *job, struct bento_err *err)
         r = oci_config_parse(job->config_data, job->config_len, &job->cfg, err);
         if (r < 0)
                 return bento_err_prefix(err, "%s", config_path);
+        /* before the checks, which then see the mount and variable it adds */
+        r = rt_notify_plan(job->cfg, job->state_path, &job->notify, err);
+        if (r < 0)
+                return r;
         r = check_config(job->cfg, job->opts, err);
         if (r < 0)
                 return bento_err_prefix(err, "%s", config_path);
@@ -252,6 +264,8 @@ static void job_free(struct create_job *job)
         free(job->rootfs);
         free(job->config_data);
         free(job->fifo_path);
+        free(job->state_path);
+        rt_notify_done(&job->notify);
         oci_config_free(job->cfg);
         rt_ns_plan_close(&job->plan);
         rt_container_dir_close(&job->dir);
@@ -269,6 +283,10 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                 job.plan.join_fd[i] = -1;
         memset(&ctx, 0, sizeof(ctx));
         r = rt_id_validate(opts->id, err);
+        if (r >= 0 && asprintf(&job.state_path, "%s/%s", store->root, opts->id) < 0) {
+                job.state_path = NULL;
+                r = bento_err_set(err, ENOMEM, "state directory");
+        }
         if (r >= 0)
                 r = load_bundle(&job, err);
         if (r < 0)
@@ -288,6 +306,8 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                 goto out;
         ctx.seccomp = job.seccomp;
         ctx.systemd_cgroup = opts->systemd_cgroup;
+        ctx.no_cgroup = opts->no_cgroup;
+        ctx.notify = &job.notify;
         rt_log_debug("create %s: bundle %s, rootfs %s, clone flags %#lx%s%s", opts->id, job.bundle,
                      job.rootfs, job.plan.clone_flags,
                      job.plan.any_join ? ", joining namespaces by path" : "",
@@ -295,16 +315,18 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
         r = rt_container_dir_create(store, opts->id, &job.dir, err);
         if (r < 0)
                 goto out;
-        if (asprintf(&job.fifo_path, "%s/exec.fifo", job.dir.path) < 0) {
+        r = rt_notify_make_dir(job.dir.fd, &job.notify, err);
+        if (r >= 0 && asprintf(&job.fifo_path, "%s/exec.fifo", job.dir.path) < 0) {
                 job.fifo_path = NULL;
                 r = bento_err_set(err, ENOMEM, "exec.fifo");
-        } else if (mkfifo(job.fifo_path, 0600) < 0) {
+        } else if (r >= 0 && mkfifo(job.fifo_path, 0600) < 0) {
                 r = bento_err_set(err, errno, "cannot make %s", job.fifo_path);
         }
         if (r >= 0)
                 r = spawn_and_record(&job, &ctx, ret, err);
         if (r < 0) {
                 struct bento_err ignored;
+                (void) rt_notify_remove(job.dir.fd, NULL, &ignored);
                 (void) rt_container_dir_remove(store, opts->id, &job.dir, &ignored);
         }
 out:

@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "hooks.h"
 #include "log.h"
+#include "notify.h"
 #include "proc.h"
 #include "snapshot.h"
 
@@ -401,6 +402,9 @@ static int teardown(struct rt_store *store, const char *id, struct opened *o, lo
                      w = strtok_r(NULL, "\n", &save))
                         rt_log_warning("%s", w);
         }
+        r = rt_notify_remove(o->dir.fd, o->rec, err);
+        if (r < 0)
+                return r;
         return rt_container_dir_remove(store, id, &o->dir, err);
 }
 

@@ -15,6 +15,7 @@
 struct rt_create_opts {
         const char *id;
         const char *bundle; /* default: the current directory */
+        const char *config; /* --config: instead of <bundle>/config.json */
         const char *pid_file;
         const char *console_socket;
         bool no_pivot;
@@ -25,6 +26,10 @@ struct rt_create_opts {
         bool child_of_caller;
         /* --systemd-cgroup */
         bool systemd_cgroup;
+        /* --cgroup-manager disabled: no cgroup at all */
+        bool no_cgroup;
+        /* --no-subreaper (foreground `run`) */
+        bool no_subreaper;
         /* foreground `run`: process.terminal without --console-socket is
          * fine, the pty master comes back in rt_created.console_fd */
         bool keep_console;

@@ -15,6 +15,7 @@
 #include "oci-config.h"
 
 struct rt_seccomp;
+struct rt_notify;
 
 struct rt_context {
         const struct oci_config *cfg;
@@ -38,8 +39,13 @@ struct rt_context {
 
         /* --systemd-cgroup: the cgroup is a transient systemd scope */
         bool systemd_cgroup;
+        /* --cgroup-manager disabled: the container gets no cgroup */
+        bool no_cgroup;
         /* linux.seccomp compiled in `create` before the clone; NULL: none */
         const struct rt_seccomp *seccomp;
+        /* the NOTIFY_SOCKET proxy's directory (notify.h), for the record;
+         * NULL or without .inner: none */
+        const struct rt_notify *notify;
 };
 
 /* prestart or createRuntime hooks exist: the init stops after its mounts

@@ -13,6 +13,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "landlock.h"
+#include "notify.h"
 #include "proc.h"
 #include "seccomp.h"
 
@@ -168,6 +169,8 @@ static struct bento_json *applied_facts(const struct rt_context *ctx,
         if (r >= 0)
                 r = bento_json_object_set(obj, "landlock",
                                           rt_landlock_describe(ctx->cfg->process->landlock));
+        if (r >= 0 && ctx->notify && ctx->notify->inner)
+                r = bento_json_object_set(obj, "notify", rt_notify_describe(ctx->notify));
         if (r < 0)
                 return bento_json_free(obj);
         return obj;

@@ -2,6 +2,7 @@
 /* State root and per-container state directories (see store.h). */
 #include "store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -194,6 +195,49 @@ void rt_container_dir_close(struct rt_container_dir *dir)
         if (dir->fd >= 0)
                 close(dir->fd);
         dir->fd = -1;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+void rt_store_ids_free(char **ids, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(ids[i]);
+        free(ids);
+}
+
+int rt_store_ids(const struct rt_store *store, char ***ret, size_t *ret_n, struct bento_err *err)
+{
+        cleanup_dir DIR *d = opendir(store->root);
+        char **names = NULL;
+        struct dirent *e;
+        size_t n = 0;
+
+        if (!d)
+                return bento_err_set(err, errno, "cannot list %s", store->root);
+        while ((e = readdir(d))) {
+                char **grown;
+
+                if (e->d_name[0] == '.' || e->d_type != DT_DIR)
+                        continue;
+                grown = realloc(names, (n + 1) * sizeof(*names));
+                if (grown)
+                        names = grown;
+                if (!grown || !(names[n] = strdup(e->d_name))) {
+                        rt_store_ids_free(names, n);
+                        return bento_err_set(err, ENOMEM, "list");
+                }
+                n++;
+        }
+        /* qsort's array must not be NULL, even when empty */
+        if (n > 0)
+                qsort(names, n, sizeof(*names), compare_names);
+        *ret = names;
+        *ret_n = n;
+        return 0;
 }
 
 int rt_container_dir_remove(struct rt_store *store, const char *id, struct rt_container_dir *dir,

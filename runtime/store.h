@@ -35,6 +35,11 @@ struct rt_container_dir {
 int rt_store_open(const char *root_option, struct rt_store *ret, struct bento_err *err);
 void rt_store_close(struct rt_store *store);
 
+/* The ids of the containers in the state root (its subdirectories not
+ * starting with '.'), sorted; free with rt_store_ids_free. */
+int rt_store_ids(const struct rt_store *store, char ***ret, size_t *ret_n, struct bento_err *err);
+void rt_store_ids_free(char **ids, size_t n);
+
 /* Container ids: [A-Za-z0-9_+.-], not starting with '.', 1..1024 bytes. */
 int rt_id_validate(const char *id, struct bento_err *err);
 

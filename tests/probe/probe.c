@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -1647,6 +1649,31 @@ static int cmd_udp_send(char **a)
         return report(n == 5 ? 0 : -1, n < 0 ? e : EIO);
 }
 
+/* notify MESSAGE: one datagram to $NOTIFY_SOCKET, as sd_notify(3) sends
+ * it (a leading '@' is the abstract namespace). */
+static int cmd_notify(const char *msg)
+{
+        const char *path = getenv("NOTIFY_SOCKET");
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        size_t len = path ? strlen(path) : 0;
+        int fd, e;
+        ssize_t n;
+
+        if (len == 0 || len >= sizeof(addr.sun_path))
+                return report(-1, len ? ENAMETOOLONG : ENOENT);
+        memcpy(addr.sun_path, path, len);
+        if (path[0] == '@')
+                addr.sun_path[0] = '\0';
+        fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return report(-1, errno);
+        n = sendto(fd, msg, strlen(msg), 0, (struct sockaddr *) &addr,
+                   (socklen_t) (offsetof(struct sockaddr_un, sun_path) + len));
+        e = errno;
+        close(fd);
+        return report(n == (ssize_t) strlen(msg) ? 0 : -1, n < 0 ? e : EIO);
+}
+
 /* A connection to the in-container proxy at 127.0.0.1:3128. */
 static int proxy_socket(void)
 {
@@ -1923,6 +1950,7 @@ static const struct subcommand subcommands[] = {
     {"steps", 1, "\"CMD ARGS\"...: run each in this process, each followed by a step marker"},
     {"tcp-connect", 2, "ADDR PORT: a direct TCP connect; OK or errno"},
     {"udp-send", 2, "ADDR PORT: send one UDP datagram; OK or errno"},
+    {"notify", 1, "MESSAGE: send it as one datagram to $NOTIFY_SOCKET; OK or errno"},
     {"proxy-connect", 1, "HOST:PORT [DATA]: CONNECT via 127.0.0.1:3128, echo DATA; JSON"},
     {"proxy-raw", 1, "TEXT: send TEXT (\\r \\n escapes) to 127.0.0.1:3128; JSON response"},
     {"proxy-load", 3, "N HOST:PORT BYTES [HOLD]: N tunnels at once, echo check; JSON"},
@@ -2079,6 +2107,8 @@ int main(int argc, char **argv)
                 return finish(cmd_tcp_connect(a));
         else if (strcmp(cmd, "udp-send") == 0)
                 return finish(cmd_udp_send(a));
+        else if (strcmp(cmd, "notify") == 0)
+                return finish(cmd_notify(a[0]));
         else if (strcmp(cmd, "proxy-connect") == 0)
                 return finish(cmd_proxy_connect(na, a));
         else if (strcmp(cmd, "proxy-raw") == 0)

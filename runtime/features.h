@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What this build of bento-runtime implements, in one place, said two ways:
+ * the `features` document (runtime-spec features.md) and the feature line
+ * of `--version` ("+SYSTEMD +CAP +SECCOMP ..."), which tools and test
+ * suites grep to decide what to try.  Both come from the same switches
+ * below, so they cannot disagree; a feature is switched on here in the
+ * commit that makes it work, never before.
+ */
+#ifndef RT_FEATURES_H
+#define RT_FEATURES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* linux.selinux / +SELINUX: process.selinuxLabel and linux.mountLabel are
+ * applied (today they are refused). */
+#define RT_HAVE_SELINUX false
+/* linux.apparmor / +APPARMOR: process.apparmorProfile is applied. */
+#define RT_HAVE_APPARMOR false
+/* linux.mountExtensions.idmap: uidMappings/gidMappings on a mount. */
+#define RT_HAVE_IDMAP_MOUNTS false
+
+/* The feature line (no trailing newline). */
+void rt_features_print_tags(FILE *out);
+
+/* The features document on stdout. */
+void rt_features_print(void);
+
+#endif
