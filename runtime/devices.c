@@ -282,6 +282,26 @@ static int create_defaults(const struct rt_context *ctx, const struct rt_root *r
         return 0;
 }
 
+/* A rootfs whose /dev is a symbolic link: the nodes would land wherever it
+ * points (inside the root, since every path is resolved beneath it, but not
+ * where the image says /dev is), and so would the mounts below /dev: an
+ * image that does this is broken or trying something.  Refuse, as crun
+ * does, before anything is made. */
+int rt_devices_refuse_dev_symlink(const struct rt_root *root, struct bento_err *err)
+{
+        char target[PATH_MAX];
+        ssize_t n = readlinkat(root->fd, "dev", target, sizeof(target) - 1);
+
+        if (n < 0)
+                return errno == EINVAL || errno == ENOENT ? 0 : bento_err_set(err, errno, "/dev");
+        target[n] = '\0';
+        return bento_err_setx(err, ELOOP,
+                              "/dev: the root filesystem's /dev is a symbolic link (to \"%s\"); "
+                              "refusing to make device nodes through it (make it a directory, or "
+                              "mount a tmpfs on /dev)",
+                              target);
+}
+
 int rt_devices_create(const struct rt_context *ctx, const struct rt_root *root, unsigned int flags,
                       struct bento_err *err)
 {

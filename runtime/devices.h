@@ -36,6 +36,10 @@ enum {
 int rt_devices_create(const struct rt_context *ctx, const struct rt_root *root, unsigned int flags,
                       struct bento_err *err);
 
+/* In the init before the first mount: an error when the root's "dev" is a
+ * symbolic link (nothing may be made through it). */
+int rt_devices_refuse_dev_symlink(const struct rt_root *root, struct bento_err *err);
+
 /* Static checks for `create`: type is c, b, u or p; path absolute, not "/",
  * not repeated; major and minor present for c, b and u. */
 int rt_devices_validate(const struct oci_config *cfg, struct bento_err *err);

@@ -430,6 +430,8 @@ int rt_mounts_prepare(const struct rt_context *ctx, struct bento_err *err)
                                       "the container needs a mount namespace of its own to set "
                                       "up its root filesystem");
         r = prepare_root(ctx, &root, err);
+        if (r >= 0)
+                r = rt_devices_refuse_dev_symlink(&root, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < ctx->cfg->n_mounts; i++) {
