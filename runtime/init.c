@@ -24,6 +24,7 @@
 #include "landlock.h"
 #include "mounts.h"
 #include "namespaces.h"
+#include "process-attrs.h"
 #include "process.h"
 #include "seccomp.h"
 #include "sync.h"
@@ -279,6 +280,8 @@ static int step_process(const struct rt_init_args *a, const struct init_state *s
                 r = rt_rlimits_apply(proc, err);
         if (r >= 0)
                 r = rt_keyring_join(ctx, err);
+        if (r >= 0)
+                r = rt_process_attrs_apply(proc, &ctx->cfg->linux_, false, err);
         /* without noNewPrivileges the filter must go in while we still hold
          * CAP_SYS_ADMIN; with it, it waits until the very end */
         if (r >= 0 && ctx->seccomp && !proc->no_new_privileges)
