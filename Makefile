@@ -195,6 +195,16 @@ $(GATE_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
 
+# Unit tests of runtime/lsm.c link that one object (it uses nothing else of
+# the runtime).
+LSM_TESTS := $(filter $(BUILDDIR)/tests/test-lsm,$(UNIT_BINS))
+$(BUILDDIR)/obj/tests/unit/test-lsm.o: TEST_CFLAGS = -iquote runtime
+
+$(LSM_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o \
+    $(call obj,runtime/lsm.c) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
+
 # Unit tests of hooks/egress link its objects except main.c.
 EGRESS_TEST_PATTERNS := test-egress%
 EGRESS_TESTS := $(filter $(addprefix $(BUILDDIR)/tests/,$(EGRESS_TEST_PATTERNS)),$(UNIT_BINS))

@@ -19,14 +19,21 @@ int oci_conv_kv(struct bento_jsonr *r, const struct bento_json *obj, const char 
 /* The "linux" member into cfg->linux_ / cfg->has_linux. */
 int oci_conv_linux(struct bento_jsonr *r, const struct bento_json *doc, struct oci_config *cfg);
 
+/* oci-config-attrs.c: process.scheduler, ioPriority and execCPUAffinity
+ * of a process object, linux.personality and memoryPolicy of the linux
+ * object; their writers (members left out when absent) and frees. */
+int oci_conv_process_attrs(struct bento_jsonr *r, const struct bento_json *proc,
+                           struct oci_process *p);
+int oci_conv_linux_attrs(struct bento_jsonr *r, const struct bento_json *lnx, struct oci_linux *l);
+void oci_write_process_attrs(struct bento_jsonw *w, const struct oci_process *p);
+void oci_write_linux_attrs(struct bento_jsonw *w, const struct oci_linux *l);
+void oci_process_attrs_free(struct oci_process *p);
+void oci_linux_attrs_free(struct oci_linux *l);
+
 /* Fill cfg->unmodelled with the JSON paths of known properties the model
  * does not carry.  Returns 1, or a negative errno (allocation) via r. */
 int oci_note_unmodelled(struct bento_jsonr *r, const struct bento_json *doc,
                         struct oci_config *cfg);
-
-/* The first known-but-unmodelled member of a process object ("scheduler"),
- * or NULL when it has none. */
-const char *oci_process_unmodelled_key(const struct bento_json *proc);
 
 /* Write key: {sorted kv} (nothing when n == 0 unless always is set); a
  * duplicate or unset key fails the writer. */

@@ -212,6 +212,7 @@ int oci_conv_linux(struct bento_jsonr *r, const struct bento_json *doc, struct o
         JSONR_TRY(bento_jsonr_string(r, lnx, "mountLabel", false, &l->mount_label));
         JSONR_TRY(bento_jsonr_raw_object(r, lnx, "resources", &l->resources));
         JSONR_TRY(bento_jsonr_raw_object(r, lnx, "seccomp", &l->seccomp));
+        JSONR_TRY(oci_conv_linux_attrs(r, lnx, l));
         bento_jsonr_pop(r, mark);
         return 1;
 }

@@ -13,9 +13,7 @@
 
 #include "oci-config-internal.h"
 
-static const char *const process_keys[] = {"scheduler", "ioPriority", "execCPUAffinity", NULL};
-static const char *const linux_keys[] = {"personality",  "timeOffsets", "intelRdt",
-                                         "memoryPolicy", "netDevices",  NULL};
+static const char *const linux_keys[] = {"timeOffsets", "intelRdt", "netDevices", NULL};
 static const char *const mount_keys[] = {"uidMappings", "gidMappings", NULL};
 
 static int add_path(struct oci_config *cfg, const char *prefix, const char *key)
@@ -46,24 +44,12 @@ static int scan(struct oci_config *cfg, const struct bento_json *obj, const char
         return 0;
 }
 
-const char *oci_process_unmodelled_key(const struct bento_json *proc)
-{
-        for (const char *const *k = process_keys; *k; k++) {
-                const struct bento_json *v = bento_json_get(proc, *k);
-                if (v && v->type != BENTO_JSON_NULL)
-                        return *k;
-        }
-        return NULL;
-}
-
 int oci_note_unmodelled(struct bento_jsonr *r, const struct bento_json *doc, struct oci_config *cfg)
 {
         const struct bento_json *mounts = bento_json_get(doc, "mounts");
         int rc = 0;
 
-        rc = scan(cfg, bento_json_get(doc, "process"), "process", process_keys);
-        if (rc >= 0)
-                rc = scan(cfg, bento_json_get(doc, "linux"), "linux", linux_keys);
+        rc = scan(cfg, bento_json_get(doc, "linux"), "linux", linux_keys);
         for (size_t i = 0;
              rc >= 0 && mounts && mounts->type == BENTO_JSON_ARRAY && i < mounts->u.array.n; i++) {
                 char prefix[32];

@@ -145,6 +145,7 @@ static void put_process(struct bento_jsonw *w, const struct oci_process *p)
         bento_jsonw_kstring_opt(w, "apparmorProfile", p->apparmor_profile);
         bento_jsonw_kstring_opt(w, "selinuxLabel", p->selinux_label);
         bento_jsonw_ktree_opt(w, "landlock", p->landlock);
+        oci_write_process_attrs(w, p);
         bento_jsonw_close_object(w);
 }
 
@@ -288,6 +289,7 @@ static void put_linux(struct bento_jsonw *w, const struct oci_config *cfg)
         put_strv_opt(w, "maskedPaths", l->masked_paths, l->n_masked_paths);
         put_strv_opt(w, "readonlyPaths", l->readonly_paths, l->n_readonly_paths);
         bento_jsonw_kstring_opt(w, "mountLabel", l->mount_label);
+        oci_write_linux_attrs(w, l);
         bento_jsonw_close_object(w);
 }
 

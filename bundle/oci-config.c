@@ -96,6 +96,7 @@ struct oci_process *oci_process_free(struct oci_process *p)
         free(p->apparmor_profile);
         free(p->selinux_label);
         bento_json_free(p->landlock);
+        oci_process_attrs_free(p);
         free(p);
         return NULL;
 }
@@ -118,6 +119,7 @@ static void linux_free(struct oci_linux *l)
         free(l->mount_label);
         bento_json_free(l->resources);
         bento_json_free(l->seccomp);
+        oci_linux_attrs_free(l);
 }
 
 static void hook_free(struct oci_hook *h)
@@ -355,6 +357,7 @@ static int conv_process_object(struct bento_jsonr *r, const struct bento_json *p
         JSONR_TRY(conv_capabilities(r, proc, &p->capabilities));
         JSONR_TRY(conv_rlimits(r, proc, p));
         JSONR_TRY(conv_process_misc(r, proc, p));
+        JSONR_TRY(oci_conv_process_attrs(r, proc, p));
         return 1;
 }
 
@@ -491,7 +494,6 @@ int oci_process_parse(const char *data, size_t len, struct oci_process **ret, st
 {
         cleanup_bento_json struct bento_json *doc = NULL;
         cleanup_oci_process struct oci_process *p = NULL;
-        const char *unmodelled;
         struct bento_jsonr r;
 
         JSONR_TRY(bento_json_parse(data, len, OCI_CONFIG_MAX_BYTES, &doc, err));
@@ -499,14 +501,6 @@ int oci_process_parse(const char *data, size_t len, struct oci_process **ret, st
                 return bento_err_setx(err, EINVAL,
                                       "expected a JSON object at the top level, got %s",
                                       bento_json_type_name(doc->type));
-        /* config.json lists these for the runtime to refuse; a lone process
-         * has no such list, so refuse them here rather than drop them */
-        unmodelled = oci_process_unmodelled_key(doc);
-        if (unmodelled)
-                return bento_err_setx(err, ENOTSUP,
-                                      "%s: known property that the process model does not "
-                                      "carry; refusing it",
-                                      unmodelled);
         bento_jsonr_init(&r, err);
         JSONR_TRY(conv_process_object(&r, doc, &p));
         *ret = TAKE_PTR(p);

@@ -103,6 +103,57 @@ struct oci_user {
         size_t n_additional_gids;
 };
 
+/* A runtime-spec name and the kernel's number for it. */
+struct oci_name_value {
+        const char *name;
+        unsigned long value;
+};
+
+/* The names runtime-spec 1.2 defines for the process attributes below, each
+ * table ending in {NULL, 0}: for error messages, the writer and `features`.
+ * Values are the kernel's (SCHED_FIFO, SCHED_FLAG_RESET_ON_FORK,
+ * IOPRIO_CLASS_BE, PER_LINUX32, MPOL_BIND, MPOL_F_STATIC_NODES). */
+extern const struct oci_name_value oci_sched_policies[];
+extern const struct oci_name_value oci_sched_flags[];
+extern const struct oci_name_value oci_ioprio_classes[];
+extern const struct oci_name_value oci_personality_domains[];
+extern const struct oci_name_value oci_mempolicy_modes[];
+extern const struct oci_name_value oci_mempolicy_flags[];
+
+/* The name of value in table; NULL when it has none. */
+const char *oci_name_of(const struct oci_name_value *table, unsigned long value);
+
+/* Largest CPU and memory-node counts the lists below may name (the
+ * kernel's NR_CPUS and MAX_NUMNODES limits). */
+#define OCI_MAX_CPUS  8192
+#define OCI_MAX_NODES 1024
+
+/* process.scheduler, for sched_setattr(2).  nice is within -20..19. */
+struct oci_scheduler {
+        unsigned long policy; /* SCHED_*; 4 is SCHED_ISO, which Linux lacks */
+        int32_t nice;
+        int32_t priority;
+        unsigned long flags; /* SCHED_FLAG_* */
+        uint64_t runtime;    /* ns; SCHED_DEADLINE only */
+        uint64_t deadline;
+        uint64_t period;
+        bool has_runtime; /* given (0 included): SCHED_DEADLINE needs both */
+        bool has_deadline;
+};
+
+/* process.ioPriority, for ioprio_set(2).  A missing priority reads as 0. */
+struct oci_io_priority {
+        unsigned long ioclass; /* IOPRIO_CLASS_RT, _BE or _IDLE */
+        int32_t priority;      /* 0..7 */
+};
+
+/* process.execCPUAffinity: CPU lists as written, checked by the parser
+ * (idlist.h format, CPUs below OCI_MAX_CPUS); NULL when absent. */
+struct oci_cpu_affinity {
+        char *initial;
+        char *final;
+};
+
 struct oci_process {
         bool terminal;
         bool has_console_size;
@@ -120,9 +171,12 @@ struct oci_process {
         bool no_new_privileges;
         bool has_oom_score_adj;
         int oom_score_adj;
-        char *apparmor_profile;      /* optional */
-        char *selinux_label;         /* optional */
-        struct bento_json *landlock; /* optional, raw (proposed spec shape) */
+        char *apparmor_profile;                     /* optional */
+        char *selinux_label;                        /* optional */
+        struct bento_json *landlock;                /* optional, raw (proposed spec shape) */
+        struct oci_scheduler *scheduler;            /* optional */
+        struct oci_io_priority *io_priority;        /* optional */
+        struct oci_cpu_affinity *exec_cpu_affinity; /* optional */
 };
 
 struct oci_root {
@@ -180,6 +234,19 @@ int oci_rlimit_from_string(const char *name);
 /* RLIMIT_NOFILE → "RLIMIT_NOFILE"; NULL for unknown values. */
 const char *oci_rlimit_to_string(int resource);
 
+/* linux.personality: runtime-spec 1.2 defines no flags, so a flag is
+ * rejected by the parser. */
+struct oci_personality {
+        unsigned long domain; /* PER_LINUX or PER_LINUX32 */
+};
+
+/* linux.memoryPolicy, for set_mempolicy(2). */
+struct oci_memory_policy {
+        unsigned long mode;  /* MPOL_* */
+        unsigned long flags; /* MPOL_F_* mode flags */
+        char *nodes;         /* optional node list as written (idlist.h), checked */
+};
+
 struct oci_linux {
         struct oci_namespace *namespaces;
         size_t n_namespaces;
@@ -197,9 +264,11 @@ struct oci_linux {
         size_t n_masked_paths;
         char **readonly_paths;
         size_t n_readonly_paths;
-        char *mount_label;            /* optional */
-        struct bento_json *resources; /* optional, raw */
-        struct bento_json *seccomp;   /* optional, raw */
+        char *mount_label;                       /* optional */
+        struct bento_json *resources;            /* optional, raw */
+        struct bento_json *seccomp;              /* optional, raw */
+        struct oci_personality *personality;     /* optional */
+        struct oci_memory_policy *memory_policy; /* optional */
 };
 
 struct oci_config {
@@ -236,15 +305,18 @@ struct oci_config {
  * without major/minor for c/b/u; unknown or duplicate rlimits, soft > hard;
  * oomScoreAdj outside -1000..1000; an unknown rootfsPropagation; relative
  * maskedPaths/readonlyPaths; resources, seccomp or landlock that are not
- * objects. */
+ * objects; a scheduler, ioPriority, personality or memoryPolicy name (policy,
+ * flag, class, domain, mode) runtime-spec does not define, a nice outside
+ * -20..19, an I/O priority outside 0..7, any personality flag, and CPU or
+ * node lists that are not lists or name a CPU/node past the kernel's
+ * limits.  Whether this kernel can do what they ask is the runtime's
+ * question, not the model's. */
 int oci_config_parse(const char *data, size_t len, struct oci_config **ret, struct bento_err *err);
 
 /* Parse a lone process object (the file `exec --process` reads) with the
  * rules of config.json's "process" member; error paths start at the
- * object ("args: must have at least one entry").  The known properties the
- * model does not carry (scheduler, ioPriority, execCPUAffinity) are
- * rejected with ENOTSUP, since a lone process has no cfg->unmodelled list
- * to report them in.  On success *ret owns a new process. */
+ * object ("args: must have at least one entry").  On success *ret owns a
+ * new process. */
 int oci_process_parse(const char *data, size_t len, struct oci_process **ret,
                       struct bento_err *err);
 

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "idlist.h"
+
 #define CPULIST_BITS 4096
 
 static int mismatch(struct bento_err *err, const char *what, const char *want, const char *held,
@@ -67,30 +69,17 @@ static int write_num(const struct cg_hier *h, const char *file, int64_t v, const
 /* "0-2,5" → bitmap → canonical "0-2,5"; -EINVAL for anything else. */
 static int cpulist_canon(const char *in, char *out, size_t size)
 {
-        static unsigned char bits[CPULIST_BITS / 8];
+        static unsigned long bits[BENTO_IDLIST_WORDS(CPULIST_BITS)];
         size_t o = 0;
-        const char *p = in;
 
-        memset(bits, 0, sizeof(bits));
-        while (*p) {
-                char *end;
-                unsigned long a = strtoul(p, &end, 10), b = a;
-                if (end == p)
-                        return -EINVAL;
-                if (*end == '-')
-                        b = strtoul(end + 1, &end, 10);
-                if (a > b || b >= CPULIST_BITS || (*end && *end != ','))
-                        return -EINVAL;
-                for (unsigned long i = a; i <= b; i++)
-                        bits[i / 8] |= (unsigned char) (1u << (i % 8));
-                p = *end ? end + 1 : end;
-        }
+        if (bento_idlist_parse(in, bits, CPULIST_BITS, NULL) < 0)
+                return -EINVAL;
         out[0] = '\0';
         for (int i = 0; i < CPULIST_BITS; i++) {
                 int j = i;
-                if (!(bits[i / 8] & (1u << (i % 8))))
+                if (!bento_idlist_test(bits, (size_t) i))
                         continue;
-                while (j + 1 < CPULIST_BITS && (bits[(j + 1) / 8] & (1u << ((j + 1) % 8))))
+                while (j + 1 < CPULIST_BITS && bento_idlist_test(bits, (size_t) j + 1))
                         j++;
                 o += (size_t) snprintf(out + o, o < size ? size - o : 0, "%s%d", o ? "," : "", i);
                 if (j > i)

@@ -23,6 +23,7 @@
 #include "namespaces.h"
 #include "notify.h"
 #include "proc.h"
+#include "process-attrs.h"
 #include "process.h"
 #include "record.h"
 #include "seccomp.h"
@@ -30,7 +31,8 @@
 
 /* Layers bento-runtime cannot enforce: refusing them is the only honest
  * answer (a container must never run with a requested guarantee dropped).
- * Hooks, seccomp, cgroups and Landlock are checked by their own modules. */
+ * Hooks, seccomp, cgroups, Landlock and the process attributes
+ * (process-attrs.h) are checked by their own modules. */
 static int refuse_unsupported(const struct oci_config *cfg, struct bento_err *err)
 {
         if (cfg->n_unmodelled)
@@ -38,15 +40,6 @@ static int refuse_unsupported(const struct oci_config *cfg, struct bento_err *er
                                       "%s: not supported by bento-runtime; "
                                       "refusing to run without it",
                                       cfg->unmodelled[0]);
-        if (cfg->process->apparmor_profile && cfg->process->apparmor_profile[0])
-                return bento_err_setx(err, ENOTSUP,
-                                      "process.apparmorProfile: AppArmor is not "
-                                      "supported by bento-runtime");
-        if ((cfg->process->selinux_label && cfg->process->selinux_label[0]) ||
-            (cfg->linux_.mount_label && cfg->linux_.mount_label[0]))
-                return bento_err_setx(err, ENOTSUP,
-                                      "process.selinuxLabel/linux.mountLabel: "
-                                      "SELinux is not supported by bento-runtime");
         return 0;
 }
 
@@ -160,6 +153,8 @@ static int load_bundle(struct create_job *job, struct bento_err *err)
         if (r < 0)
                 return r;
         r = check_config(job->cfg, job->opts, err);
+        if (r >= 0)
+                r = rt_process_attrs_prepare(job->cfg->process, &job->cfg->linux_, false, err);
         if (r < 0)
                 return bento_err_prefix(err, "%s", config_path);
         r = check_preserved_fds(job->opts->preserve_fds, err);

@@ -39,6 +39,7 @@
 #include "landlock.h"
 #include "log.h"
 #include "proc.h"
+#include "process-attrs.h"
 #include "process.h"
 #include "seccomp.h"
 #include "spawn.h"
@@ -104,18 +105,12 @@ static int check_process(const struct exec_job *job, struct bento_err *err)
         char warnings[2048] = "";
         int r;
 
-        if (p->apparmor_profile && p->apparmor_profile[0])
-                return bento_err_setx(err, ENOTSUP,
-                                      "process.apparmorProfile: AppArmor is not supported by "
-                                      "bento-runtime");
-        if (p->selinux_label && p->selinux_label[0])
-                return bento_err_setx(err, ENOTSUP,
-                                      "process.selinuxLabel: SELinux is not supported by "
-                                      "bento-runtime");
         if (p->terminal && job->opts->detach && !job->opts->console_socket)
                 return bento_err_setx(err, EINVAL,
                                       "a terminal with --detach needs --console-socket");
         r = rt_landlock_validate(p, err);
+        if (r >= 0)
+                r = rt_process_attrs_prepare(job->proc, &job->cfg->linux_, true, err);
         if (r < 0)
                 return r;
         rt_caps_validate(p->capabilities, !(job->ns_flags & CLONE_NEWUSER), warnings,
@@ -291,6 +286,8 @@ static int setup_process(const struct exec_job *job, int sync_fd, pid_t *host_pi
                 r = rt_rlimits_apply(proc, err);
         if (r >= 0)
                 r = join_keyring(job, err);
+        if (r >= 0)
+                r = rt_process_attrs_apply(proc, &job->cfg->linux_, true, err);
         /* the filter goes in last (restrict_process); without
          * noNewPrivileges that needs CAP_SYS_ADMIN kept until execve */
         if (r >= 0)
@@ -363,6 +360,12 @@ __attribute__((noreturn)) static void run_intermediate(const struct exec_job *jo
         struct bento_err err = {0};
         pid_t pid;
 
+        /* before the process exists, so it starts on these CPUs and is moved
+         * into the container's cgroup from there */
+        if (rt_exec_affinity_initial(job->proc, &err) < 0) {
+                rt_sync_send_err(sync_fd, &err);
+                _exit(1);
+        }
         if (job->ns_flags && setns(job->init_pidfd, (int) job->ns_flags) < 0) {
                 bento_err_set(&err, errno, "cannot join the namespaces of container %s",
                               job->opts->id);

@@ -14,10 +14,12 @@
 #include <stdio.h>
 
 /* linux.selinux / +SELINUX: process.selinuxLabel and linux.mountLabel are
- * applied (today they are refused). */
-#define RT_HAVE_SELINUX false
-/* linux.apparmor / +APPARMOR: process.apparmorProfile is applied. */
-#define RT_HAVE_APPARMOR false
+ * applied where SELinux is enabled, ignored with a warning elsewhere
+ * (runtime-spec: "enabled" means built in, not active on this host). */
+#define RT_HAVE_SELINUX true
+/* linux.apparmor / +APPARMOR: process.apparmorProfile is applied where
+ * AppArmor is enabled, ignored with a warning elsewhere. */
+#define RT_HAVE_APPARMOR true
 /* linux.mountExtensions.idmap: uidMappings/gidMappings on a mount. */
 #define RT_HAVE_IDMAP_MOUNTS false
 

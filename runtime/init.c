@@ -24,6 +24,7 @@
 #include "landlock.h"
 #include "mounts.h"
 #include "namespaces.h"
+#include "process-attrs.h"
 #include "process.h"
 #include "seccomp.h"
 #include "sync.h"
@@ -278,6 +279,8 @@ static int step_process(const struct rt_init_args *a, char *exe, size_t size, st
                 r = rt_rlimits_apply(proc, err);
         if (r >= 0)
                 r = rt_keyring_join(ctx, err);
+        if (r >= 0)
+                r = rt_process_attrs_apply(proc, &ctx->cfg->linux_, false, err);
         if (r >= 0)
                 r = rt_identity_apply(
                     proc, rt_seccomp_until_exec(ctx->seccomp, proc->no_new_privileges), err);

@@ -21,6 +21,7 @@
 
 #include "cleanup.h"
 #include "devices.h"
+#include "lsm.h"
 #include "mount-copyup.h"
 #include "mount-options.h"
 #include "mount-util.h"
@@ -334,13 +335,20 @@ static int mount_new_fs(const struct rt_context *ctx, const struct rt_root *root
         unsigned long flags = o->flags & ~(MS_BIND | MS_REC);
         const char *src = m->source ? m->source : m->type;
         const char *host = host_fallback(ctx, m->type, 0);
+        char labelled[4096];
+        const char *fs_data = o->data;
         int r;
 
         if (host)
                 return bind_host_instead(ctx, root, t, host, flags, err);
         if (o->copyup)
                 flags &= ~MS_RDONLY; /* made read-only after the copy */
-        r = rt_mount_on(root, t, src, m->type, flags, o->data);
+        /* linux.mountLabel survives `create` only when SELinux is on */
+        r = rt_lsm_mount_data(m->type, o->data, ctx->cfg->linux_.mount_label, labelled,
+                              sizeof(labelled), &fs_data);
+        if (r < 0)
+                return bento_err_setx(err, -r, "linux.mountLabel: mount options too long");
+        r = rt_mount_on(root, t, src, m->type, flags, fs_data);
         if (r == -EINVAL && ctx->in_userns && strcmp(m->type, "devpts") == 0 && o->data &&
             strstr(o->data, "gid=")) {
                 char data[1024];

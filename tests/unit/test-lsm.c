@@ -19,15 +19,25 @@
 
 static char root[] = "/tmp/bento-lsm-XXXXXX";
 
+/* mkdir -p root/rel (rel starts with '/'), or rm -rf root/rel. */
+static void tree(const char *verb, const char *rel)
+{
+        char cmd[1200];
+
+        snprintf(cmd, sizeof(cmd), "%s '%s%s'", verb, root, rel);
+        if (system(cmd) != 0)
+                exit(1);
+}
+
 static void put(const char *rel, const char *text)
 {
-        char p[512], cmd[600];
+        char p[512];
         FILE *f;
 
         snprintf(p, sizeof(p), "%s%s", root, rel);
-        snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-        if (system(cmd) != 0)
-                exit(1);
+        *strrchr(p, '/') = '\0';
+        tree("mkdir -p", p + strlen(root));
+        snprintf(p, sizeof(p), "%s%s", root, rel);
         f = fopen(p, "w");
         if (!f)
                 exit(1);
@@ -35,22 +45,10 @@ static void put(const char *rel, const char *text)
         fclose(f);
 }
 
-static void mkdirs(const char *rel)
-{
-        char cmd[600];
-
-        snprintf(cmd, sizeof(cmd), "mkdir -p '%s%s'", root, rel);
-        if (system(cmd) != 0)
-                exit(1);
-}
-
 static void wipe(void)
 {
-        char cmd[600];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'/sys '%s'/proc", root, root);
-        if (system(cmd) != 0)
-                exit(1);
+        tree("rm -rf", "/sys");
+        tree("rm -rf", "/proc");
 }
 
 TEST(apparmor_needs_the_parameter_and_securityfs)
@@ -59,7 +57,7 @@ TEST(apparmor_needs_the_parameter_and_securityfs)
         ASSERT_TRUE(!rt_lsm_enabled(RT_LSM_APPARMOR, root));
         put("/sys/module/apparmor/parameters/enabled", "Y\n");
         ASSERT_TRUE(!rt_lsm_enabled(RT_LSM_APPARMOR, root)); /* no securityfs dir */
-        mkdirs("/sys/kernel/security/apparmor");
+        tree("mkdir -p", "/sys/kernel/security/apparmor");
         ASSERT_TRUE(rt_lsm_enabled(RT_LSM_APPARMOR, root));
         put("/sys/module/apparmor/parameters/enabled", "N\n");
         ASSERT_TRUE(!rt_lsm_enabled(RT_LSM_APPARMOR, root));

@@ -590,12 +590,12 @@ TEST(lists_known_properties_the_model_does_not_carry)
                         "\"mounts\":[{\"destination\":\"/a\"},{\"destination\":\"/b\","
                         "\"uidMappings\":[]}],"
                         "\"linux\":{\"personality\":{\"domain\":\"LINUX32\"},"
-                        "\"timeOffsets\":null}}",
+                        "\"netDevices\":{},\"timeOffsets\":null}}",
                         &cfg));
-        ASSERT_EQ(cfg->n_unmodelled, 3);
-        ASSERT_STREQ(cfg->unmodelled[0], "process.scheduler");
-        ASSERT_STREQ(cfg->unmodelled[1], "linux.personality");
-        ASSERT_STREQ(cfg->unmodelled[2], "mounts[1].uidMappings");
+        /* scheduler and personality are modelled now */
+        ASSERT_EQ(cfg->n_unmodelled, 2);
+        ASSERT_STREQ(cfg->unmodelled[0], "linux.netDevices");
+        ASSERT_STREQ(cfg->unmodelled[1], "mounts[1].uidMappings");
         /* unknown vendor properties are not listed: they are ignored */
         ASSERT_OK(parse("{" HEAD ",\"linux\":{\"x-future\":1}}", &plain));
         ASSERT_EQ(plain->n_unmodelled, 0);
@@ -650,14 +650,122 @@ TEST(rejects_lone_process_rules)
                     0);
         ASSERT_CONTAINS(err.msg, "duplicate");
         ASSERT_TRUE(parse_process("{" USER ",\"args\":[\"sh\"],\"cwd\":\"/\","
-                                  "\"ioPriority\":{\"class\":\"IOPRIO_CLASS_IDLE\"}}",
-                                  &p) == -ENOTSUP);
-        ASSERT_CONTAINS(err.msg, "ioPriority");
+                                  "\"ioPriority\":{\"class\":\"IOPRIO_CLASS_BE\",\"priority\":9}}",
+                                  &p) == -EINVAL);
+        ASSERT_STREQ(err.msg, "ioPriority.priority: must be between 0 and 7, got 9");
         /* null reads as absent there too */
         ASSERT_OK(
             parse_process("{" USER ",\"args\":[\"sh\"],\"cwd\":\"/\",\"scheduler\":null}", &p));
         p = oci_process_free(p);
         ASSERT_TRUE(p == NULL);
+}
+
+/* ---- runtime-spec 1.2 process attributes ------------------------------------ */
+
+#define ATTRS                                                                                      \
+        "\"scheduler\":{\"policy\":\"SCHED_DEADLINE\",\"nice\":-3,\"flags\":"                      \
+        "[\"SCHED_FLAG_RESET_ON_FORK\",\"SCHED_FLAG_DL_OVERRUN\"],\"runtime\":0,"                  \
+        "\"deadline\":20000000,\"period\":30000000},"                                              \
+        "\"ioPriority\":{\"class\":\"IOPRIO_CLASS_IDLE\"},"                                        \
+        "\"execCPUAffinity\":{\"initial\":\"0-3,7\",\"final\":\"\"}"
+
+TEST(reads_process_attributes)
+{
+        cleanup_oci_config struct oci_config *cfg = NULL;
+        const struct oci_process *p;
+
+        ASSERT_OK(parse(
+            "{" HEAD "," PROC(
+                "," ATTRS) ",\"linux\":{\"personality\":{\"domain\":"
+                           "\"LINUX32\",\"flags\":[]},\"memoryPolicy\":{\"mode\":\"MPOL_BIND\","
+                           "\"nodes\":\"0-1\",\"flags\":[\"MPOL_F_STATIC_NODES\"]}}}",
+            &cfg));
+        p = cfg->process;
+        ASSERT_TRUE(p->scheduler && p->io_priority && p->exec_cpu_affinity);
+        ASSERT_EQ(p->scheduler->policy, 6);
+        ASSERT_EQ(p->scheduler->nice, -3);
+        ASSERT_EQ(p->scheduler->flags, 0x05);
+        /* an explicit 0 is told apart from a missing one (DEADLINE needs both) */
+        ASSERT_TRUE(p->scheduler->has_runtime && p->scheduler->runtime == 0);
+        ASSERT_TRUE(p->scheduler->has_deadline && p->scheduler->deadline == 20000000);
+        ASSERT_EQ(p->scheduler->period, 30000000);
+        ASSERT_EQ(p->io_priority->ioclass, 3);
+        ASSERT_EQ(p->io_priority->priority, 0);
+        ASSERT_STREQ(p->exec_cpu_affinity->initial, "0-3,7");
+        ASSERT_STREQ(p->exec_cpu_affinity->final, "");
+        ASSERT_EQ(cfg->linux_.personality->domain, 0x0008);
+        ASSERT_EQ(cfg->linux_.memory_policy->mode, 2);
+        ASSERT_EQ(cfg->linux_.memory_policy->flags, 1ul << 15);
+        ASSERT_STREQ(cfg->linux_.memory_policy->nodes, "0-1");
+        ASSERT_EQ(cfg->n_unmodelled, 0);
+        ASSERT_STREQ(oci_name_of(oci_sched_policies, 2), "SCHED_RR");
+        ASSERT_TRUE(oci_name_of(oci_mempolicy_modes, 99) == NULL);
+}
+
+TEST(writer_round_trips_process_attributes)
+{
+        static const char doc[] =
+            "{" HEAD "," PROC("," ATTRS) ",\"linux\":{\"personality\":{\"domain\":\"LINUX\"},"
+                                         "\"memoryPolicy\":{\"mode\":\"MPOL_LOCAL\",\"flags\":["
+                                         "\"MPOL_F_RELATIVE_NODES\","
+                                         "\"MPOL_F_NUMA_BALANCING\"]}}}";
+        cleanup_oci_config struct oci_config *a = NULL;
+        cleanup_oci_config struct oci_config *b = NULL;
+        cleanup_free char *first = NULL;
+        cleanup_free char *second = NULL;
+        size_t n1 = 0, n2 = 0;
+
+        ASSERT_OK(parse(doc, &a));
+        ASSERT_OK(oci_config_write(a, &first, &n1, &err));
+        ASSERT_OK(parse(first, &b));
+        ASSERT_OK(oci_config_write(b, &second, &n2, &err));
+        ASSERT_STREQ(first, second);
+        ASSERT_CONTAINS(first, "\"policy\": \"SCHED_DEADLINE\"");
+        ASSERT_CONTAINS(first, "\"runtime\": 0,");
+        /* flags come out in the table's order */
+        ASSERT_CONTAINS(first, "\"MPOL_F_NUMA_BALANCING\",\n        \"MPOL_F_RELATIVE_NODES\"");
+        ASSERT_CONTAINS(first, "\"class\": \"IOPRIO_CLASS_IDLE\",\n      \"priority\": 0");
+        ASSERT_CONTAINS(first, "\"initial\": \"0-3,7\"");
+        ASSERT_CONTAINS(first, "\"domain\": \"LINUX\"");
+        ASSERT_EQ(b->process->scheduler->flags, a->process->scheduler->flags);
+}
+
+TEST(rejects_process_attribute_rules)
+{
+        ASSERT_TRUE(rejects("{" HEAD "," PROC(",\"scheduler\":{\"policy\":\"SCHED_X\"}") "}",
+                            "process.scheduler.policy: unknown scheduling policy \"SCHED_X\" "
+                            "(expected SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_BATCH, SCHED_ISO, "
+                            "SCHED_IDLE or SCHED_DEADLINE)"));
+        ASSERT_TRUE(rejects("{" HEAD "," PROC(",\"scheduler\":{}") "}",
+                            "process.scheduler.policy: required property is missing"));
+        ASSERT_TRUE(rejects("{" HEAD "," PROC(",\"scheduler\":{\"policy\":\"SCHED_OTHER\","
+                                              "\"nice\":20}") "}",
+                            "process.scheduler.nice: must be between -20 and 19, got 20"));
+        ASSERT_TRUE(rejects("{" HEAD "," PROC(",\"scheduler\":{\"policy\":\"SCHED_OTHER\","
+                                              "\"flags\":[\"SCHED_FLAG_RECLAIM\",\"NOPE\"]}") "}",
+                            "process.scheduler.flags[1]: unknown scheduler flag \"NOPE\""));
+        ASSERT_TRUE(rejects("{" HEAD "," PROC(",\"scheduler\":{\"policy\":\"SCHED_OTHER\","
+                                              "\"runtime\":-1}") "}",
+                            "process.scheduler.runtime: expected an unsigned"));
+        ASSERT_TRUE(rejects("{" HEAD "," PROC(",\"ioPriority\":{\"class\":\"BE\"}") "}",
+                            "process.ioPriority.class: unknown I/O priority class \"BE\""));
+        ASSERT_TRUE(rejects("{" HEAD "," PROC(",\"execCPUAffinity\":{\"final\":\"1,\"}") "}",
+                            "process.execCPUAffinity.final: \"1,\" is not a CPU list"));
+        ASSERT_TRUE(rejects("{" HEAD "," PROC(",\"execCPUAffinity\":{\"initial\":\"8192\"}") "}",
+                            "process.execCPUAffinity.initial: CPU 8192 is past the largest Linux "
+                            "allows (8191)"));
+        ASSERT_TRUE(
+            rejects(LINUX("\"personality\":{\"domain\":\"LINUX32\",\"flags\":[\"X\"]}"),
+                    "linux.personality.flags[0]: runtime-spec defines no personality flags"));
+        ASSERT_TRUE(rejects(LINUX("\"personality\":{\"domain\":\"linux\"}"),
+                            "linux.personality.domain: unknown personality domain \"linux\""));
+        ASSERT_TRUE(rejects(LINUX("\"memoryPolicy\":{\"mode\":\"MPOL_BIND\",\"nodes\":\"0 1\"}"),
+                            "linux.memoryPolicy.nodes: \"0 1\" is not a node list"));
+        ASSERT_TRUE(rejects(LINUX("\"memoryPolicy\":{\"mode\":\"MPOL_BIND\",\"nodes\":\"1024\"}"),
+                            "linux.memoryPolicy.nodes: node 1024 is past the largest Linux allows "
+                            "(1023)"));
+        ASSERT_TRUE(rejects(LINUX("\"memoryPolicy\":{\"mode\":\"MPOL_BIND\",\"flags\":[1]}"),
+                            "linux.memoryPolicy.flags[0]: expected a string"));
 }
 
 TAP_MAIN()
