@@ -188,8 +188,7 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
 {
         struct early_work early = {.job = job, .ctx = ctx, .rec = NULL};
         cleanup_bento_record struct bento_record *rec = NULL;
-        struct rt_spawn_opts so = {.child_of_caller = job->opts->child_of_caller,
-                                   .console_socket = job->opts->console_socket,
+        struct rt_spawn_opts so = {.console_socket = job->opts->console_socket,
                                    .keep_console =
                                        job->opts->keep_console && !job->opts->console_socket,
                                    .fifo_path = job->fifo_path,

@@ -20,9 +20,6 @@ struct rt_create_opts {
         bool no_pivot;
         bool no_new_keyring;
         int preserve_fds;
-        /* `create` (and `run --detach`): the init becomes a child of our
-         * caller; foreground `run` keeps it as our own child */
-        bool child_of_caller;
         /* --systemd-cgroup */
         bool systemd_cgroup;
         /* foreground `run`: process.terminal without --console-socket is
