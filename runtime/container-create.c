@@ -279,7 +279,8 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                                   .rootless = geteuid() != 0,
                                   .no_pivot = opts->no_pivot,
                                   .no_new_keyring = opts->no_new_keyring,
-                                  .preserve_fds = opts->preserve_fds};
+                                  .preserve_fds = opts->preserve_fds,
+                                  .listen_fds = opts->listen_fds};
         r = rt_ns_plan_make(job.cfg, &ctx, &job.plan, err);
         if (r >= 0)
                 r = compile_seccomp(&job, store, err);

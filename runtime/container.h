@@ -19,7 +19,8 @@ struct rt_create_opts {
         const char *console_socket;
         bool no_pivot;
         bool no_new_keyring;
-        int preserve_fds;
+        int preserve_fds; /* with the socket-activation ones */
+        int listen_fds;   /* rt_listen_fds(): LISTEN_FDS for the init, or 0 */
         /* --systemd-cgroup */
         bool systemd_cgroup;
         /* foreground `run`: process.terminal without --console-socket is

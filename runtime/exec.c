@@ -40,6 +40,7 @@
 #include "log.h"
 #include "proc.h"
 #include "process.h"
+#include "process-env.h"
 #include "seccomp.h"
 #include "spawn.h"
 #include "sync.h"
@@ -287,6 +288,9 @@ static int setup_process(const struct exec_job *job, int sync_fd, pid_t *host_pi
         r = wait_runtime(job, sync_fd, host_pid, err);
         if (r >= 0)
                 r = setup_terminal(job, sync_fd, err);
+        /* HOME and the stdio owner, before seccomp and the identity switch */
+        if (r >= 0)
+                r = rt_process_inside(job->proc, 0, err);
         if (r >= 0)
                 r = rt_rlimits_apply(proc, err);
         if (r >= 0)
