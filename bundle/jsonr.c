@@ -208,6 +208,22 @@ void bento_strv_free_n(char **v, size_t n)
         free(v);
 }
 
+int bento_strv_append(char ***v, size_t *n, const char *s)
+{
+        char **grown = realloc(*v, (*n + 2) * sizeof(char *));
+        char *copy;
+
+        if (!grown)
+                return -ENOMEM;
+        *v = grown;
+        copy = strdup(s);
+        if (!copy)
+                return -ENOMEM;
+        grown[*n] = copy;
+        grown[++*n] = NULL;
+        return 0;
+}
+
 int bento_jsonr_strv_value(struct bento_jsonr *r, const struct bento_json *v, char ***ret,
                            size_t *ret_n)
 {

@@ -118,4 +118,9 @@ int bento_jsonr_objects(struct bento_jsonr *r, const struct bento_json *obj, con
 /* Free the first n entries of a string vector and the vector; accepts NULL. */
 void bento_strv_free_n(char **v, size_t n);
 
+/* Append a copy of s to the vector *v of *n entries, which stays (or
+ * becomes) NULL-terminated.  0 or -ENOMEM (then *v and *n are unchanged
+ * but for a grown allocation). */
+int bento_strv_append(char ***v, size_t *n, const char *s);
+
 #endif

@@ -55,7 +55,7 @@ static int do_create(struct rt_store *store, void *data, struct bento_err *err)
 
 int cmd_create(const struct rt_global *g, int argc, char **argv)
 {
-        struct rt_create_opts o = {.child_of_caller = true};
+        struct rt_create_opts o = {.id = NULL};
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_err err = {0};
 

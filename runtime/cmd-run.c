@@ -224,7 +224,7 @@ static int run_detached(struct rt_store *store, struct rt_create_opts *o, struct
 
 int cmd_run(const struct rt_global *g, int argc, char **argv)
 {
-        struct rt_create_opts o = {.child_of_caller = false};
+        struct rt_create_opts o = {.id = NULL};
         struct rt_run_opts ro = RT_RUN_OPTS_INIT;
         struct rt_run_report rep = RT_RUN_REPORT_INIT;
         struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
@@ -252,7 +252,6 @@ int cmd_run(const struct rt_global *g, int argc, char **argv)
                 rt_log_file_only();
         r = rt_store_open(g->root, &store, &err);
         if (r >= 0 && (ro.flags & RT_RUN_DETACH)) {
-                o.child_of_caller = true;
                 r = run_detached(&store, &o, &err);
         } else if (r >= 0) {
                 r = run_foreground(&store, &o, &ro, &rep, &err);

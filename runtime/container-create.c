@@ -195,8 +195,7 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
 {
         struct early_work early = {.job = job, .ctx = ctx, .rec = NULL};
         cleanup_bento_record struct bento_record *rec = NULL;
-        struct rt_spawn_opts so = {.child_of_caller = job->opts->child_of_caller,
-                                   .console_socket = job->opts->console_socket,
+        struct rt_spawn_opts so = {.console_socket = job->opts->console_socket,
                                    .keep_console =
                                        job->opts->keep_console && !job->opts->console_socket,
                                    .fifo_path = job->fifo_path,
@@ -293,7 +292,8 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                                   .rootless = geteuid() != 0,
                                   .no_pivot = opts->no_pivot,
                                   .no_new_keyring = opts->no_new_keyring,
-                                  .preserve_fds = opts->preserve_fds};
+                                  .preserve_fds = opts->preserve_fds,
+                                  .listen_fds = opts->listen_fds};
         r = rt_ns_plan_make(job.cfg, &ctx, &job.plan, err);
         if (r >= 0)
                 r = compile_seccomp(&job, store, err);

@@ -216,15 +216,6 @@ static int check_pid_ns(const struct bento_record *rec, uint64_t ns, struct bent
  * exiting before the failure counts. */
 #define EXIT_GRACE_MS 200
 
-/* Has pid exited (a zombie, or reaped since)? */
-static bool exited(pid_t pid)
-{
-        uint64_t start = 0;
-        char state = 0;
-
-        return rt_proc_stat(pid, &start, &state) < 0 || state == 'Z' || state == 'X';
-}
-
 static int verify_init(const struct bento_record *rec, int pidfd, struct bento_err *err)
 {
         uint64_t ns = 0;
@@ -248,9 +239,12 @@ static int verify_init(const struct bento_record *rec, int pidfd, struct bento_e
         }
         /* An init on its way out has left its cgroup before it becomes a
          * zombie (and a zombie still answers signal 0): it is gone, not
-         * forged.  A forged pid names a live process, which does not end
-         * within the grace given here, and stays refused. */
-        if (r < 0 && (exited(rec->pid) || rt_pidfd_wait_exit(pidfd, EXIT_GRACE_MS) == 0))
+         * forged.  So is a killed pid namespace init that waits, in the
+         * kernel's exit path, for the zombies of its namespace to be
+         * reaped by their outside parents.  A forged pid names a live
+         * process, which does not end within the grace given here, and
+         * stays refused. */
+        if (r < 0 && (rt_proc_exited(rec->pid) || rt_pidfd_wait_exit(pidfd, EXIT_GRACE_MS) == 0))
                 return bento_err_setx(err, ESRCH, "container not running: its init has exited");
         return r;
 }
@@ -368,7 +362,11 @@ static int destroy(const struct bento_record *rec, struct bento_err *err)
         /* a frozen task only dies once it is thawed */
         if (rt_cgroup_is_frozen(rec) == 1)
                 (void) rt_cgroup_freeze(rec, false, &ignored);
-        if (rt_pidfd_wait_exit(pidfd, 10000) < 0)
+        /* dead is enough: a pid namespace init stays in its exit path
+         * until the zombies of `exec --detach` processes are reaped by
+         * their parent, which may never call wait() (as crun, delete goes
+         * on; the kernel finishes the exit whenever they are reaped) */
+        if (rt_pidfd_wait_dead(pidfd, rec->pid, 10000) < 0)
                 return bento_err_setx(err, ETIMEDOUT, "container %s did not die after SIGKILL",
                                       rec->id);
         return 0;

@@ -20,10 +20,8 @@ struct rt_create_opts {
         const char *console_socket;
         bool no_pivot;
         bool no_new_keyring;
-        int preserve_fds;
-        /* `create` (and `run --detach`): the init becomes a child of our
-         * caller; foreground `run` keeps it as our own child */
-        bool child_of_caller;
+        int preserve_fds; /* with the socket-activation ones */
+        int listen_fds;   /* rt_listen_fds(): LISTEN_FDS for the init, or 0 */
         /* --systemd-cgroup */
         bool systemd_cgroup;
         /* --cgroup-manager disabled: no cgroup at all */

@@ -36,6 +36,7 @@ struct rt_context {
         bool no_pivot;
         bool no_new_keyring;
         int preserve_fds;
+        int listen_fds; /* LISTEN_FDS to announce to the init's program, or 0 */
 
         /* --systemd-cgroup: the cgroup is a transient systemd scope */
         bool systemd_cgroup;

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "process-env.h"
+
 enum {
         OPT_BUNDLE,
         OPT_PID_FILE,
@@ -94,6 +96,14 @@ int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, struct rt_
                         }
                         break;
                 }
+        }
+        if (r >= 0) {
+                /* socket activation, as crun and runc: the descriptors
+                 * follow the --preserve-fds ones */
+                int open = 0;
+
+                o->listen_fds = rt_listen_fds(o->preserve_fds, &open);
+                o->preserve_fds += open;
         }
         if (r >= 0 && ret_run)
                 *ret_run = run;

@@ -34,21 +34,6 @@ static char **strv_copy(char *const *v, size_t n)
         return out;
 }
 
-/* Append s to a NULL-terminated vector of *n entries. */
-static int strv_append(char ***v, size_t *n, const char *s)
-{
-        char **grown = realloc(*v, (*n + 2) * sizeof(char *));
-
-        if (!grown)
-                return -ENOMEM;
-        *v = grown;
-        grown[*n] = strdup(s);
-        if (!grown[*n])
-                return -ENOMEM;
-        grown[++*n] = NULL;
-        return 0;
-}
-
 static int set_env(struct oci_process *p, const char *kv, struct bento_err *err)
 {
         const char *eq = strchr(kv, '=');
@@ -67,7 +52,7 @@ static int set_env(struct oci_process *p, const char *kv, struct bento_err *err)
                 p->env[i] = copy;
                 return 0;
         }
-        if (strv_append(&p->env, &p->n_env, kv) < 0)
+        if (bento_strv_append(&p->env, &p->n_env, kv) < 0)
                 return bento_err_set(err, ENOMEM, "--env");
         return 0;
 }
@@ -94,7 +79,8 @@ static int add_cap(struct oci_process *p, const char *name, struct bento_err *er
         for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
                 enum oci_cap_set s = sets[i];
                 c->present[s] = true;
-                if (!strv_has(c->set[s], c->n[s], name) && strv_append(&c->set[s], &c->n[s], name))
+                if (!strv_has(c->set[s], c->n[s], name) &&
+                    bento_strv_append(&c->set[s], &c->n[s], name))
                         return bento_err_set(err, ENOMEM, "--cap");
         }
         return 0;

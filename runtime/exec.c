@@ -41,6 +41,7 @@
 #include "proc.h"
 #include "process-attrs.h"
 #include "process.h"
+#include "process-env.h"
 #include "seccomp.h"
 #include "spawn.h"
 #include "sync.h"
@@ -282,6 +283,9 @@ static int setup_process(const struct exec_job *job, int sync_fd, pid_t *host_pi
         r = wait_runtime(job, sync_fd, host_pid, err);
         if (r >= 0)
                 r = setup_terminal(job, sync_fd, err);
+        /* HOME and the stdio owner, before seccomp and the identity switch */
+        if (r >= 0)
+                r = rt_process_inside(job->proc, 0, err);
         if (r >= 0)
                 r = rt_rlimits_apply(proc, err);
         if (r >= 0)
@@ -462,13 +466,13 @@ static int release_process(const struct exec_job *job, int sock, struct rt_exec_
         return 0;
 }
 
-static void kill_started(const struct exec_job *job, struct rt_exec_result *res)
+static void kill_started(struct rt_exec_result *res)
 {
         if (res->pidfd >= 0) {
                 (void) syscall(SYS_pidfd_send_signal, res->pidfd, SIGKILL, NULL, 0);
                 close(res->pidfd);
         }
-        if (!job->opts->detach && res->pid > 0)
+        if (res->pid > 0)
                 (void) waitpid(res->pid, NULL, 0);
         if (res->console_fd >= 0)
                 close(res->console_fd);
@@ -488,9 +492,11 @@ static int start_process(const struct exec_job *job, struct rt_exec_result *res,
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
                 return bento_err_set(err, errno, "socketpair");
         sock = pair[0];
-        /* with --detach the intermediate, and so the process, is our
-         * caller's child */
-        mid = rt_clone3(job->opts->detach ? CLONE_PARENT : 0, NULL);
+        /* the process is our child (a sibling of the intermediate); with
+         * --detach it is orphaned when we exit, as crun's and runc's are,
+         * and goes to our caller's subreaper, not to a caller that may
+         * never reap it */
+        mid = rt_clone3(0, NULL);
         if (mid == 0) {
                 close(sock);
                 run_intermediate(job, pair[1]);
@@ -498,8 +504,7 @@ static int start_process(const struct exec_job *job, struct rt_exec_result *res,
         close(pair[1]);
         if (mid < 0)
                 return bento_err_set(err, errno, "cannot fork");
-        if (!job->opts->detach)
-                (void) waitpid(mid, NULL, 0);
+        (void) waitpid(mid, NULL, 0);
         r = rt_sync_expect(sock, RT_SYNC_PID, &m, NULL, err);
         if (r < 0)
                 return r;
@@ -510,7 +515,7 @@ static int start_process(const struct exec_job *job, struct rt_exec_result *res,
         else
                 r = release_process(job, sock, res, err);
         if (r < 0)
-                kill_started(job, res);
+                kill_started(res);
         return r;
 }
 

@@ -11,14 +11,14 @@
  * Processes, as for `create` with namespaces to join:
  *
  *   bento-runtime exec
- *      │ clone3 (CLONE_PARENT with --detach)
+ *      │ clone3
  *      ▼
  *   intermediate ── setns(init pidfd, every CLONE_NEW* that differs),
  *      │            fchdir(init's root), chroot(".")
  *      │ clone3(CLONE_PARENT)
  *      ▼
  *   exec process (in the container's pid namespace; a child of
- *                 bento-runtime, or of its caller with --detach)
+ *                 bento-runtime, orphaned with --detach when it exits)
  *
  * The process is set up from the inside and talks to the runtime over a
  * SOCK_SEQPACKET pair (sync.h); errors come back word for word.
@@ -74,8 +74,8 @@ struct rt_exec_result {
  * (the close-on-exec sync socket reads end-of-file): *ret then holds its
  * pid and pidfd (owned by the caller).  *ret is written on failure too,
  * for fail_status (its fds are then -1).  The container must be running.
- * Without opts->detach the process is our child and the caller waits for
- * it; with it, the process is a child of our caller. */
+ * The process is our child: without opts->detach the caller waits for
+ * it; with it, it is orphaned (to the caller's subreaper) when we exit. */
 int rt_exec(struct rt_store *store, const struct rt_exec_opts *opts, struct rt_exec_result *ret,
             struct bento_err *err);
 

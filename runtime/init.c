@@ -26,6 +26,7 @@
 #include "namespaces.h"
 #include "process-attrs.h"
 #include "process.h"
+#include "process-env.h"
 #include "seccomp.h"
 #include "sync.h"
 #include "terminal.h"
@@ -207,11 +208,19 @@ static int step_filesystem(const struct rt_init_args *a, struct init_state *st,
         }
         if (r >= 0)
                 r = rt_mounts_pivot(ctx, err);
-        /* sysctls go in before readonlyPaths (engines list /proc/sys there) */
-        if (r >= 0)
+        /* as runc and crun, a missing cwd is made, before / turns
+         * read-only; sysctls go in before readonlyPaths (engines list
+         * /proc/sys there) */
+        if (r >= 0) {
+                rt_process_make_cwd(ctx->cfg->process);
                 r = rt_sysctl_apply(ctx, err);
+        }
         if (r >= 0)
                 r = rt_mounts_finish(ctx, err);
+        /* HOME, LISTEN_*, stdio owner: inside the finished root, before
+         * the identity switch and any seccomp filter (step_process) */
+        if (r >= 0)
+                r = rt_process_inside(ctx->cfg->process, ctx->listen_fds, err);
         return r;
 }
 

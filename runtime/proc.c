@@ -16,7 +16,15 @@
 
 #include "cleanup.h"
 
-int rt_proc_stat(pid_t pid, uint64_t *ret_start_time, char *ret_state)
+/* PF_EXITING (include/linux/sched.h): set once the task is in do_exit(); it
+ * never returns to user space.  A pid namespace's init that was killed
+ * stays in this state, not a zombie yet, until every other process of its
+ * namespace has been reaped, by whoever their parents are. */
+#define RT_PF_EXITING 0x00000004u
+
+/* state(3), flags(9) and starttime(22) of /proc/<pid>/stat. */
+static int proc_stat_fields(pid_t pid, uint64_t *ret_start_time, char *ret_state,
+                            unsigned int *ret_flags)
 {
         char path[64];
         char buf[1024];
@@ -24,6 +32,7 @@ int rt_proc_stat(pid_t pid, uint64_t *ret_start_time, char *ret_state)
         ssize_t n;
         char *p;
         unsigned long long start = 0;
+        unsigned int flags = 0;
         char state;
 
         snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
@@ -38,27 +47,49 @@ int rt_proc_stat(pid_t pid, uint64_t *ret_start_time, char *ret_state)
         p = strrchr(buf, ')');
         if (!p || p[1] != ' ')
                 return -EIO;
-        /* fields after comm: state(3) ppid(4) ... starttime(22) */
+        /* fields after comm: state(3) ppid(4) pgrp session tty tpgid
+         * flags(9) ... starttime(22) */
         if (sscanf(p + 2,
-                   "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+                   "%c %*d %*d %*d %*d %*d %u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
                    "%*d %*d %llu",
-                   &state, &start) != 2)
+                   &state, &flags, &start) != 3)
                 return -EIO;
         if (ret_start_time)
                 *ret_start_time = start;
         if (ret_state)
                 *ret_state = state;
+        if (ret_flags)
+                *ret_flags = flags;
         return 0;
+}
+
+int rt_proc_stat(pid_t pid, uint64_t *ret_start_time, char *ret_state)
+{
+        return proc_stat_fields(pid, ret_start_time, ret_state, NULL);
+}
+
+static bool dead(char state, unsigned int flags)
+{
+        return state == 'Z' || state == 'X' || (flags & RT_PF_EXITING);
+}
+
+bool rt_proc_exited(pid_t pid)
+{
+        unsigned int flags = 0;
+        char state = 0;
+
+        return proc_stat_fields(pid, NULL, &state, &flags) < 0 || dead(state, flags);
 }
 
 bool rt_proc_matches(pid_t pid, uint64_t start_time)
 {
+        unsigned int flags = 0;
         uint64_t st;
         char state;
 
-        if (pid <= 0 || rt_proc_stat(pid, &st, &state) < 0)
+        if (pid <= 0 || proc_stat_fields(pid, &st, &state, &flags) < 0)
                 return false;
-        return st == start_time && state != 'Z' && state != 'X';
+        return st == start_time && !dead(state, flags);
 }
 
 int rt_pidfd_open(pid_t pid)
@@ -106,6 +137,23 @@ int rt_pidfd_wait_exit(int pidfd, int timeout_ms)
                 r = poll(&p, 1, timeout_ms);
         while (r < 0 && errno == EINTR);
         return r > 0 ? 0 : -ETIMEDOUT;
+}
+
+int rt_pidfd_wait_dead(int pidfd, pid_t pid, int timeout_ms)
+{
+        /* the pidfd only reports a zombie or a reaped process; a dying
+         * pid namespace init is seen in /proc, polled every 10 ms */
+        for (int waited = 0; waited < timeout_ms; waited += 10) {
+                int slice = timeout_ms - waited < 10 ? timeout_ms - waited : 10;
+
+                if (rt_pidfd_wait_exit(pidfd, slice) == 0)
+                        return 0;
+                /* a process of the host that took the number can only
+                 * exist once ours was reaped, which the pidfd reports */
+                if (rt_proc_exited(pid))
+                        return 0;
+        }
+        return rt_pidfd_wait_exit(pidfd, 0);
 }
 
 uint64_t rt_proc_ns_inode(pid_t pid, const char *name)

@@ -17,8 +17,16 @@
  * Returns 0, or -ESRCH when the process does not exist. */
 int rt_proc_stat(pid_t pid, uint64_t *ret_start_time, char *ret_state);
 
-/* True when pid exists, is not a zombie, and started at start_time. */
+/* True when pid exists, is neither a zombie nor on its way out (in the
+ * kernel's exit path, PF_EXITING), and started at start_time. */
 bool rt_proc_matches(pid_t pid, uint64_t start_time);
+
+/* True when pid does not exist, is a zombie, or is in the kernel's exit
+ * path: it will never run a user-space instruction again.  The last case
+ * is a pid namespace's init that waits for outsiders to reap the zombies
+ * left in its namespace (`exec --detach` processes of a caller that never
+ * calls wait()); it is as dead as a zombie. */
+bool rt_proc_exited(pid_t pid);
 
 /* A pidfd for pid, unchecked: whatever is read about the pid afterwards is
  * about the pinned process as long as it is still alive after the reads
@@ -37,6 +45,10 @@ int rt_pidfd_signal(int pidfd, int sig, struct bento_err *err);
 /* Wait up to timeout_ms for the process behind pidfd to exit.  Returns 0 when
  * it exited, -ETIMEDOUT otherwise. */
 int rt_pidfd_wait_exit(int pidfd, int timeout_ms);
+
+/* rt_pidfd_wait_exit, except that pid (the number pidfd was opened for)
+ * also counts as gone once rt_proc_exited() says so. */
+int rt_pidfd_wait_dead(int pidfd, pid_t pid, int timeout_ms);
 
 /* Inode number of /proc/<pid>/ns/<name>, or 0 when unknown. */
 uint64_t rt_proc_ns_inode(pid_t pid, const char *name);

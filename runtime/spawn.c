@@ -102,23 +102,21 @@ __attribute__((noreturn)) static void run_intermediate(const struct rt_context *
 }
 
 static int clone_via_intermediate(const struct rt_context *ctx, const struct rt_ns_plan *plan,
-                                  const struct rt_spawn_opts *opts, int parent_sock,
-                                  const struct rt_init_args *ia, struct rt_spawned *ret,
-                                  struct bento_err *err)
+                                  int parent_sock, const struct rt_init_args *ia,
+                                  struct rt_spawned *ret, struct bento_err *err)
 {
         struct rt_sync_msg m;
         pid_t mid;
         int r;
 
-        mid = rt_clone3(opts->child_of_caller ? CLONE_PARENT : 0, NULL);
+        mid = rt_clone3(0, NULL);
         if (mid < 0)
                 return bento_err_set(err, errno, "cannot fork");
         if (mid == 0) {
                 close(parent_sock);
                 run_intermediate(ctx, plan, ia);
         }
-        if (!opts->child_of_caller)
-                (void) waitpid(mid, NULL, 0);
+        (void) waitpid(mid, NULL, 0);
         r = rt_sync_expect(parent_sock, RT_SYNC_PID, &m, NULL, err);
         if (r < 0)
                 return r;
@@ -141,12 +139,10 @@ static bool into_cgroup_unsupported(int e)
  * one (sp->cgroup), so that nobody has to move it there later: a move by
  * pid takes cgroup_threadgroup_rwsem for writing, which waits for an RCU
  * grace period (about 10 ms here), while a clone into the cgroup does not. */
-static int clone_direct(const struct rt_ns_plan *plan, const struct rt_spawn_opts *opts,
-                        int parent_sock, const struct rt_init_args *ia, struct rt_spawned *sp,
-                        struct bento_err *err)
+static int clone_direct(const struct rt_ns_plan *plan, int parent_sock,
+                        const struct rt_init_args *ia, struct rt_spawned *sp, struct bento_err *err)
 {
-        uint64_t flags = (init_clone_flags(plan) & ~(uint64_t) ia->unshare_flags) |
-                         (opts->child_of_caller ? CLONE_PARENT : 0);
+        uint64_t flags = init_clone_flags(plan) & ~(uint64_t) ia->unshare_flags;
         int cgroup_fd = rt_cgroup_clone_fd(&sp->cgroup);
         int pidfd = -1;
         pid_t pid;
@@ -300,7 +296,7 @@ static void prefer_init_error(int sock, struct bento_err *err)
                 }
 }
 
-static void kill_failed(const struct rt_spawn_opts *opts, struct rt_spawned *sp)
+static void kill_failed(struct rt_spawned *sp)
 {
         if (sp->pidfd >= 0) {
                 syscall(SYS_pidfd_send_signal, sp->pidfd, SIGKILL, NULL, 0);
@@ -309,7 +305,7 @@ static void kill_failed(const struct rt_spawn_opts *opts, struct rt_spawned *sp)
         } else if (sp->pid > 0) {
                 kill(sp->pid, SIGKILL);
         }
-        if (!opts->child_of_caller && sp->pid > 0)
+        if (sp->pid > 0)
                 (void) waitpid(sp->pid, NULL, 0);
         if (sp->cgroup.path || sp->cgroup.prepared) {
                 struct bento_err ignored;
@@ -354,9 +350,9 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
         if (r < 0)
                 return r;
         if (plan->any_join)
-                r = clone_via_intermediate(ctx, plan, opts, parent_sock, &ia, &sp, err);
+                r = clone_via_intermediate(ctx, plan, parent_sock, &ia, &sp, err);
         else
-                r = clone_direct(plan, opts, parent_sock, &ia, &sp, err);
+                r = clone_direct(plan, parent_sock, &ia, &sp, err);
         close(TAKE_FD(child_sock));
         /* sync #0: the init makes its remaining namespaces meanwhile */
         if (r >= 0 && ia.unshare_flags)
@@ -372,7 +368,7 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
         if (r < 0) {
                 if (sp.pid > 0)
                         prefer_init_error(parent_sock, err);
-                kill_failed(opts, &sp);
+                kill_failed(&sp);
                 return r;
         }
         *ret = sp;

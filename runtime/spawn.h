@@ -15,9 +15,6 @@
 #include "namespaces.h"
 
 struct rt_spawn_opts {
-        /* make the init a child of our caller (CLONE_PARENT), so it stays
-         * with the caller's subreaper when `create` exits */
-        bool child_of_caller;
         const char *console_socket; /* optional */
         /* foreground `run` without --console-socket: keep the pty master
          * (rt_spawned.console_fd) to proxy it to our own stdio */

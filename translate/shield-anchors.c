@@ -13,34 +13,10 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "passwd.h"
 #include "shield-internal.h"
 
 #define PASSWD_DEFAULT "/etc/passwd"
-
-/* The home field of a "name:pw:uid:gid:gecos:home:shell" line whose uid is
- * uid, or NULL.  Points into line, which is modified. */
-static char *passwd_line_home(char *line, uid_t uid)
-{
-        char *field[7] = {0}, *end = NULL;
-        size_t n = 0;
-        unsigned long long v;
-
-        line[strcspn(line, "\n")] = '\0';
-        for (char *p = line; n < 7; n++) {
-                field[n] = p;
-                p = strchr(p, ':');
-                if (!p)
-                        break;
-                *p++ = '\0';
-        }
-        if (n < 5 || !field[2][0] || field[2][0] == '-' || field[2][0] == '+')
-                return NULL;
-        errno = 0;
-        v = strtoull(field[2], &end, 10);
-        if (errno || *end || v != (unsigned long long) uid)
-                return NULL;
-        return field[5];
-}
 
 int shields_passwd_home(const char *passwd_path, uid_t uid, char **ret, struct bento_err *err)
 {
@@ -57,7 +33,7 @@ int shields_passwd_home(const char *passwd_path, uid_t uid, char **ret, struct b
                 return bento_err_set(err, errno, "open %s", path);
         }
         while (getline(&line, &cap, f) >= 0) {
-                char *home = line[0] == '#' ? NULL : passwd_line_home(line, uid);
+                char *home = line[0] == '#' ? NULL : bento_passwd_line_home(line, uid);
 
                 if (home) {
                         *ret = strdup(home);
