@@ -434,6 +434,7 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
             sb->runtime, "--root", sb->d->state, "--log",       sb->d->runtime_log, "--log-format",
             "json",      "run",    "--bundle",   sb->d->bundle, "--report",         sb->report,
             "--exit-fd", "3",      sb->id,       NULL};
+        cleanup_free char **env = run_spawn_env_for_runtime();
         struct run_spawn_fds fds = {.in = sb->io->in_fd,
                                     .out = sb->io->out_fd,
                                     .err = sb->io->err_fd,
@@ -441,10 +442,13 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
                                     .extra_as = 3,
                                     .keep = keep,
                                     .n_keep = n_keep,
-                                    .own_group = true};
+                                    .own_group = true,
+                                    .env = env};
         int pipefd[2];
         int r;
 
+        if (!env)
+                return bento_err_set(err, ENOMEM, "cannot start bento-runtime");
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return bento_err_set(err, errno, "cannot start bento-runtime");
         sb->exit_fd = pipefd[0];

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -83,6 +84,33 @@ int run_spawn(char *const argv[], const struct run_spawn_fds *fds, pid_t *ret,
         if (r != 0)
                 return bento_err_set(err, r, "cannot start %s", argv[0]);
         return 0;
+}
+
+static bool meant_for_bento(const char *entry)
+{
+        static const char *const names[] = {
+            "LISTEN_FDS=", "LISTEN_PID=", "LISTEN_FDNAMES=", "NOTIFY_SOCKET="};
+
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (strncmp(entry, names[i], strlen(names[i])) == 0)
+                        return true;
+        return false;
+}
+
+char **run_spawn_env_for_runtime(void)
+{
+        size_t n = 0, k = 0;
+        char **env;
+
+        while (environ[n])
+                n++;
+        env = calloc(n + 1, sizeof(char *));
+        if (!env)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!meant_for_bento(environ[i]))
+                        env[k++] = environ[i];
+        return env;
 }
 
 int run_wait(pid_t pid, int *status)

@@ -28,6 +28,12 @@ struct run_spawn_fds {
 /* argv[0] without a slash is looked for in PATH. */
 int run_spawn(char *const argv[], const struct run_spawn_fds *fds, pid_t *ret,
               struct bento_err *err);
+/* bento's environment without what the caller meant for bento itself:
+ * socket activation (LISTEN_FDS, LISTEN_PID, LISTEN_FDNAMES) and the service
+ * manager's NOTIFY_SOCKET.  bento-runtime would hand those descriptors, or a
+ * relay to that socket, into the box, which no manifest granted.  The array
+ * points into environ; free() it (not the strings).  NULL on ENOMEM. */
+char **run_spawn_env_for_runtime(void);
 /* waitpid, retried on EINTR.  Returns 0 or -errno. */
 int run_wait(pid_t pid, int *status);
 /* The same with a deadline: -ETIMEDOUT when pid is still running. */
