@@ -262,19 +262,27 @@ static int finish_mount(const struct rt_root *root, struct rt_target *t,
         return 0;
 }
 
-/* src: the source the runtime opened for us (mount-sources.h), or -1 to
- * open it here.  Either way the descriptor verified is the one mounted. */
-static int mount_bind(const struct rt_context *ctx, const struct rt_root *root, size_t i,
-                      const struct rt_mount_opts *o, const struct bento_mount_identity *id, int src,
-                      struct rt_target *t, struct bento_err *err)
+/* One bind mount: the entry, its options, its identity record, and the
+ * source the runtime opened for us (mount-sources.h) or -1 to open it here.
+ * Either way the descriptor verified is the one mounted. */
+struct bind_req {
+        size_t i;
+        const struct rt_mount_opts *o;
+        const struct bento_mount_identity *id;
+        int src;
+};
+
+static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
+                      const struct bind_req *q, struct rt_target *t, struct bento_err *err)
 {
-        const struct oci_mount *m = &ctx->cfg->mounts[i];
-        cleanup_close int own = src < 0 ? rt_bind_source_open(ctx, i, err) : -1;
+        const struct oci_mount *m = &ctx->cfg->mounts[q->i];
+        const struct rt_mount_opts *o = q->o;
+        const struct bento_mount_identity *id = q->id;
+        cleanup_close int own = q->src < 0 ? rt_bind_source_open(ctx, q->i, err) : -1;
+        int src = q->src < 0 ? own : q->src;
         struct stat st;
         int r;
 
-        if (src < 0)
-                src = own;
         if (src < 0)
                 return src;
         if (fstat(src, &st) < 0)
@@ -436,7 +444,9 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
         if (r < 0)
                 return r;
         if (rt_mount_is_bind(m, &o)) {
-                r = mount_bind(ctx, root, i, &o, id, src, &t, err);
+                struct bind_req q = {.i = i, .o = &o, .id = id, .src = src};
+
+                r = mount_bind(ctx, root, &q, &t, err);
                 if (r == 0 && strcmp(t.path, "/dev") == 0)
                         *dev = DEV_OTHER;
                 return r;

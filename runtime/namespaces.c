@@ -222,7 +222,6 @@ int rt_ns_idmap_userns(const struct oci_id_mapping *uid, size_t n_uid,
                        const struct oci_id_mapping *gid, size_t n_gid, const char *field,
                        struct bento_err *err)
 {
-        char path[64];
         int pidfd = -1, fd = -1, r;
         pid_t pid;
 
@@ -239,6 +238,8 @@ int rt_ns_idmap_userns(const struct oci_id_mapping *uid, size_t n_uid,
         }
         r = write_idmap(pid, uid, n_uid, gid, n_gid, field, err);
         if (r >= 0) {
+                char path[64];
+
                 snprintf(path, sizeof(path), "/proc/%d/ns/user", (int) pid);
                 fd = open(path, O_RDONLY | O_CLOEXEC);
                 if (fd < 0)
