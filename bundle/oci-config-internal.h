@@ -16,6 +16,10 @@
 int oci_conv_kv(struct bento_jsonr *r, const struct bento_json *obj, const char *key,
                 struct oci_kv **ret, size_t *ret_n);
 
+/* One {containerID, hostID, size} entry of a uidMappings/gidMappings
+ * array (bento_jsonr_objects converter): an empty or wrapping range fails. */
+int oci_conv_mapping(struct bento_jsonr *r, const struct bento_json *item, void *elem);
+
 /* The "linux" member into cfg->linux_ / cfg->has_linux. */
 int oci_conv_linux(struct bento_jsonr *r, const struct bento_json *doc, struct oci_config *cfg);
 

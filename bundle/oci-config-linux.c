@@ -82,7 +82,7 @@ static int conv_namespaces(struct bento_jsonr *r, const struct bento_json *lnx, 
         return 0;
 }
 
-static int conv_mapping(struct bento_jsonr *r, const struct bento_json *item, void *elem)
+int oci_conv_mapping(struct bento_jsonr *r, const struct bento_json *item, void *elem)
 {
         struct oci_id_mapping *m = elem;
 
@@ -198,10 +198,10 @@ int oci_conv_linux(struct bento_jsonr *r, const struct bento_json *doc, struct o
         JSONR_TRY(conv_namespaces(r, lnx, l));
         JSONR_TRY(bento_jsonr_objects(r, lnx, "uidMappings", sizeof(struct oci_id_mapping),
                                       (void **) &l->uid_mappings, &l->n_uid_mappings,
-                                      conv_mapping));
+                                      oci_conv_mapping));
         JSONR_TRY(bento_jsonr_objects(r, lnx, "gidMappings", sizeof(struct oci_id_mapping),
                                       (void **) &l->gid_mappings, &l->n_gid_mappings,
-                                      conv_mapping));
+                                      oci_conv_mapping));
         JSONR_TRY(bento_jsonr_objects(r, lnx, "devices", sizeof(struct oci_device),
                                       (void **) &l->devices, &l->n_devices, conv_device));
         JSONR_TRY(oci_conv_kv(r, lnx, "sysctl", &l->sysctl, &l->n_sysctl));

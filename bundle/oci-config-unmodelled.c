@@ -14,7 +14,6 @@
 #include "oci-config-internal.h"
 
 static const char *const linux_keys[] = {"timeOffsets", "intelRdt", "netDevices", NULL};
-static const char *const mount_keys[] = {"uidMappings", "gidMappings", NULL};
 
 static int add_path(struct oci_config *cfg, const char *prefix, const char *key)
 {
@@ -46,16 +45,9 @@ static int scan(struct oci_config *cfg, const struct bento_json *obj, const char
 
 int oci_note_unmodelled(struct bento_jsonr *r, const struct bento_json *doc, struct oci_config *cfg)
 {
-        const struct bento_json *mounts = bento_json_get(doc, "mounts");
         int rc = 0;
 
         rc = scan(cfg, bento_json_get(doc, "linux"), "linux", linux_keys);
-        for (size_t i = 0;
-             rc >= 0 && mounts && mounts->type == BENTO_JSON_ARRAY && i < mounts->u.array.n; i++) {
-                char prefix[32];
-                snprintf(prefix, sizeof(prefix), "mounts[%zu]", i);
-                rc = scan(cfg, mounts->u.array.items[i], prefix, mount_keys);
-        }
         if (rc < 0)
                 return bento_err_set(r->err, ENOMEM, "config");
         return 1;

@@ -149,6 +149,23 @@ static void put_process(struct bento_jsonw *w, const struct oci_process *p)
         bento_jsonw_close_object(w);
 }
 
+static void put_mappings(struct bento_jsonw *w, const char *key, const struct oci_id_mapping *m,
+                         size_t n)
+{
+        if (n == 0)
+                return;
+        bento_jsonw_key(w, key);
+        bento_jsonw_open_array(w);
+        for (size_t i = 0; i < n; i++) {
+                bento_jsonw_open_object(w);
+                bento_jsonw_kuint(w, "containerID", m[i].container_id);
+                bento_jsonw_kuint(w, "hostID", m[i].host_id);
+                bento_jsonw_kuint(w, "size", m[i].size);
+                bento_jsonw_close_object(w);
+        }
+        bento_jsonw_close_array(w);
+}
+
 static void put_mounts(struct bento_jsonw *w, const struct oci_config *cfg)
 {
         if (cfg->n_mounts == 0)
@@ -163,6 +180,8 @@ static void put_mounts(struct bento_jsonw *w, const struct oci_config *cfg)
                 bento_jsonw_kstring_opt(w, "type", m->type);
                 bento_jsonw_kstring_opt(w, "source", m->source);
                 put_strv_opt(w, "options", m->options, m->n_options);
+                put_mappings(w, "uidMappings", m->uid_mappings, m->n_uid_mappings);
+                put_mappings(w, "gidMappings", m->gid_mappings, m->n_gid_mappings);
                 bento_jsonw_close_object(w);
         }
         bento_jsonw_close_array(w);
@@ -200,23 +219,6 @@ static void put_hooks(struct bento_jsonw *w, const struct oci_config *cfg)
                 bento_jsonw_close_array(w);
         }
         bento_jsonw_close_object(w);
-}
-
-static void put_mappings(struct bento_jsonw *w, const char *key, const struct oci_id_mapping *m,
-                         size_t n)
-{
-        if (n == 0)
-                return;
-        bento_jsonw_key(w, key);
-        bento_jsonw_open_array(w);
-        for (size_t i = 0; i < n; i++) {
-                bento_jsonw_open_object(w);
-                bento_jsonw_kuint(w, "containerID", m[i].container_id);
-                bento_jsonw_kuint(w, "hostID", m[i].host_id);
-                bento_jsonw_kuint(w, "size", m[i].size);
-                bento_jsonw_close_object(w);
-        }
-        bento_jsonw_close_array(w);
 }
 
 static void put_namespaces(struct bento_jsonw *w, const struct oci_linux *l)

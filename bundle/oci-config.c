@@ -143,6 +143,8 @@ struct oci_config *oci_config_free(struct oci_config *cfg)
                 free(cfg->mounts[i].source);
                 free(cfg->mounts[i].type);
                 bento_strv_free_n(cfg->mounts[i].options, cfg->mounts[i].n_options);
+                free(cfg->mounts[i].uid_mappings);
+                free(cfg->mounts[i].gid_mappings);
         }
         free(cfg->mounts);
         for (int k = 0; k < _OCI_HOOK_KIND_MAX; k++) {
@@ -409,6 +411,12 @@ static int conv_mount(struct bento_jsonr *r, const struct bento_json *item, void
         JSONR_TRY(bento_jsonr_string(r, item, "source", false, &m->source));
         JSONR_TRY(bento_jsonr_string(r, item, "type", false, &m->type));
         JSONR_TRY(bento_jsonr_strv(r, item, "options", &m->options, &m->n_options));
+        JSONR_TRY(bento_jsonr_objects(r, item, "uidMappings", sizeof(struct oci_id_mapping),
+                                      (void **) &m->uid_mappings, &m->n_uid_mappings,
+                                      oci_conv_mapping));
+        JSONR_TRY(bento_jsonr_objects(r, item, "gidMappings", sizeof(struct oci_id_mapping),
+                                      (void **) &m->gid_mappings, &m->n_gid_mappings,
+                                      oci_conv_mapping));
         return 0;
 }
 

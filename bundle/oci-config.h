@@ -67,6 +67,12 @@ struct oci_mount {
         char *type;     /* optional */
         char **options; /* n_options entries */
         size_t n_options;
+        /* an idmapped mount (runtime-spec 1.2): ids of the source file
+         * system as containerID, shown in the mount as hostID */
+        struct oci_id_mapping *uid_mappings;
+        size_t n_uid_mappings;
+        struct oci_id_mapping *gid_mappings;
+        size_t n_gid_mappings;
 };
 
 enum oci_cap_set {

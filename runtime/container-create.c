@@ -296,6 +296,8 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                                   .listen_fds = opts->listen_fds};
         r = rt_ns_plan_make(job.cfg, &ctx, &job.plan, err);
         if (r >= 0)
+                r = rt_mounts_check_ns(&ctx, err);
+        if (r >= 0)
                 r = compile_seccomp(&job, store, err);
         if (r < 0)
                 goto out;

@@ -21,7 +21,7 @@
  * AppArmor is enabled, ignored with a warning elsewhere. */
 #define RT_HAVE_APPARMOR true
 /* linux.mountExtensions.idmap: uidMappings/gidMappings on a mount. */
-#define RT_HAVE_IDMAP_MOUNTS false
+#define RT_HAVE_IDMAP_MOUNTS true
 
 /* The feature line (no trailing newline). */
 void rt_features_print_tags(FILE *out);

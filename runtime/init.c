@@ -22,6 +22,7 @@
 #include "cleanup.h"
 #include "hooks.h"
 #include "landlock.h"
+#include "mount-sources.h"
 #include "mounts.h"
 #include "namespaces.h"
 #include "process-attrs.h"
@@ -192,9 +193,13 @@ static int step_filesystem(const struct rt_init_args *a, struct init_state *st,
                            struct bento_err *err)
 {
         const struct rt_context *ctx = a->ctx;
+        cleanup_rt_bind_sources struct rt_bind_sources srcs = RT_BIND_SOURCES_INIT;
         int r;
 
-        r = rt_mounts_prepare(ctx, err);
+        /* bind sources opened by the runtime, with its credentials */
+        r = rt_bind_sources_fetch(ctx, a->sync_fd, &srcs, err);
+        if (r >= 0)
+                r = rt_mounts_prepare(ctx, &srcs, err);
         if (r >= 0)
                 r = wait_runtime_hooks(a, err);
         /* still before pivot_root: host paths (hook programs, the seccomp

@@ -52,6 +52,14 @@ int rt_bind_fd_on(const struct rt_root *root, const struct rt_target *t, int src
                            MS_BIND | (recursive ? MS_REC : 0), NULL);
 }
 
+int rt_attach_tree_on(const struct rt_target *t, int tree_fd)
+{
+        if (move_mount(tree_fd, "", t->fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+            0)
+                return -errno;
+        return 0;
+}
+
 static int mount_id(int fd, uint64_t *id, bool *is_root, bool *known)
 {
         struct statx sx;

@@ -34,6 +34,10 @@ int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const cha
 int rt_bind_fd_on(const struct rt_root *root, const struct rt_target *t, int src_fd,
                   bool recursive);
 
+/* Attach the detached mount tree tree_fd (open_tree OPEN_TREE_CLONE) on t
+ * (move_mount). */
+int rt_attach_tree_on(const struct rt_target *t, int tree_fd);
+
 /* The id of the mount fd's object is on (statx STATX_MNT_ID).  0 or -errno. */
 int rt_fd_mount_id(int fd, uint64_t *id);
 

@@ -21,9 +21,11 @@
 
 #include "cleanup.h"
 #include "devices.h"
+#include "beneath.h"
 #include "lsm.h"
 #include "mount-copyup.h"
 #include "mount-options.h"
+#include "mount-sources.h"
 #include "mount-util.h"
 #include "mount-verify.h"
 #include "mounts-cgroup.h"
@@ -53,11 +55,6 @@ static bool names_root(const char *p)
         return true;
 }
 
-static bool is_bind(const struct oci_mount *m, const struct rt_mount_opts *o)
-{
-        return o->bind || (m->type && strcmp(m->type, "bind") == 0);
-}
-
 static int validate_mount(const struct oci_mount *m, size_t i, struct bento_err *err)
 {
         cleanup_rt_mount_opts struct rt_mount_opts o = {0};
@@ -75,17 +72,27 @@ static int validate_mount(const struct oci_mount *m, size_t i, struct bento_err 
                 memcpy(msg, err->msg, sizeof(msg));
                 return bento_err_setx(err, err->code, "mounts[%zu].%s", i, msg);
         }
-        if (is_bind(m, &o) && (!m->source || m->source[0] == '\0'))
+        if (rt_mount_is_bind(m, &o) && (!m->source || m->source[0] == '\0'))
                 return bento_err_setx(err, EINVAL, "mounts[%zu].source: required for a bind mount",
                                       i);
-        if (!is_bind(m, &o) && (!m->type || m->type[0] == '\0'))
+        if (!rt_mount_is_bind(m, &o) && (!m->type || m->type[0] == '\0'))
                 return bento_err_setx(err, EINVAL,
                                       "mounts[%zu].type: required unless the options contain bind "
                                       "or rbind",
                                       i);
-        if (o.copyup && (is_bind(m, &o) || strcmp(m->type, "tmpfs") != 0))
+        if (o.copyup && (rt_mount_is_bind(m, &o) || strcmp(m->type, "tmpfs") != 0))
                 return bento_err_setx(err, EINVAL,
                                       "mounts[%zu].options: tmpcopyup needs a tmpfs mount", i);
+        if ((m->n_uid_mappings || m->n_gid_mappings) && !rt_mount_is_bind(m, &o))
+                return bento_err_setx(err, EINVAL,
+                                      "mounts[%zu].uidMappings: only a bind mount can be idmapped "
+                                      "(add the bind or rbind option)",
+                                      i);
+        if ((m->n_uid_mappings == 0) != (m->n_gid_mappings == 0))
+                return bento_err_setx(err, EINVAL,
+                                      "mounts[%zu]: an idmapped mount needs both uidMappings and "
+                                      "gidMappings",
+                                      i);
         return 0;
 }
 
@@ -126,6 +133,53 @@ int rt_mounts_validate(const struct oci_config *cfg, struct bento_err *err)
                 r = rt_mount_identities(cfg, &ids, err);
         }
         return r;
+}
+
+/* Why nothing may be mounted without a mount namespace of the container's
+ * own: runc and crun mount into the shared namespace, where the mounts show
+ * to every process and outlive the container (runc even makes the
+ * namespace's "/" a slave), and pivot_root in a joined one, which moves the
+ * root of every process already in it. */
+#define SHARED_NS_WHY                                                                              \
+        "needs a mount, and the container has no mount namespace of its own (linux.namespaces "    \
+        "lists none, or joins one by path); bento-runtime mounts nothing in a namespace other "    \
+        "processes use. Add {\"type\": \"mount\"}, or leave it out"
+
+static int refuse_shared_ns(const struct oci_config *cfg, struct bento_err *err)
+{
+        const struct oci_linux *lx = &cfg->linux_;
+
+        if (cfg->n_mounts)
+                return bento_err_setx(err, EINVAL, "mounts[0] (%s) " SHARED_NS_WHY,
+                                      cfg->mounts[0].destination);
+        if (lx->n_masked_paths)
+                return bento_err_setx(err, EINVAL, "linux.maskedPaths " SHARED_NS_WHY);
+        if (lx->n_readonly_paths)
+                return bento_err_setx(err, EINVAL, "linux.readonlyPaths " SHARED_NS_WHY);
+        if (cfg->root.readonly)
+                return bento_err_setx(err, EINVAL, "root.readonly " SHARED_NS_WHY);
+        if (lx->rootfs_propagation)
+                return bento_err_setx(err, EINVAL, "linux.rootfsPropagation " SHARED_NS_WHY);
+        if (lx->n_devices)
+                return bento_err_setx(err, EINVAL, "linux.devices " SHARED_NS_WHY);
+        if (cfg->process && cfg->process->terminal)
+                return bento_err_setx(err, EINVAL,
+                                      "process.terminal " SHARED_NS_WHY " (/dev/console)");
+        return 0;
+}
+
+int rt_mounts_check_ns(const struct rt_context *ctx, struct bento_err *err)
+{
+        if (!ctx->new_ns[OCI_NS_MOUNT])
+                return refuse_shared_ns(ctx->cfg, err);
+        for (size_t i = 0; ctx->rootless && i < ctx->cfg->n_mounts; i++)
+                if (ctx->cfg->mounts[i].n_uid_mappings)
+                        return bento_err_setx(err, EPERM,
+                                              "mounts[%zu].uidMappings: an idmapped mount needs "
+                                              "root on the host (mount_setattr MOUNT_ATTR_IDMAP on "
+                                              "a host file system)",
+                                              i);
+        return 0;
 }
 
 /* ---- the root ---- */
@@ -209,30 +263,24 @@ static int finish_mount(const struct rt_root *root, struct rt_target *t,
         return 0;
 }
 
-static int open_bind_source(const struct rt_context *ctx, const char *source, struct bento_err *err)
-{
-        char buf[PATH_MAX];
-        const char *p = source;
-        int fd;
-
-        if (source[0] != '/') {
-                if ((size_t) snprintf(buf, sizeof(buf), "%s/%s", ctx->bundle, source) >=
-                    sizeof(buf))
-                        return bento_err_set(err, ENAMETOOLONG, "bind source %s", source);
-                p = buf;
-        }
-        fd = open(p, O_PATH | O_CLOEXEC);
-        if (fd < 0)
-                return bento_err_set(err, errno, "open bind source %s", p);
-        return fd;
-}
+/* One bind mount: the entry, its options, its identity record, and the
+ * source the runtime opened for us (mount-sources.h) or -1 to open it here.
+ * Either way the descriptor verified is the one mounted. */
+struct bind_req {
+        size_t i;
+        const struct rt_mount_opts *o;
+        const struct bento_mount_identity *id;
+        int src;
+};
 
 static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
-                      const struct oci_mount *m, const struct rt_mount_opts *o,
-                      const struct bento_mount_identity *id, struct rt_target *t,
-                      struct bento_err *err)
+                      const struct bind_req *q, struct rt_target *t, struct bento_err *err)
 {
-        cleanup_close int src = open_bind_source(ctx, m->source, err);
+        const struct oci_mount *m = &ctx->cfg->mounts[q->i];
+        const struct rt_mount_opts *o = q->o;
+        const struct bento_mount_identity *id = q->id;
+        cleanup_close int own = q->src < 0 ? rt_bind_source_open(ctx, q->i, err) : -1;
+        int src = q->src < 0 ? own : q->src;
         struct stat st;
         int r;
 
@@ -247,7 +295,11 @@ static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
                                              t, err);
         if (r < 0)
                 return r;
-        r = rt_bind_fd_on(root, t, src, o->recursive);
+        /* an idmapped source is a detached clone that only needs attaching */
+        if (m->n_uid_mappings)
+                r = rt_attach_tree_on(t, src);
+        else
+                r = rt_bind_fd_on(root, t, src, o->recursive);
         if (r == 0)
                 r = rt_target_reopen(root, t);
         if (r < 0)
@@ -388,7 +440,7 @@ static int mount_tmpfs_copyup(const struct rt_context *ctx, const struct rt_root
 }
 
 static int mount_entry(const struct rt_context *ctx, const struct rt_root *root, size_t i,
-                       const struct bento_mount_identity *id, enum dev_state *dev,
+                       const struct bento_mount_identity *id, int src, enum dev_state *dev,
                        struct bento_err *err)
 {
         const struct oci_mount *m = &ctx->cfg->mounts[i];
@@ -399,8 +451,10 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
         r = rt_mount_opts_parse(m->options, m->n_options, &o, err);
         if (r < 0)
                 return r;
-        if (is_bind(m, &o)) {
-                r = mount_bind(ctx, root, m, &o, id, &t, err);
+        if (rt_mount_is_bind(m, &o)) {
+                struct bind_req q = {.i = i, .o = &o, .id = id, .src = src};
+
+                r = mount_bind(ctx, root, &q, &t, err);
                 if (r == 0 && strcmp(t.path, "/dev") == 0)
                         *dev = DEV_OTHER;
                 return r;
@@ -421,7 +475,8 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
         return finish_mount(root, &t, &o, err);
 }
 
-int rt_mounts_prepare(const struct rt_context *ctx, struct bento_err *err)
+int rt_mounts_prepare(const struct rt_context *ctx, const struct rt_bind_sources *srcs,
+                      struct bento_err *err)
 {
         cleanup_rt_root struct rt_root root = {.fd = -1};
         cleanup_free struct bento_mount_identity *ids = NULL;
@@ -431,19 +486,20 @@ int rt_mounts_prepare(const struct rt_context *ctx, struct bento_err *err)
         r = rt_mounts_validate(ctx->cfg, err);
         if (r >= 0)
                 r = rt_mount_identities(ctx->cfg, &ids, err);
-        if (r < 0)
+        if (r >= 0)
+                r = rt_mounts_check_ns(ctx, err);
+        /* in a shared or joined namespace nothing is mounted: the checks
+         * above refused every configuration that would need a mount */
+        if (r < 0 || !ctx->new_ns[OCI_NS_MOUNT])
                 return r;
-        if (!ctx->new_ns[OCI_NS_MOUNT])
-                return bento_err_setx(err, EINVAL,
-                                      "the container needs a mount namespace of its own to set "
-                                      "up its root filesystem");
         r = prepare_root(ctx, &root, err);
         if (r >= 0)
                 r = rt_devices_refuse_dev_symlink(&root, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < ctx->cfg->n_mounts; i++) {
-                r = mount_entry(ctx, &root, i, ids ? &ids[i] : NULL, &dev, err);
+                r = mount_entry(ctx, &root, i, ids ? &ids[i] : NULL, rt_bind_sources_get(srcs, i),
+                                &dev, err);
                 if (r < 0)
                         return bento_err_prefix(err, "mounts[%zu] (%s)", i,
                                                 ctx->cfg->mounts[i].destination);
@@ -474,8 +530,26 @@ static int pivot_into_cwd(struct bento_err *err)
         return 0;
 }
 
+/* Without a mount namespace of its own the container is only chrooted: no
+ * pivot_root, which would move the root of every other process in the
+ * namespace too.  In a joined namespace root.path is looked up there,
+ * refusing symlinks as create did in ours. */
+static int chroot_only(const struct rt_context *ctx, struct bento_err *err)
+{
+        cleanup_close int fd = bento_beneath_open_abs(ctx->rootfs, 0);
+
+        if (fd < 0)
+                return bento_err_set(
+                    err, -fd, "root.path: open %s in the container's mount namespace", ctx->rootfs);
+        if (fchdir(fd) < 0 || chroot(".") < 0 || chdir("/") < 0)
+                return bento_err_set(err, errno, "root.path: chroot into %s", ctx->rootfs);
+        return 0;
+}
+
 int rt_mounts_pivot(const struct rt_context *ctx, struct bento_err *err)
 {
+        if (!ctx->new_ns[OCI_NS_MOUNT])
+                return chroot_only(ctx, err);
         if (chdir(ctx->rootfs) < 0)
                 return bento_err_set(err, errno, "chdir to the rootfs %s", ctx->rootfs);
         if (ctx->no_pivot) {
@@ -575,8 +649,11 @@ int rt_mounts_finish(const struct rt_context *ctx, struct bento_err *err)
 {
         const struct oci_linux *lx = &ctx->cfg->linux_;
         cleanup_rt_root struct rt_root root = {.fd = -1};
-        int r = rt_root_open(&root, "/");
+        int r;
 
+        if (!ctx->new_ns[OCI_NS_MOUNT])
+                return 0; /* nothing of this was allowed (rt_mounts_check_ns) */
+        r = rt_root_open(&root, "/");
         if (r < 0)
                 return bento_err_set(err, -r, "open /");
         for (size_t i = 0; i < lx->n_masked_paths; i++) {

@@ -9,7 +9,9 @@
  *                        linux.devices, /dev symlinks, /dev/console when a
  *                        terminal is used.  cwd is left unchanged.
  *   rt_mounts_pivot()    pivot_root into the rootfs (or MS_MOVE + chroot
- *                        with --no-pivot); afterwards "/" is the container root.
+ *                        with --no-pivot, or only chroot without a mount
+ *                        namespace of its own); afterwards "/" is the
+ *                        container root.
  *   rt_mounts_finish()   maskedPaths, readonlyPaths, root.readonly, and
  *                        rootfsPropagation applied to the new "/".
  *
@@ -21,7 +23,11 @@
 
 #include "context.h"
 
-int rt_mounts_prepare(const struct rt_context *ctx, struct bento_err *err);
+struct rt_bind_sources;
+
+/* srcs: the bind sources the runtime opened (mount-sources.h), or none. */
+int rt_mounts_prepare(const struct rt_context *ctx, const struct rt_bind_sources *srcs,
+                      struct bento_err *err);
 int rt_mounts_pivot(const struct rt_context *ctx, struct bento_err *err);
 int rt_mounts_finish(const struct rt_context *ctx, struct bento_err *err);
 
@@ -29,5 +35,12 @@ int rt_mounts_finish(const struct rt_context *ctx, struct bento_err *err);
  * is made (bad mount options, relative destinations, unknown device types),
  * so that a broken config leaves nothing behind. */
 int rt_mounts_validate(const struct oci_config *cfg, struct bento_err *err);
+
+/* What depends on the namespace plan: without a mount namespace of its own
+ * (none listed, or one joined by path) the container is only chrooted into
+ * root.path, and mounts, maskedPaths, readonlyPaths, root.readonly,
+ * rootfsPropagation, linux.devices and a terminal are refused by name;
+ * idmapped mounts need root on the host. */
+int rt_mounts_check_ns(const struct rt_context *ctx, struct bento_err *err);
 
 #endif

@@ -9,11 +9,16 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "spawn.h"
 
 static const struct {
         unsigned long flag;
@@ -89,24 +94,9 @@ int rt_ns_plan_make(const struct oci_config *cfg, struct rt_context *ctx, struct
                                       "linux.namespaces: running without root needs "
                                       "a user namespace (add {\"type\": \"user\"} with "
                                       "uidMappings and gidMappings)");
-        /* the filesystem view is built from scratch in a mount namespace of
-         * the container's own: never inside someone else's */
-        if (plan->join_fd[OCI_NS_MOUNT] >= 0) {
-                rt_ns_plan_close(plan);
-                return bento_err_setx(err, ENOTSUP,
-                                      "linux.namespaces: joining an existing mount namespace is "
-                                      "not supported; the container needs one of its own");
-        }
-        if (!ctx->new_ns[OCI_NS_MOUNT]) {
-                rt_ns_plan_close(plan);
-                return bento_err_setx(err, EINVAL,
-                                      "linux.namespaces: a mount namespace is required "
-                                      "(add {\"type\": \"mount\"})");
-        }
-        if (ctx->new_ns[OCI_NS_USER] && plan->join_fd[OCI_NS_MOUNT] >= 0)
-                return bento_err_setx(err, ENOTSUP,
-                                      "linux.namespaces: joining a mount namespace "
-                                      "while creating a user namespace is not supported");
+        /* without a mount namespace of its own (none listed, or one joined
+         * by path) the container runs chrooted in that namespace and
+         * rt_mounts_check_ns() refuses what would have to be mounted there */
         return 0;
 }
 
@@ -162,12 +152,12 @@ static int format_map(const struct oci_id_mapping *m, size_t n, unsigned self, c
                 return 0;
         }
         if (n > 340)
-                return bento_err_setx(err, EINVAL, "linux.%s: at most 340 entries", field);
+                return bento_err_setx(err, EINVAL, "%s: at most 340 entries", field);
         for (size_t i = 0; i < n; i++) {
                 int w = snprintf(buf + off, size - off, "%u %u %u\n", m[i].container_id,
                                  m[i].host_id, m[i].size);
                 if (w < 0 || (size_t) w >= size - off)
-                        return bento_err_setx(err, E2BIG, "linux.%s: too many entries", field);
+                        return bento_err_setx(err, E2BIG, "%s: too many entries", field);
                 off += (size_t) w;
         }
         return 0;
@@ -180,11 +170,11 @@ int rt_ns_write_maps(pid_t pid, const struct oci_config *cfg, bool rootless, str
         int r;
 
         r = format_map(cfg->linux_.uid_mappings, cfg->linux_.n_uid_mappings, geteuid(), uid_map,
-                       sizeof(uid_map), "uidMappings", err);
+                       sizeof(uid_map), "linux.uidMappings", err);
         if (r < 0)
                 return r;
         r = format_map(cfg->linux_.gid_mappings, cfg->linux_.n_gid_mappings, getegid(), gid_map,
-                       sizeof(gid_map), "gidMappings", err);
+                       sizeof(gid_map), "linux.gidMappings", err);
         if (r < 0)
                 return r;
         /* an unprivileged writer may only map its own gid after denying
@@ -202,6 +192,63 @@ int rt_ns_write_maps(pid_t pid, const struct oci_config *cfg, bool rootless, str
         if (r < 0)
                 return bento_err_prefix(err, "linux.gidMappings");
         return 0;
+}
+
+/* Write both maps of the user namespace of pid; field names the config
+ * entry in errors ("mounts[2]"). */
+static int write_idmap(pid_t pid, const struct oci_id_mapping *uid, size_t n_uid,
+                       const struct oci_id_mapping *gid, size_t n_gid, const char *field,
+                       struct bento_err *err)
+{
+        char map[16384], what[64];
+        int r;
+
+        snprintf(what, sizeof(what), "%s.uidMappings", field);
+        r = format_map(uid, n_uid, 0, map, sizeof(map), what, err);
+        if (r < 0)
+                return r;
+        if (write_proc_file(pid, "uid_map", map, err) < 0)
+                return bento_err_prefix(err, "%s", what);
+        snprintf(what, sizeof(what), "%s.gidMappings", field);
+        r = format_map(gid, n_gid, 0, map, sizeof(map), what, err);
+        if (r < 0)
+                return r;
+        if (write_proc_file(pid, "gid_map", map, err) < 0)
+                return bento_err_prefix(err, "%s", what);
+        return 0;
+}
+
+int rt_ns_idmap_userns(const struct oci_id_mapping *uid, size_t n_uid,
+                       const struct oci_id_mapping *gid, size_t n_gid, const char *field,
+                       struct bento_err *err)
+{
+        int pidfd = -1, fd = -1, r;
+        pid_t pid;
+
+        /* a process is the only way to a new user namespace without
+         * entering it: it waits to be killed while its maps are written */
+        pid = rt_clone3(CLONE_NEWUSER, &pidfd);
+        if (pid < 0)
+                return bento_err_set(err, errno, "%s: cannot create a user namespace for the idmap",
+                                     field);
+        if (pid == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (;;)
+                        pause();
+        }
+        r = write_idmap(pid, uid, n_uid, gid, n_gid, field, err);
+        if (r >= 0) {
+                char path[64];
+
+                snprintf(path, sizeof(path), "/proc/%d/ns/user", (int) pid);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        r = bento_err_set(err, errno, "%s: open %s", field, path);
+        }
+        syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+        (void) waitpid(pid, NULL, 0);
+        close(pidfd);
+        return r < 0 ? r : fd;
 }
 
 int rt_ns_loopback_up(struct bento_err *err)

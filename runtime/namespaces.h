@@ -33,6 +33,13 @@ int rt_ns_join_all(const struct rt_ns_plan *plan, struct bento_err *err);
  * 0, like `unshare -r`. */
 int rt_ns_write_maps(pid_t pid, const struct oci_config *cfg, bool rootless, struct bento_err *err);
 
+/* An fd of a new user namespace whose uid_map and gid_map are the given
+ * entries (each line "containerID hostID size"), for an idmapped mount
+ * (MOUNT_ATTR_IDMAP).  field names the mount in errors ("mounts[2]"). */
+int rt_ns_idmap_userns(const struct oci_id_mapping *uid, size_t n_uid,
+                       const struct oci_id_mapping *gid, size_t n_gid, const char *field,
+                       struct bento_err *err);
+
 /* Bring the loopback interface of the current network namespace up. */
 int rt_ns_loopback_up(struct bento_err *err);
 

@@ -26,6 +26,7 @@
 #include "hooks.h"
 #include "init.h"
 #include "log.h"
+#include "mount-sources.h"
 #include "proc.h"
 #include "sync.h"
 #include "terminal.h"
@@ -359,6 +360,9 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
                 (void) rt_sync_send(parent_sock, RT_SYNC_GO, 0, NULL, -1);
         if (r >= 0)
                 r = setup_from_outside(ctx, &sp, parent_sock, err);
+        /* the init asks for its bind sources before its first mount */
+        if (r >= 0)
+                r = rt_bind_sources_serve(ctx, sp.pid, sp.pidfd, parent_sock, err);
         if (r >= 0 && opts->meanwhile)
                 r = opts->meanwhile(opts->meanwhile_arg, err);
         if (r >= 0)

@@ -592,13 +592,41 @@ TEST(lists_known_properties_the_model_does_not_carry)
                         "\"linux\":{\"personality\":{\"domain\":\"LINUX32\"},"
                         "\"netDevices\":{},\"timeOffsets\":null}}",
                         &cfg));
-        /* scheduler and personality are modelled now */
-        ASSERT_EQ(cfg->n_unmodelled, 2);
+        /* scheduler, personality and idmapped mounts are modelled now */
+        ASSERT_EQ(cfg->n_unmodelled, 1);
         ASSERT_STREQ(cfg->unmodelled[0], "linux.netDevices");
-        ASSERT_STREQ(cfg->unmodelled[1], "mounts[1].uidMappings");
         /* unknown vendor properties are not listed: they are ignored */
         ASSERT_OK(parse("{" HEAD ",\"linux\":{\"x-future\":1}}", &plain));
         ASSERT_EQ(plain->n_unmodelled, 0);
+}
+
+TEST(parses_idmapped_mount)
+{
+        cleanup_oci_config struct oci_config *cfg = NULL;
+        cleanup_oci_config struct oci_config *again = NULL;
+        cleanup_free char *out = NULL;
+        size_t len = 0;
+
+        ASSERT_OK(parse("{" HEAD ",\"mounts\":[{\"destination\":\"/d\",\"source\":\"/s\","
+                        "\"options\":[\"bind\"],"
+                        "\"uidMappings\":[{\"containerID\":0,\"hostID\":1000,\"size\":1}],"
+                        "\"gidMappings\":[{\"containerID\":5,\"hostID\":2000,\"size\":3}]}]}",
+                        &cfg));
+        ASSERT_EQ(cfg->mounts[0].n_uid_mappings, 1);
+        ASSERT_EQ(cfg->mounts[0].uid_mappings[0].host_id, 1000);
+        ASSERT_EQ(cfg->mounts[0].n_gid_mappings, 1);
+        ASSERT_EQ(cfg->mounts[0].gid_mappings[0].container_id, 5);
+        ASSERT_EQ(cfg->mounts[0].gid_mappings[0].size, 3);
+        ASSERT_EQ(cfg->n_unmodelled, 0);
+        /* written back for the config copy `state` and `exec` read */
+        ASSERT_OK(oci_config_write(cfg, &out, &len, &err));
+        ASSERT_OK(parse(out, &again));
+        ASSERT_EQ(again->mounts[0].n_uid_mappings, 1);
+        ASSERT_EQ(again->mounts[0].uid_mappings[0].host_id, 1000);
+        ASSERT_EQ(again->mounts[0].gid_mappings[0].host_id, 2000);
+        ASSERT_TRUE(rejects("{" HEAD ",\"mounts\":[{\"destination\":\"/d\",\"uidMappings\":"
+                            "[{\"containerID\":0,\"hostID\":1,\"size\":0}]}]}",
+                            "mounts[0].uidMappings[0].size: must be greater than zero"));
 }
 
 /* The file `exec --process` reads: a process object on its own. */

@@ -1,0 +1,255 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The mount namespace and bind sources (issue 15): a config without a
+mount namespace of its own, joining one by path, idmapped bind mounts
+(mounts[].uidMappings/gidMappings), and bind sources opened with the
+runtime's credentials rather than the user namespace's.
+
+Without a mount namespace of its own the container shares (or joins) one
+that other processes use: bento-runtime then only chroots into root.path
+and refuses, by JSON path, everything that would have to be mounted there.
+"""
+
+import os
+import subprocess
+
+from harness import (REAPER, _forget, expect_create_failure, mounts_under, ns_inode, proc_alive, run_cmd,
+                     spawn, wait_for)
+
+USERNS_MAP = [{"containerID": 0, "hostID": 100000, "size": 65536}]
+
+
+def own_mnt_ns():
+    return os.stat("/proc/self/ns/mnt").st_ino
+
+
+def bare(b):
+    """No mount namespace, and nothing that would need one."""
+    b.drop_ns("mount")
+    b.config["mounts"] = []
+    b.linux.pop("maskedPaths", None)
+    b.linux.pop("readonlyPaths", None)
+    b.config["root"]["readonly"] = False
+    return b
+
+
+def userns(b):
+    b.set_ns("user")
+    b.linux["uidMappings"] = list(USERNS_MAP)
+    b.linux["gidMappings"] = list(USERNS_MAP)
+    return b
+
+
+# ---- no mount namespace ----
+
+def test_without_mount_namespace_the_container_shares_the_runtimes(rt, bundle):
+    b = bare(bundle())
+    b.set_args("/bin/sh", "-c", "cat /etc/hostname; exec sleep 60")
+    cid, pid = rt.create_ok(b)
+    assert ns_inode(pid, "mnt") == own_mnt_ns()
+    # chrooted into root.path, not pivoted: nothing was mounted anywhere
+    assert os.readlink("/proc/%d/root" % pid) == os.path.realpath(b.rootfs)
+    assert mounts_under(b.path) == []
+    rt.start_ok(cid)
+    wait_for(lambda: rt.container_output(cid).strip(), timeout=10, what="output")
+    assert rt.container_output(cid).strip() == "rootfs-template"
+    assert rt.kill(cid, "KILL").rc == 0
+    rt.wait_status(cid, "stopped")
+
+
+def test_without_mount_namespace_mounts_are_refused_by_name(rt, bundle):
+    """Mounting in a namespace other processes use would show there and
+    outlive the container: refused, and nothing is mounted."""
+    b = bundle()
+    b.drop_ns("mount")
+    expect_create_failure(rt, b, message="mounts[0] (/proc)")
+    for key, value, name in (("maskedPaths", ["/proc/kcore"], "linux.maskedPaths"),
+                             ("readonlyPaths", ["/proc/sys"], "linux.readonlyPaths")):
+        b2 = bare(bundle())
+        b2.linux[key] = value
+        expect_create_failure(rt, b2, message=name)
+    b3 = bare(bundle())
+    b3.config["root"]["readonly"] = True
+    expect_create_failure(rt, b3, message="root.readonly")
+    # and the same config with a mount namespace runs
+    b4 = bundle()
+    b4.probe("facts")
+    facts = rt.run_probe(b4, "facts").json()
+    assert facts["ns"]["mnt"] != own_mnt_ns()
+
+
+# ---- joining by path ----
+
+def test_join_the_mount_namespace_of_a_container(rt, bundle):
+    a = bundle()
+    a.add_mount("/tmp", "tmpfs", "tmpfs", ["mode=1777"])
+    a.config["root"]["readonly"] = False
+    a.set_args("/bin/sh", "-c", "echo from-a > /tmp/marker && exec sleep 60")
+    cid_a, pid_a = rt.create_ok(a)
+    rt.start_ok(cid_a)
+    wait_for(lambda: os.path.exists("/proc/%d/root/tmp/marker" % pid_a), timeout=10, what="marker")
+    a_root = os.listdir("/proc/%d/root" % pid_a)
+
+    b = bare(bundle())
+    b.set_ns("mount", "/proc/%d/ns/mnt" % pid_a)
+    # root.path is looked up in the joined namespace: "/" is a's root there
+    b.config["root"]["path"] = "/"
+    b.set_args("/bin/cat", "/tmp/marker")
+    res = rt.run(b)
+    assert res.rc == 0, res
+    assert rt.container_output(res.cid).strip() == "from-a"
+    # a is untouched: no pivot_root moved its root
+    assert proc_alive(pid_a)
+    assert sorted(os.listdir("/proc/%d/root" % pid_a)) == sorted(a_root)
+    assert rt.kill(cid_a, "KILL").rc == 0
+    rt.wait_status(cid_a, "stopped")
+
+
+def test_join_the_mount_namespace_of_a_process_leaves_its_root(rt, bundle, test_dir):
+    """As runtime-tools does it (unshare --mount): the joined namespace
+    shows a tmpfs only it has; the process already there keeps its root."""
+    b = bare(bundle())
+    shown = os.path.join(b.rootfs, "mnt")
+    p = spawn(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+               'mount -t tmpfs x "$0" && echo only-there > "$0/file" && exec sleep 60', shown],
+              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists("/proc/%d/root%s/file" % (p.pid, shown)), timeout=10, what="tmpfs")
+        b.set_ns("mount", "/proc/%d/ns/mnt" % p.pid)
+        b.set_args("/bin/sh", "-c", "cat /mnt/file; exec sleep 60")
+        cid, pid = rt.create_ok(b)
+        assert ns_inode(pid, "mnt") == ns_inode(p.pid, "mnt")
+        rt.start_ok(cid)
+        wait_for(lambda: rt.container_output(cid).strip(), timeout=10, what="output")
+        assert rt.container_output(cid).strip() == "only-there"
+        assert os.readlink("/proc/%d/root" % p.pid) == "/"
+        assert not os.path.exists(os.path.join(shown, "file")), "the tmpfs leaked into our namespace"
+        assert rt.kill(cid, "KILL").rc == 0
+        rt.wait_status(cid, "stopped")
+    finally:
+        p.kill()
+        p.wait(timeout=10)
+        _forget(p)
+
+
+def test_join_mount_namespace_path_must_be_a_mount_namespace(rt, bundle, test_dir):
+    plain = os.path.join(test_dir, "not-a-namespace")
+    with open(plain, "w") as f:
+        f.write("x")
+    b = bare(bundle())
+    b.set_ns("mount", plain)
+    idx = len(b.linux["namespaces"]) - 1
+    expect_create_failure(rt, b, message="linux.namespaces[%d].path: '%s' is not a namespace file" % (idx, plain))
+    b.set_ns("mount", "/proc/self/ns/net")
+    expect_create_failure(rt, b, message="is not a mount namespace")
+    # the runtime's own namespace by path is a mount namespace: it runs
+    b.set_ns("mount", "/proc/%d/ns/mnt" % os.getpid())
+    b.set_args("/bin/true")
+    res = rt.run(b)
+    assert res.rc == 0, res
+
+
+# ---- idmapped bind mounts ----
+
+def idmapped_dir(test_dir, owner):
+    d = os.path.join(test_dir, "idmapped")
+    os.makedirs(d)
+    os.chown(d, owner, owner)
+    with open(os.path.join(d, "owned"), "w") as f:
+        f.write("x")
+    os.chown(os.path.join(d, "owned"), owner, owner)
+    return d
+
+
+def test_idmapped_bind_mount(rt, bundle, test_dir):
+    host = 1234
+    d = idmapped_dir(test_dir, host)
+    b = userns(bundle())
+    m = b.add_mount("/mnt", "bind", d, ["bind"])
+    # on-disk 1234 shows as 100000, the container's root
+    m["uidMappings"] = [{"containerID": host, "hostID": 100000, "size": 1}]
+    m["gidMappings"] = [{"containerID": host, "hostID": 100000, "size": 1}]
+    steps = rt.run_script(b, ["stat", "/mnt/owned"], ["write", "/mnt/new", "y"])
+    st = steps[0].json()
+    assert (st["uid"], st["gid"]) == (0, 0), st
+    assert steps[1].rc == 0, steps[1]
+    # the write went through the map back to the host id
+    st = os.stat(os.path.join(d, "new"))
+    assert (st.st_uid, st.st_gid) == (host, host)
+    # without the map the same file is not the container's
+    b2 = userns(bundle())
+    b2.add_mount("/mnt", "bind", d, ["bind"])
+    steps = rt.run_script(b2, ["stat", "/mnt/owned"])
+    assert steps[0].json()["uid"] == 65534
+
+
+def test_idmapped_mount_refused_where_the_file_system_cannot(rt, bundle, test_dir):
+    d = os.path.join(test_dir, "ramfs")
+    os.makedirs(d)
+    assert run_cmd(["mount", "-t", "ramfs", "bento-ramfs", d]).rc == 0
+    try:
+        b = userns(bundle())
+        m = b.add_mount("/mnt", "bind", d, ["bind"])
+        m["uidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 1}]
+        m["gidMappings"] = [{"containerID": 0, "hostID": 100000, "size": 1}]
+        idx = len(b.config["mounts"]) - 1
+        expect_create_failure(rt, b, message="mounts[%d].uidMappings: the file system of %s (ramfs) does not "
+                              "support idmapped mounts" % (idx, d))
+        # a mapping on anything but a bind mount is refused before that
+        b2 = userns(bundle())
+        t = b2.add_mount("/mnt", "tmpfs", "tmpfs")
+        t["uidMappings"] = m["uidMappings"]
+        t["gidMappings"] = m["gidMappings"]
+        expect_create_failure(rt, b2, message="only a bind mount can be idmapped")
+    finally:
+        run_cmd(["umount", d])
+
+
+# ---- bind sources opened with the runtime's credentials ----
+
+def secret_tree(test_dir):
+    """test_dir/secret (root, 0700) holding x/ with a readable and a
+    root-only file."""
+    top = os.path.join(test_dir, "secret")
+    os.makedirs(os.path.join(top, "x"))
+    os.chmod(top, 0o700)
+    os.chmod(os.path.join(top, "x"), 0o755)
+    for name, mode in (("public", 0o644), ("private", 0o600)):
+        p = os.path.join(top, "x", name)
+        with open(p, "w") as f:
+            f.write(name)
+        os.chmod(p, mode)
+    return os.path.join(top, "x")
+
+
+def test_bind_source_below_a_root_only_directory(rt, bundle, rrt, rbundle, test_dir):
+    src = secret_tree(test_dir)
+    b = userns(bundle())
+    b.add_mount("/mnt", "bind", src, ["bind", "ro"])
+    steps = rt.run_script(b, ["read", "/mnt/public"], ["read", "/mnt/private"])
+    assert steps[0].rc == 0 and "public" in steps[0].text, steps[0]
+    # the container's uid is still no one on the host: the file's own
+    # mode keeps it out
+    assert steps[1].rc != 0, steps[1]
+    # the runtime opens sources with its caller's rights, no more: an
+    # unprivileged caller cannot bind what it cannot reach itself
+    rb = rbundle()
+    rb.add_mount("/mnt", "bind", src, ["bind", "ro"])
+    expect_create_failure(rrt, rb, message="open bind source %s: Permission denied" % src)
+
+
+def test_bind_source_replaced_after_the_bundle_was_made_is_refused(rt, bundle, test_dir):
+    """The fd opened by the runtime is the one checked against the
+    bundle's identity record and mounted."""
+    src = secret_tree(test_dir)
+    st = os.stat(src)
+    b = userns(bundle())
+    b.add_mount("/mnt", "bind", src, ["bind", "ro"])
+    idx = len(b.config["mounts"]) - 1
+    notes = b.config.setdefault("annotations", {})
+    notes["org.bento.mount-identity"] = "%d:b:%d:%d" % (idx, st.st_dev, st.st_ino + 1)
+    expect_create_failure(rt, b, message="is not what bento checked")
+    notes["org.bento.mount-identity"] = "%d:b:%d:%d" % (idx, st.st_dev, st.st_ino)
+    b.set_args("/bin/cat", "/mnt/public")
+    res = rt.run(b)
+    assert res.rc == 0, res
+    assert rt.container_output(res.cid).strip() == "public"
