@@ -325,8 +325,13 @@ int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
         r = open_container(store, id, &o, err);
         if (r < 0)
                 return r;
-        if (o.status != BENTO_STATUS_CREATED && o.status != BENTO_STATUS_RUNNING &&
-            o.status != BENTO_STATUS_PAUSED)
+        /* a half-created container whose init is recorded (and still
+         * there) can be signalled: it is the one process it may hold */
+        if (o.status == BENTO_STATUS_CREATING && o.rec && o.rec->pid > 0 &&
+            rt_proc_matches(o.rec->pid, o.rec->start_time))
+                r = signal_container(o.rec, sig, all, err);
+        else if (o.status != BENTO_STATUS_CREATED && o.status != BENTO_STATUS_RUNNING &&
+                 o.status != BENTO_STATUS_PAUSED)
                 r = bento_err_setx(err, ESRCH, "container not running: %s is %s", id,
                                    bento_status_to_string(o.status));
         else
@@ -382,7 +387,8 @@ static int teardown(struct rt_store *store, const char *id, struct opened *o, lo
         struct bento_err herr = {0};
         int r = 0;
 
-        if (o->rec && o->status != BENTO_STATUS_STOPPED)
+        /* (an intent record may not name an init yet) */
+        if (o->rec && o->status != BENTO_STATUS_STOPPED && o->rec->pid > 0)
                 r = destroy(o->rec, err);
         if (r >= 0 && o->rec)
                 r = rt_cgroup_remove(o->rec, ret_oom, err);
