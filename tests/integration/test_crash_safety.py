@@ -293,6 +293,9 @@ def test_hook_dies_with_the_runtime(rig, rt):
     assert gone, "the hook %d outlived the killed runtime" % hook
     st = rig.state_after_kill("create killed in a hook")
     assert st and st["status"] == "creating", "a create killed in its hook should be creating: %s" % st
+    # what exists: the cgroups it made by then, named in the record
+    paths = st.get("bento", {}).get("cgroup", {}).get("paths", {})
+    assert paths and all(p.endswith("/bento-" + rig.cid) for p in paths.values()), st
     res = rt.delete(rig.cid, force=True)
     assert res.rc == 0, "delete --force failed:\n%s" % res
     rig.check_clean("create killed in a hook", before)
@@ -338,3 +341,34 @@ def test_soak_random_kills(rig):
           (seed, rig.figures["cycles"], rig.figures["kills"], rig.figures["left creating"], leaks, elapsed))
     assert done >= min(cycles, 10), "only %d cycles ran in %.0f s" % (done, elapsed)
     assert leaks == 0, "%d of %d cycles leaked (seed %d):\n%s" % (leaks, done, seed, "\n".join(failures[:10]))
+
+
+@pytest.mark.timeout(120)
+def test_delete_removes_only_its_own_temporaries(rt, bundle, test_dir):
+    """What a killed writer leaves (.state.json.<hex>, .config.json.<hex>,
+    regular files) goes with delete --force; a symlink of such a name, or
+    any other name, is neither followed nor removed, and the removal of
+    the directory then fails (fail closed) until it is gone."""
+    b = bundle("/bin/sleep", "30")
+    cid = "crash-tmp-" + os.urandom(3).hex()
+    rt.create_ok(b, cid)
+    d = rt.state_dir(cid)
+    for name in (".state.json.0123456789ab", ".config.json.abcdef012345"):
+        with open(os.path.join(d, name), "w") as f:
+            f.write('{"half": ')
+    victim = os.path.join(test_dir, "victim")
+    with open(victim, "w") as f:
+        f.write("keep me")
+    trap = os.path.join(d, ".state.json.fedcba987654")
+    os.symlink(victim, trap)
+    res = rt.delete(cid, force=True)
+    assert res.rc not in (0, None), "delete --force removed a directory holding a foreign entry:\n%s" % res
+    assert os.path.islink(trap), "the symlink named like a temporary was removed or followed"
+    with open(victim) as f:
+        assert f.read() == "keep me", "the symlink's target was touched"
+    assert sorted(os.listdir(d)) == [".state.json.fedcba987654"], os.listdir(d)
+    os.unlink(trap)
+    res = rt.delete(cid, force=True)
+    assert res.rc == 0, "delete --force of what was left failed:\n%s" % res
+    assert not os.path.lexists(d)
+    rt.create_ok(b, cid)  # the id again (rt's teardown deletes it)
