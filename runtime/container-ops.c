@@ -316,6 +316,17 @@ static int signal_container(const struct bento_record *rec, int sig, bool all,
         return rt_pidfd_signal(pidfd, sig, err);
 }
 
+/* created, running or paused; or half-created with its init recorded and
+ * still there (it is the one process such a container may hold) */
+static bool signallable(const struct opened *o)
+{
+        if (o->status == BENTO_STATUS_CREATING)
+                return o->rec && o->rec->pid > 0 &&
+                       rt_proc_matches(o->rec->pid, o->rec->start_time);
+        return o->status == BENTO_STATUS_CREATED || o->status == BENTO_STATUS_RUNNING ||
+               o->status == BENTO_STATUS_PAUSED;
+}
+
 int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
                       struct bento_err *err)
 {
@@ -325,13 +336,7 @@ int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
         r = open_container(store, id, &o, err);
         if (r < 0)
                 return r;
-        /* a half-created container whose init is recorded (and still
-         * there) can be signalled: it is the one process it may hold */
-        if (o.status == BENTO_STATUS_CREATING && o.rec && o.rec->pid > 0 &&
-            rt_proc_matches(o.rec->pid, o.rec->start_time))
-                r = signal_container(o.rec, sig, all, err);
-        else if (o.status != BENTO_STATUS_CREATED && o.status != BENTO_STATUS_RUNNING &&
-                 o.status != BENTO_STATUS_PAUSED)
+        if (!signallable(&o))
                 r = bento_err_setx(err, ESRCH, "container not running: %s is %s", id,
                                    bento_status_to_string(o.status));
         else
