@@ -218,7 +218,7 @@ int rt_record_intend_pid(const struct rt_context *ctx, pid_t pid, struct bento_r
         if (!ctx->new_ns[OCI_NS_PID] || rec->n_namespaces)
                 return 0;
         /* made by the clone itself (never deferred to the init) */
-        ns = calloc(2, sizeof(*ns));
+        ns = calloc(1, sizeof(*ns));
         if (!ns || !(ns->type = strdup("pid"))) {
                 free(ns);
                 return bento_err_set(err, ENOMEM, "state record");
