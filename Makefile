@@ -102,6 +102,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
 PROBE := $(BUILDDIR)/tests/bento-probe
 
 .PHONY: bench all debug check check-unit check-integration check-adversarial check-debug check-layering lint fuzz \
+        check-soak \
         fuzz-smoke demo install clean deps docs check-docs
 
 all: $(BINS)
@@ -240,6 +241,16 @@ check-unit: $(UNIT_BINS)
 check-integration: all $(PROBE)
 	BENTO_BUILD=$(abspath $(BUILDDIR)) $(PYTHON) -m pytest -q -ra tests/integration
 
+# The crash-safety soak (tests/integration/test_crash_safety.py): a few
+# hundred SIGKILLs of bento-runtime at random system calls of create,
+# start, kill and delete, each recovered with delete --force and checked
+# for leftovers; bounded in time; prints cycles, kills and leaks.
+SOAK_KILLS ?= 300
+SOAK_SECONDS ?= 240
+check-soak: all $(PROBE)
+	BENTO_BUILD=$(abspath $(BUILDDIR)) BENTO_CRASH_SOAK=$(SOAK_KILLS) BENTO_CRASH_SOAK_SECONDS=$(SOAK_SECONDS) \
+		$(PYTHON) -m pytest -q -s -ra tests/integration/test_crash_safety.py -k soak
+
 # The adversarial suite (docs/adversarial.md): escape attempts under every
 # exec mode and runtime; it prints the attempt x mode table at the end.
 check-adversarial: all $(PROBE)
@@ -250,6 +261,7 @@ check: deps
 	$(MAKE) check-docs
 	$(MAKE) check-unit
 	$(MAKE) check-integration
+	$(MAKE) check-soak
 	$(MAKE) check-adversarial
 
 check-debug:

@@ -140,13 +140,31 @@ static unsigned long long random_suffix(void)
         return v & 0xffffffffffffULL;
 }
 
-/* Create ".<name>.<random>" exclusively; the name goes to tmp. */
+#define TEMP_HEX 12 /* random_suffix() is 48 bits, "%012llx" */
+
+bool bento_is_temp_name(const char *name, const char *target)
+{
+        size_t t = strlen(target);
+
+        if (name[0] != '.' || strncmp(name + 1, target, t) != 0 || name[1 + t] != '.')
+                return false;
+        name += t + 2;
+        if (strlen(name) != TEMP_HEX)
+                return false;
+        for (; *name; name++)
+                if (!((*name >= '0' && *name <= '9') || (*name >= 'a' && *name <= 'f')))
+                        return false;
+        return true;
+}
+
+/* Create ".<name>.<random>" exclusively; the name goes to tmp (a name
+ * bento_is_temp_name recognises). */
 static int create_temp(int dirfd, const char *name, char *tmp, size_t size)
 {
         for (int attempt = 0; attempt < 16; attempt++) {
                 int fd;
 
-                snprintf(tmp, size, ".%.200s.%012llx", name, random_suffix());
+                snprintf(tmp, size, ".%.200s.%0*llx", name, TEMP_HEX, random_suffix());
                 fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
                 if (fd >= 0 || errno != EEXIST)
                         return fd < 0 ? -errno : fd;

@@ -24,6 +24,7 @@
 #ifndef BENTO_FILEIO_H
 #define BENTO_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -53,6 +54,12 @@ int bento_write_file_atomic(const char *path, const char *data, size_t len, mode
 /* The same, for a plain file name (no '/') inside a directory descriptor. */
 int bento_write_file_atomic_at(int dirfd, const char *name, const char *data, size_t len,
                                mode_t mode, struct bento_err *err);
+
+/* True when name is one of the temporary names the two functions above
+ * give a replacement of `target` (".<target>.<12 hex digits>"): what a
+ * writer killed before its rename leaves, for whoever removes the
+ * directory to recognise as its own. */
+bool bento_is_temp_name(const char *name, const char *target);
 
 /* The durable replacement a caller that must survive a crash builds on (an
  * approved manifest, an approval record): fd is a temporary file the caller

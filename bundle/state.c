@@ -140,6 +140,8 @@ int bento_record_write(const struct bento_record *rec, char **ret_buf, size_t *r
         bento_jsonw_kstring_opt(&w, "uidMap", rec->uid_map);
         bento_jsonw_kstring_opt(&w, "gidMap", rec->gid_map);
         bento_jsonw_ktree_opt(&w, "applied", rec->extra);
+        if (rec->creating)
+                bento_jsonw_kbool(&w, "creating", true);
         bento_jsonw_close_object(&w);
         return bento_jsonw_finish(&w, ret_buf, ret_len);
 }
@@ -201,6 +203,7 @@ static int conv_record(struct bento_jsonr *r, const struct bento_json *doc,
         JSONR_TRY(bento_jsonr_string(r, doc, "uidMap", false, &rec->uid_map));
         JSONR_TRY(bento_jsonr_string(r, doc, "gidMap", false, &rec->gid_map));
         JSONR_TRY(bento_jsonr_raw_object(r, doc, "applied", &rec->extra));
+        JSONR_TRY(bento_jsonr_bool(r, doc, "creating", &rec->creating));
         return 0;
 }
 

@@ -69,6 +69,11 @@ struct bento_record {
         char *uid_map;            /* optional: contents of /proc/<pid>/uid_map */
         char *gid_map;            /* optional */
         struct bento_json *extra; /* optional object: other applied facts, emitted as "applied" */
+        /* An intent record: `create` writes one before it makes each
+         * resource (the cgroup paths it is about to mkdir, the init's pid
+         * as soon as it is known) and has not finished, so what it names
+         * may or may not exist; emitted as "creating": true only when set. */
+        bool creating;
 };
 
 /*
@@ -76,7 +81,7 @@ struct bento_record {
  *   id, pid, startTime, bundle, rootfs, created, owner, cgroupPath?,
  *   systemdCgroup, namespaces [{type, inode, joined, path?}],
  *   mounts [{destination, type?, source?, options?}], uidMap?, gidMap?,
- *   applied? (= extra)
+ *   applied? (= extra), creating? (only when true)
  * Required on both write and parse: a non-empty id, pid >= 0, absolute
  * bundle and rootfs, created, owner; extra, when set, must be an object.
  * Unknown members are ignored on parse, so records stay readable across

@@ -151,6 +151,11 @@ int cg_read_num(const struct cg_hier *h, const char *file, int64_t *ret);
 /* "key value" lines (memory.events, memory.oom_control): the value of key. */
 int cg_read_keyed(const struct cg_hier *h, const char *file, const char *key, int64_t *ret);
 
+/* How many trailing components of h->path cg_make would count as made
+ * now (those missing, and the last one in any case: an empty one of that
+ * name is taken over), for the intent record written before it runs. */
+int cg_to_make(const struct cg_hier *h);
+
 /* mkdir -p of h->path below the mount point; counts what it made. */
 int cg_make(struct cg_hier *h, struct bento_err *err);
 

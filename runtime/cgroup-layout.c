@@ -554,6 +554,23 @@ static bool procs_empty(const struct cg_hier *h)
         return cg_read(h, "cgroup.procs", buf, sizeof(buf)) == 0 && buf[0] == '\0';
 }
 
+int cg_to_make(const struct cg_hier *h)
+{
+        cleanup_free char *full = cg_file(h, NULL);
+        size_t mnt = strlen(h->mnt);
+        struct stat st;
+        int n = 1;
+        char *slash;
+
+        /* the leaf counts whether it exists or not; then each missing parent */
+        for (; full && (slash = strrchr(full, '/')) && (size_t) (slash - full) > mnt; n++) {
+                *slash = '\0';
+                if (lstat(full, &st) == 0)
+                        break;
+        }
+        return n;
+}
+
 int cg_make(struct cg_hier *h, struct bento_err *err)
 {
         cleanup_free char *full = cg_file(h, NULL);

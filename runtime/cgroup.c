@@ -64,6 +64,29 @@ static const struct cg_hier *primary(const struct cg_layout *l)
         return h && h->path ? h : NULL;
 }
 
+/* Intent first (rt_intent.cgroup): every path of the layout, with what
+ * cg_make is about to count as made, recorded before the first mkdir. */
+static int record_intent(const struct rt_context *ctx, struct cg_layout *l, struct bento_err *err)
+{
+        cleanup_bento_json struct bento_json *obj = NULL;
+        const struct cg_hier *p = primary(l);
+        int r;
+
+        if (!ctx->intent || !p)
+                return 0;
+        for (size_t i = 0; i < l->n; i++)
+                if (l->h[i].path)
+                        l->h[i].made = cg_to_make(&l->h[i]);
+        obj = bento_json_new_object();
+        r = obj ? cg_layout_describe(l, obj) : -ENOMEM;
+        /* cg_make counts for itself */
+        for (size_t i = 0; i < l->n; i++)
+                l->h[i].made = 0;
+        if (r < 0)
+                return bento_err_set(err, ENOMEM, "cgroup intent");
+        return ctx->intent->cgroup(ctx->intent, obj, p->path, err);
+}
+
 /* Undo a half-made cgroup: the init (not yet running container code) goes
  * back to where the caller is, then the directories go. */
 static void undo(struct cg_layout *l, pid_t pid)
@@ -319,6 +342,9 @@ static int make_early(const struct rt_context *ctx, struct cg_prepared *p, struc
                         h = &p->l.h[(p->early = (int) i)];
         if (!h)
                 return 0;
+        r = record_intent(ctx, &p->l, err);
+        if (r < 0)
+                return r;
         r = cg_make(h, err);
         if (r < 0 && ctx->rootless && !p->wants && !ctx->cfg->linux_.resources) {
                 /* only a path was asked for: best effort, as crun */
@@ -440,7 +466,10 @@ int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_in
         if (ctx->systemd_cgroup)
                 return enter_systemd(ctx, pid, &p->l, &p->lim, info, err);
         into = info->cloned_into ? p->early : -1;
-        r = make_all(ctx, &p->l, p->early, p->wants, err);
+        /* (with a cgroup2 directory made early, make_early recorded it all) */
+        r = p->early < 0 ? record_intent(ctx, &p->l, err) : 0;
+        if (r >= 0)
+                r = make_all(ctx, &p->l, p->early, p->wants, err);
         if (r < 0 && ctx->rootless && !p->wants && !ctx->cfg->linux_.resources) {
                 /* only a path was asked for: best effort, as crun */
                 undo(&p->l, into >= 0 ? pid : 0);
@@ -513,13 +542,15 @@ static const char *unit_of(const struct bento_json *applied)
 static int kill_procs(const struct cg_layout *l, int sig, pid_t spare, int spare_pidfd,
                       struct bento_err *err);
 
-static int remove_layout(struct cg_layout *l, const char *unit, struct bento_err *err)
+/* kill: SIGKILL whatever is still in the cgroup first. */
+static int remove_layout(struct cg_layout *l, const char *unit, bool kill, struct bento_err *err)
 {
         struct bento_err ignored;
         int r = 0;
 
         /* whatever outlived the init (no pid namespace of its own) goes too */
-        (void) kill_procs(l, SIGKILL, 0, -1, &ignored);
+        if (kill)
+                (void) kill_procs(l, SIGKILL, 0, -1, &ignored);
         if (unit)
                 (void) cg_systemd_stop(unit, &ignored);
         for (size_t i = 0; i < l->n && r >= 0; i++)
@@ -540,8 +571,8 @@ static long oom_kills_in(const struct cg_layout *l)
         return r == -ENOENT ? 0 : r < 0 ? r : (long) v;
 }
 
-static int remove_applied(const char *path, const struct bento_json *applied, long *ret_oom,
-                          struct bento_err *err)
+static int remove_applied(const char *path, const struct bento_json *applied, bool kill,
+                          long *ret_oom, struct bento_err *err)
 {
         cleanup_layout struct cg_layout l = {.n = 0};
         int r = open_applied(path, applied, &l, err);
@@ -552,13 +583,17 @@ static int remove_applied(const char *path, const struct bento_json *applied, lo
                 return r;
         if (ret_oom)
                 *ret_oom = oom_kills_in(&l);
-        return remove_layout(&l, unit_of(applied), err);
+        return remove_layout(&l, unit_of(applied), kill, err);
 }
 
 int rt_cgroup_remove(const struct bento_record *rec, long *ret_oom_kills, struct bento_err *err)
 {
-        return remove_applied(rec->cgroup_path, bento_json_get(rec->extra, "cgroup"), ret_oom_kills,
-                              err);
+        /* An intent record names cgroups that may not be the container's
+         * yet (or at all, if forged): they are removed only if empty, and
+         * nothing in them is signalled.  Its init, the one process such a
+         * cgroup can hold, was killed first after its identity checks. */
+        return remove_applied(rec->cgroup_path, bento_json_get(rec->extra, "cgroup"),
+                              !rec->creating, ret_oom_kills, err);
 }
 
 int rt_cgroup_info_remove(const struct rt_cgroup_info *info, struct bento_err *err)
@@ -570,8 +605,8 @@ int rt_cgroup_info_remove(const struct rt_cgroup_info *info, struct bento_err *e
                 return p->early >= 0 ? cg_unmake(&p->l.h[p->early], err) : 0;
         /* (pending: the systemd driver never defers, so there is no unit) */
         if (info->pending)
-                return remove_layout(&info->pending->l, NULL, err);
-        return remove_applied(info->path, info->applied, NULL, err);
+                return remove_layout(&info->pending->l, NULL, true, err);
+        return remove_applied(info->path, info->applied, true, NULL, err);
 }
 
 static int frozen_in(const struct cg_layout *l)

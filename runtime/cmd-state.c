@@ -10,8 +10,25 @@
 #include "cleanup.h"
 #include "commands.h"
 #include "log.h"
+#include "proc.h"
 #include "snapshot.h"
 #include "store.h"
+
+/* The init's pid while it is there: a half-created container's too,
+ * when its create got as far as recording it. */
+static pid_t shown_pid(const struct rt_snapshot *s)
+{
+        const struct bento_record *rec = s->rec;
+
+        if (!rec)
+                return 0;
+        if (s->status == BENTO_STATUS_CREATING)
+                return rec->pid > 0 && rt_proc_matches(rec->pid, rec->start_time) ? rec->pid : 0;
+        return s->status == BENTO_STATUS_CREATED || s->status == BENTO_STATUS_RUNNING ||
+                       s->status == BENTO_STATUS_PAUSED
+                   ? rec->pid
+                   : 0;
+}
 
 static int print_state(const char *id, const struct rt_snapshot *s, bool verbose, FILE *out,
                        struct bento_err *err)
@@ -20,16 +37,15 @@ static int print_state(const char *id, const struct rt_snapshot *s, bool verbose
         struct bento_oci_state st = {
             .id = id,
             .status = s->status,
-            .pid = rec && (s->status == BENTO_STATUS_CREATED || s->status == BENTO_STATUS_RUNNING ||
-                           s->status == BENTO_STATUS_PAUSED)
-                       ? rec->pid
-                       : 0,
+            .pid = shown_pid(s),
             .bundle = rec ? rec->bundle : "",
             .rootfs = rec ? rec->rootfs : NULL,
             .created = rec ? rec->created : NULL,
             .owner = rec ? rec->owner : NULL,
             .cfg = s->cfg,
-            .rec = verbose ? rec : NULL,
+            /* a half-created container: what its create recorded it
+             * was about to make (the cgroup paths) is always shown */
+            .rec = verbose || s->status == BENTO_STATUS_CREATING ? rec : NULL,
         };
         cleanup_free char *buf = NULL;
         size_t len = 0;

@@ -60,6 +60,11 @@ static int check_config(const struct oci_config *cfg, const struct rt_create_opt
         r = refuse_unsupported(cfg, err);
         if (r < 0)
                 return r;
+        /* as runc: a socket nothing would ever be sent to is a mistake */
+        if (!cfg->process->terminal && opts->console_socket)
+                return bento_err_setx(err, EINVAL,
+                                      "--console-socket given but process.terminal is false: "
+                                      "there is no terminal to send to it");
         if (cfg->process->terminal && !opts->console_socket && !opts->keep_console)
                 return bento_err_setx(err, EINVAL,
                                       "process.terminal is true: --console-socket "
@@ -173,39 +178,62 @@ static int write_pid_file(const char *path, pid_t pid, struct bento_err *err)
 
 /* What `create` writes that does not need the init: done while the init
  * sets itself up (rt_spawn_opts.meanwhile). */
-struct early_work {
-        struct create_job *job;
+static int do_early_work(void *arg, struct bento_err *err)
+{
+        struct create_job *job = arg;
+
+        return rt_container_config_save(&job->dir, job->config_data, job->config_len, err);
+}
+
+/* Intent first (rt_intent): the record, marked "creating", is rewritten
+ * before each resource is made, so a kill at any point leaves one that
+ * names everything that may exist. */
+struct create_intent {
+        struct rt_intent ops;
         const struct rt_context *ctx;
+        const struct rt_container_dir *dir;
         struct bento_record *rec;
 };
 
-static int do_early_work(void *arg, struct bento_err *err)
+static int intend_cgroup(struct rt_intent *in, const struct bento_json *cgroup, const char *primary,
+                         struct bento_err *err)
 {
-        struct early_work *w = arg;
-        int r = rt_record_start(w->ctx, &w->rec, err);
+        struct create_intent *ci = (struct create_intent *) in;
+        int r = rt_record_intend_cgroup(ci->rec, cgroup, primary, err);
 
-        if (r >= 0)
-                r = rt_container_config_save(&w->job->dir, w->job->config_data, w->job->config_len,
-                                             err);
-        return r;
+        return r < 0 ? r : rt_container_record_save(ci->dir, ci->rec, err);
+}
+
+static int intend_pid(struct rt_intent *in, pid_t pid, struct bento_err *err)
+{
+        struct create_intent *ci = (struct create_intent *) in;
+        int r = rt_record_intend_pid(ci->ctx, pid, ci->rec, err);
+
+        return r < 0 ? r : rt_container_record_save(ci->dir, ci->rec, err);
 }
 
 static int spawn_and_record(struct create_job *job, struct rt_context *ctx, struct rt_created *ret,
                             struct bento_err *err)
 {
-        struct early_work early = {.job = job, .ctx = ctx, .rec = NULL};
         cleanup_bento_record struct bento_record *rec = NULL;
+        struct create_intent intent = {
+            .ops = {.cgroup = intend_cgroup, .pid = intend_pid}, .ctx = ctx, .dir = &job->dir};
         struct rt_spawn_opts so = {.console_socket = job->opts->console_socket,
                                    .keep_console =
                                        job->opts->keep_console && !job->opts->console_socket,
                                    .fifo_path = job->fifo_path,
                                    .meanwhile = do_early_work,
-                                   .meanwhile_arg = &early};
+                                   .meanwhile_arg = job};
         struct rt_spawned sp = {.pid = 0, .pidfd = -1, .console_fd = -1};
         int r;
 
+        r = rt_record_start(ctx, &rec, err);
+        if (r < 0)
+                return r;
+        intent.rec = rec;
+        ctx->intent = &intent.ops;
         r = rt_spawn_init(ctx, &job->plan, &so, &sp, err);
-        rec = TAKE_PTR(early.rec);
+        ctx->intent = NULL;
         if (r < 0)
                 return r;
         r = rt_record_finish(ctx, sp.pid, &sp.cgroup, rec, err);

@@ -311,6 +311,17 @@ static int signal_container(const struct bento_record *rec, int sig, bool all,
         return rt_pidfd_signal(pidfd, sig, err);
 }
 
+/* created, running or paused; or half-created with its init recorded and
+ * still there (it is the one process such a container may hold) */
+static bool signallable(const struct opened *o)
+{
+        if (o->status == BENTO_STATUS_CREATING)
+                return o->rec && o->rec->pid > 0 &&
+                       rt_proc_matches(o->rec->pid, o->rec->start_time);
+        return o->status == BENTO_STATUS_CREATED || o->status == BENTO_STATUS_RUNNING ||
+               o->status == BENTO_STATUS_PAUSED;
+}
+
 int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
                       struct bento_err *err)
 {
@@ -320,8 +331,7 @@ int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
         r = open_container(store, id, &o, err);
         if (r < 0)
                 return r;
-        if (o.status != BENTO_STATUS_CREATED && o.status != BENTO_STATUS_RUNNING &&
-            o.status != BENTO_STATUS_PAUSED)
+        if (!signallable(&o))
                 r = bento_err_setx(err, ESRCH, "container not running: %s is %s", id,
                                    bento_status_to_string(o.status));
         else
@@ -381,7 +391,8 @@ static int teardown(struct rt_store *store, const char *id, struct opened *o, lo
         struct bento_err herr = {0};
         int r = 0;
 
-        if (o->rec && o->status != BENTO_STATUS_STOPPED)
+        /* (an intent record may not name an init yet) */
+        if (o->rec && o->status != BENTO_STATUS_STOPPED && o->rec->pid > 0)
                 r = destroy(o->rec, err);
         if (r >= 0 && o->rec)
                 r = rt_cgroup_remove(o->rec, ret_oom, err);

@@ -16,6 +16,21 @@
 
 struct rt_seccomp;
 struct rt_notify;
+struct bento_json;
+
+/* `create` records what it is about to make before it makes it (intent
+ * first), so that a runtime killed at any point leaves a state directory
+ * that `delete --force` understands (container-create.c).  Both calls
+ * write the record atomically; a failure fails the create. */
+struct rt_intent {
+        /* Before the first cgroup directory is made: cgroup is the
+         * {"paths", "created"} object of every hierarchy's path, primary
+         * the path that stands for the container (rt_cgroup_info.path). */
+        int (*cgroup)(struct rt_intent *in, const struct bento_json *cgroup, const char *primary,
+                      struct bento_err *err);
+        /* Right after the clone: the init's pid, before it is let go on. */
+        int (*pid)(struct rt_intent *in, pid_t pid, struct bento_err *err);
+};
 
 struct rt_context {
         const struct oci_config *cfg;
@@ -47,6 +62,8 @@ struct rt_context {
         /* the NOTIFY_SOCKET proxy's directory (notify.h), for the record;
          * NULL or without .inner: none */
         const struct rt_notify *notify;
+        /* `create` only (NULL elsewhere): where intent is recorded */
+        struct rt_intent *intent;
 };
 
 /* prestart or createRuntime hooks exist: the init stops after its mounts

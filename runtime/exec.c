@@ -106,6 +106,10 @@ static int check_process(const struct exec_job *job, struct bento_err *err)
         char warnings[2048] = "";
         int r;
 
+        if (!p->terminal && job->opts->console_socket)
+                return bento_err_setx(err, EINVAL,
+                                      "--console-socket given but process.terminal is false: "
+                                      "there is no terminal to send to it");
         if (p->terminal && job->opts->detach && !job->opts->console_socket)
                 return bento_err_setx(err, EINVAL,
                                       "a terminal with --detach needs --console-socket");

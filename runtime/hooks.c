@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,6 +48,7 @@ struct hook_child {
         int out_fd;    /* stdout target */
         int err_fd;    /* stderr target */
         int report_fd; /* write end of the exec-failure pipe */
+        pid_t parent;  /* the runner, for the parent-death check */
 };
 
 /* How one hook ended. */
@@ -109,6 +111,15 @@ __attribute__((noreturn)) static void child_exec(const struct hook_child *c)
         sigset_t none;
         int e;
 
+        /* A runtime killed while it waits for the hook (no timeout)
+         * takes the hook with it instead of leaving it orphaned: the
+         * kernel sends SIGKILL when the runner dies; a runner that died
+         * before the prctl is caught by the getppid() check after it.
+         * (The runner is single-threaded, so "the parent thread" is the
+         * runner itself.  What the hook forks is its own business, as
+         * for a hook that daemonizes on purpose.) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != c->parent)
+                _exit(127);
         /* own process group: a timeout kills the hook and its children */
         (void) setpgid(0, 0);
         /* ignored dispositions and the blocked mask survive execve */
@@ -256,6 +267,7 @@ static int start_hook(struct hook_child *c, pid_t *ret_pid, int *ret_pidfd, int 
                 return -EMFILE;
         c->in_fd = in_r;
         c->report_fd = rep_w;
+        c->parent = getpid();
         pid = fork();
         if (pid < 0)
                 return -errno;

@@ -195,11 +195,65 @@ int rt_record_start(const struct rt_context *ctx, struct bento_record **ret, str
         return 0;
 }
 
+int rt_record_intend_cgroup(struct bento_record *rec, const struct bento_json *cgroup,
+                            const char *primary, struct bento_err *err)
+{
+        free(rec->cgroup_path);
+        bento_json_free(rec->extra);
+        rec->creating = true;
+        rec->cgroup_path = strdup(primary);
+        rec->extra = bento_json_new_object();
+        if (!rec->cgroup_path || !rec->extra ||
+            bento_json_object_set(rec->extra, "cgroup", bento_json_dup(cgroup)) < 0)
+                return bento_err_set(err, ENOMEM, "state record");
+        return 0;
+}
+
+int rt_record_intend_pid(const struct rt_context *ctx, pid_t pid, struct bento_record *rec,
+                         struct bento_err *err)
+{
+        struct bento_applied_ns *ns;
+
+        rec->creating = true;
+        rec->pid = pid;
+        if (rt_proc_stat(pid, &rec->start_time, NULL) < 0)
+                return bento_err_setx(err, ESRCH, "the container process exited during setup");
+        if (!ctx->new_ns[OCI_NS_PID] || rec->n_namespaces)
+                return 0;
+        /* made by the clone itself (never deferred to the init) */
+        ns = calloc(1, sizeof(*ns));
+        if (!ns || !(ns->type = strdup("pid"))) {
+                free(ns);
+                return bento_err_set(err, ENOMEM, "state record");
+        }
+        ns->inode = rt_proc_ns_inode(pid, "pid");
+        rec->namespaces = ns;
+        rec->n_namespaces = 1;
+        return 0;
+}
+
+/* What an intent record held, replaced by what the kernel reports. */
+static void drop_intent(struct bento_record *rec)
+{
+        for (size_t i = 0; i < rec->n_namespaces; i++) {
+                free(rec->namespaces[i].type);
+                free(rec->namespaces[i].path);
+        }
+        free(rec->namespaces);
+        rec->namespaces = NULL;
+        rec->n_namespaces = 0;
+        free(rec->cgroup_path);
+        rec->cgroup_path = NULL;
+        rec->extra = bento_json_free(rec->extra);
+        rec->creating = false;
+}
+
 int rt_record_finish(const struct rt_context *ctx, pid_t pid, const struct rt_cgroup_info *cgroup,
                      struct bento_record *rec, struct bento_err *err)
 {
         int r;
 
+        drop_intent(rec);
         rec->pid = pid;
         r = rt_proc_stat(pid, &rec->start_time, NULL);
         if (r < 0)

@@ -16,8 +16,18 @@
  * time, owner): `create` makes them while the init sets itself up. */
 int rt_record_start(const struct rt_context *ctx, struct bento_record **ret, struct bento_err *err);
 
-/* The rest, from the set-up init.  cgroup: where the init was placed (its
- * path is copied, `applied` is copied into the record's "applied" facts). */
+/* Intent records (bento_record.creating, see rt_intent): the cgroup
+ * paths about to be made (cgroup: {"paths", "created"}, copied), and
+ * the init's pid with its start time and, when the container has a pid
+ * namespace of its own, that namespace (what `kill` and `delete` check
+ * before they signal it). */
+int rt_record_intend_cgroup(struct bento_record *rec, const struct bento_json *cgroup,
+                            const char *primary, struct bento_err *err);
+int rt_record_intend_pid(const struct rt_context *ctx, pid_t pid, struct bento_record *rec,
+                         struct bento_err *err);
+
+/* The rest, from the set-up init; the record is no intent record after.  cgroup: where the init was
+ * placed (its path is copied, `applied` is copied into the record's "applied" facts). */
 int rt_record_finish(const struct rt_context *ctx, pid_t pid, const struct rt_cgroup_info *cgroup,
                      struct bento_record *rec, struct bento_err *err);
 

@@ -31,6 +31,9 @@ int rt_snapshot_take(struct rt_store *store, const char *id, bool with_config,
         }
         if (r >= 0 && with_config)
                 r = rt_container_config_load(&s->dir, &s->cfg, err);
+        /* a create killed before it saved its copy of the config */
+        if (r == -ENOENT && s->rec && s->rec->creating)
+                r = 0;
         if (r < 0) {
                 rt_snapshot_close(s);
                 return r;

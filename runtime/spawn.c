@@ -355,6 +355,11 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
         else
                 r = clone_direct(plan, parent_sock, &ia, &sp, err);
         close(TAKE_FD(child_sock));
+        /* recorded before the init is let go on: from here on a killed
+         * runtime leaves an init that `delete --force` can find (before
+         * this, the init waits on the sync socket and dies of its EOF) */
+        if (r >= 0 && ctx->intent)
+                r = ctx->intent->pid(ctx->intent, sp.pid, err);
         /* sync #0: the init makes its remaining namespaces meanwhile */
         if (r >= 0 && ia.unshare_flags)
                 (void) rt_sync_send(parent_sock, RT_SYNC_GO, 0, NULL, -1);

@@ -240,18 +240,55 @@ int rt_store_ids(const struct rt_store *store, char ***ret, size_t *ret_n, struc
         return 0;
 }
 
+/* What a writer killed between creating its temporary file and renaming
+ * it over state.json or config.json left: recognised by name (the
+ * runtime's own pattern, bento_is_temp_name) and removed when it is a
+ * regular file, through the directory fd, never following anything.
+ * Anything else in the directory stays, and its removal then fails. */
+static int remove_temporaries(const struct rt_container_dir *dir, struct bento_err *err)
+{
+        int fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cleanup_dir DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        struct dirent *e;
+        int r = 0;
+
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return bento_err_set(err, errno, "cannot list %s", dir->path);
+        }
+        while ((e = readdir(d))) {
+                struct stat st;
+
+                if (!bento_is_temp_name(e->d_name, RECORD_NAME) &&
+                    !bento_is_temp_name(e->d_name, CONFIG_NAME))
+                        continue;
+                if (fstatat(dir->fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    !S_ISREG(st.st_mode))
+                        continue;
+                if (unlinkat(dir->fd, e->d_name, 0) < 0 && errno != ENOENT)
+                        r = bento_err_set(err, errno, "cannot remove %s/%s", dir->path, e->d_name);
+        }
+        return r;
+}
+
 int rt_container_dir_remove(struct rt_store *store, const char *id, struct rt_container_dir *dir,
                             struct bento_err *err)
 {
         static const char *const names[] = {RECORD_NAME, CONFIG_NAME, FIFO_NAME, RECORD_NAME ".tmp",
                                             CONFIG_NAME ".tmp"};
-        int r = 0;
+        int r = 0, e;
 
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
                 if (unlinkat(dir->fd, names[i], 0) < 0 && errno != ENOENT)
                         r = bento_err_set(err, errno, "cannot remove %s/%s", dir->path, names[i]);
-        if (unlinkat(store->root_fd, id, AT_REMOVEDIR) < 0 && errno != ENOENT)
-                r = bento_err_set(err, errno, "cannot remove state directory %s", dir->path);
+        e = unlinkat(store->root_fd, id, AT_REMOVEDIR) < 0 ? errno : 0;
+        if (e == ENOTEMPTY) {
+                r = remove_temporaries(dir, err);
+                e = r < 0 ? 0 : unlinkat(store->root_fd, id, AT_REMOVEDIR) < 0 ? errno : 0;
+        }
+        if (e && e != ENOENT)
+                r = bento_err_set(err, e, "cannot remove state directory %s", dir->path);
         rt_container_dir_close(dir);
         return r;
 }
@@ -359,7 +396,7 @@ bool rt_container_has_fifo(const struct rt_container_dir *dir)
 enum bento_status rt_container_status(const struct rt_container_dir *dir,
                                       const struct bento_record *rec)
 {
-        if (!rec)
+        if (!rec || rec->creating)
                 return BENTO_STATUS_CREATING;
         if (!rt_proc_matches(rec->pid, rec->start_time))
                 return BENTO_STATUS_STOPPED;

@@ -15,7 +15,7 @@ import termios
 import threading
 import time
 
-from harness import REAPER, _forget, spawn
+from harness import REAPER, _forget, expect_create_failure, spawn
 
 PROBE = "/bin/bento-probe"
 
@@ -267,3 +267,26 @@ def test_run_terminal_output_is_complete(rt, bundle):
     assert res.rc == 0, res
     lines = res.out.replace("\r", "").splitlines()
     assert lines[-1] == "last-line" and lines[-2] == "20000" and len(lines) == 20001, res.out[-300:]
+
+
+def test_console_socket_without_terminal_is_refused(rt, bundle, test_dir):
+    """--console-socket with process.terminal false is an error (as runc),
+    for create, run and exec; without the option the same bundle works."""
+    sock = os.path.join(test_dir, "unused.sock")
+    b = bundle(PROBE, "sleep", "600")
+    assert b.process["terminal"] is False
+    res = expect_create_failure(rt, b, "--console-socket", sock, message="process.terminal is false")
+    assert "--console-socket" in res.err, res
+    res = rt.run(b, None, "--console-socket", sock)
+    assert res.rc not in (0, None) and "process.terminal is false" in res.err, res
+    cid, _ = rt.create_ok(b)
+    rt.start_ok(cid)
+    proc = {"terminal": False, "args": ["/bin/true"], "env": ["PATH=/bin"], "cwd": "/",
+            "user": {"uid": 0, "gid": 0}}
+    path = os.path.join(test_dir, "proc.json")
+    with open(path, "w") as f:
+        json.dump(proc, f)
+    res = rt.cmd("exec", "--process", path, "--console-socket", sock, cid)
+    assert res.rc not in (0, None) and "process.terminal is false" in res.err, res
+    res = rt.cmd("exec", "--process", path, cid)
+    assert res.rc == 0, "the same exec without --console-socket should work:\n%s" % res

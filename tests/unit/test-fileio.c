@@ -5,7 +5,6 @@
  * the requested mode and no leftovers, the durable commit of a temporary
  * file.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -133,6 +132,21 @@ TEST(at_variants)
         ASSERT_EQ(bento_write_file_atomic_at(dfd, "", "", 0, 0600, &err), -EINVAL);
         ASSERT_EQ(bento_write_file_atomic(at(""), "", 0, 0600, &err), -EINVAL);
         unlink(at("b"));
+}
+
+TEST(temp_names)
+{
+        ASSERT_TRUE(bento_is_temp_name(".state.json.0123456789ab", "state.json"));
+        ASSERT_TRUE(bento_is_temp_name(".config.json.ffffffffffff", "config.json"));
+        /* anything else is not ours */
+        ASSERT_TRUE(!bento_is_temp_name(".state.json.0123456789ab", "config.json"));
+        ASSERT_TRUE(!bento_is_temp_name(".state.json.0123456789a", "state.json"));
+        ASSERT_TRUE(!bento_is_temp_name(".state.json.0123456789abc", "state.json"));
+        ASSERT_TRUE(!bento_is_temp_name(".state.json.0123456789AB", "state.json"));
+        ASSERT_TRUE(!bento_is_temp_name(".state.json.01234567/9ab", "state.json"));
+        ASSERT_TRUE(!bento_is_temp_name("state.json.0123456789ab", "state.json"));
+        ASSERT_TRUE(!bento_is_temp_name(".state.jsonx0123456789ab", "state.json"));
+        ASSERT_TRUE(!bento_is_temp_name("..", "state.json"));
 }
 
 TEST(write_failures_name_the_file)

@@ -133,6 +133,29 @@ TEST(record_minimal_and_unknown_members)
         ASSERT_TRUE(bento_record_free(NULL) == NULL);
 }
 
+/* An intent record says so, and only an intent record does. */
+TEST(record_creating_round_trip)
+{
+        struct bento_record rec = sample();
+        cleanup_bento_record struct bento_record *back = NULL;
+        cleanup_bento_record struct bento_record *plain = NULL;
+        cleanup_free char *buf = NULL;
+        cleanup_free char *buf2 = NULL;
+        size_t n = 0;
+
+        rec.creating = true;
+        ASSERT_OK(bento_record_write(&rec, &buf, &n, &err));
+        ASSERT_CONTAINS(buf, "\"creating\": true");
+        ASSERT_OK(parse_record(buf, &back));
+        ASSERT_TRUE(back->creating);
+        rec.creating = false;
+        ASSERT_OK(bento_record_write(&rec, &buf2, &n, &err));
+        ASSERT_TRUE(strstr(buf2, "creating") == NULL);
+        ASSERT_OK(parse_record(buf2, &plain));
+        ASSERT_TRUE(!plain->creating);
+        ASSERT_EQ(parse_record("{" REC_HEAD ",\"creating\":1}", &back), -EINVAL);
+}
+
 TEST(record_rejects_with_path)
 {
         ASSERT_TRUE(record_rejects("[]", "expected a JSON object at the top level"));
