@@ -137,6 +137,9 @@ static int v1_memory(const struct cg_hier *h, const struct cg_limits *l, struct 
         if (r >= 0 && l->has_swappiness)
                 r = write_num(h, "memory.swappiness", (int64_t) l->swappiness, "", false,
                               "memory.swappiness", err);
+        if (r >= 0 && l->has_mem_kernel_tcp)
+                r = write_num(h, "memory.kmem.tcp.limit_in_bytes", l->mem_kernel_tcp, "-1", true,
+                              "memory.kernelTCP", err);
         if (r >= 0 && l->has_oom_disable) {
                 int64_t got = -1;
                 r = cg_write(h, "memory.oom_control", l->oom_disable ? "1" : "0", err);
@@ -345,7 +348,7 @@ int cg_apply(const struct cg_layout *l, const struct cg_limits *lim, struct bent
 {
         struct cg_hier *h = NULL;
         bool mem = lim->has_mem_limit || lim->has_mem_swap || lim->has_mem_reservation ||
-                   lim->has_swappiness || lim->has_oom_disable;
+                   lim->has_swappiness || lim->has_oom_disable || lim->has_mem_kernel_tcp;
         int r = 0;
 
         if (l->mode == CG_MODE_V2) {

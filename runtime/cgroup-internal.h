@@ -55,6 +55,9 @@ struct cg_layout {
 struct cg_limits {
         bool has_mem_limit, has_mem_reservation, has_mem_swap, has_swappiness, has_oom_disable;
         int64_t mem_limit, mem_reservation, mem_swap; /* -1: unlimited */
+        /* memory.kernelTCP: v1 still has memory.kmem.tcp.limit_in_bytes */
+        bool has_mem_kernel_tcp;
+        int64_t mem_kernel_tcp;
         uint64_t swappiness;
         bool oom_disable;
         bool has_shares, has_quota, has_period;

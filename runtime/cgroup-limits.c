@@ -113,26 +113,32 @@ static bool empty(const struct bento_json *v)
 
 /* memory.kernel and memory.kernelTCP: checked like the other limits, then
  * dropped with a warning that names the value (see the header). */
-static int ignore_kernel_memory(const struct ctx *c, const struct bento_json *m)
+/* memory.kernel: the kernel ignores memory.kmem.limit_in_bytes (it takes
+ * the write and keeps no limit) and v2 has no such file, so it is ignored
+ * with a warning, as runc does.  memory.kernelTCP still works on v1
+ * (memory.kmem.tcp.limit_in_bytes) and is applied there, as crun does;
+ * v2 has none: a warning. */
+static int kernel_memory(const struct ctx *c, const struct bento_json *m, struct cg_limits *l)
 {
-        static const char *const keys[] = {"kernel", "kernelTCP"};
+        bool has = false;
+        int64_t v = 0;
+        int r = get_int(c, m, "kernel", "memory.kernel", -1, &has, &v);
 
-        for (size_t i = 0; i < 2; i++) {
-                char path[32];
-                bool has = false;
-                int64_t v = 0;
-                int r;
-
-                snprintf(path, sizeof(path), "memory.%s", keys[i]);
-                r = get_int(c, m, keys[i], path, -1, &has, &v);
-                if (r < 0)
-                        return r;
-                if (has)
-                        rt_log_warning("%s.%s: %" PRId64 " ignored: kernel memory limits are gone "
-                                       "from the kernel (as runc, bento-runtime sets none)",
-                                       c->where, path, v);
+        if (r < 0)
+                return r;
+        if (has)
+                rt_log_warning("%s.memory.kernel: %" PRId64 " ignored: the kernel no longer "
+                               "limits kernel memory (as runc, bento-runtime sets none)",
+                               c->where, v);
+        r = get_int(c, m, "kernelTCP", "memory.kernelTCP", -1, &l->has_mem_kernel_tcp,
+                    &l->mem_kernel_tcp);
+        if (r >= 0 && l->has_mem_kernel_tcp && c->mode == CG_MODE_V2) {
+                rt_log_warning("%s.memory.kernelTCP: %" PRId64 " ignored: cgroup v2 has no "
+                               "separate TCP buffer limit",
+                               c->where, l->mem_kernel_tcp);
+                l->has_mem_kernel_tcp = false;
         }
-        return 0;
+        return r;
 }
 
 static int parse_memory(const struct ctx *c, const struct bento_json *m, struct cg_limits *l)
@@ -142,7 +148,7 @@ static int parse_memory(const struct ctx *c, const struct bento_json *m, struct 
 
         if (m->type != BENTO_JSON_OBJECT)
                 return bad(c, "memory", "expected an object");
-        r = ignore_kernel_memory(c, m);
+        r = kernel_memory(c, m, l);
         if (r >= 0)
                 r = get_int(c, m, "limit", "memory.limit", -1, &l->has_mem_limit, &l->mem_limit);
         if (r >= 0)

@@ -63,18 +63,21 @@ def weight_file(files):
 
 # -- memory.kernel / kernelTCP ------------------------------------------------
 
-def test_kernel_memory_limits_are_ignored_with_a_warning(rt, bundle):
+def test_kernel_memory_is_ignored_with_a_warning_and_tcp_applied_on_v1(rt, bundle):
+    """The kernel takes memory.kmem.limit_in_bytes and keeps no limit: a
+    warning.  The TCP buffer limit still exists on v1 and is applied."""
     b = resources_bundle(bundle, {"memory": {"limit": 64 * MiB, "kernel": 32 * MiB, "kernelTCP": 8 * MiB}},
                          "/bin/bento-probe", "sleep", "30")
     cid = rt.new_id("cgx-")
     res = rt.create(b, cid)
     assert res.rc == 0, res
-    for what, value in (("memory.kernel", 32 * MiB), ("memory.kernelTCP", 8 * MiB)):
-        line = [l for l in res.err.splitlines() if "linux.resources.%s:" % what in l]
-        assert line and str(value) in line[0] and "ignored" in line[0], (what, res.err)
-    # the limit next to them still holds
+    line = [l for l in res.err.splitlines() if "linux.resources.memory.kernel:" in l]
+    assert line and str(32 * MiB) in line[0] and "ignored" in line[0], res.err
+    assert "memory.kernelTCP" not in res.err, res.err
+    # the limit next to them still holds, and the TCP one is in force
     info = cg_info(rt, cid)
     assert int(read_host(info, "memory", "memory.limit_in_bytes")) == 64 * MiB
+    assert int(read_host(info, "memory", "memory.kmem.tcp.limit_in_bytes")) == 8 * MiB
     assert rt.delete(cid, force=True).rc == 0
     assert_gone(all_dirs(info))
     # ignored is not unchecked: a value of the wrong type is still refused
@@ -192,12 +195,13 @@ def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, v1_blkio):
         assert res.rc == 0, res
         assert read_host(info, "cpu", "cpu.rt_period_us") == "400000"
         assert read_host(info, "cpu", "cpu.rt_runtime_us") == "8000"
-    # the kernel memory flags are accepted and ignored aloud; the rest applies
+    # --kernel-memory is accepted and ignored aloud; --kernel-memory-tcp applies on v1
     res = rt.cmd("update", "--kernel-memory", str(16 * MiB), "--kernel-memory-tcp", str(4 * MiB),
                  "--pids-limit", "66", cid)
     assert res.rc == 0, res
     assert "resources.memory.kernel: %d ignored" % (16 * MiB) in res.err, res
-    assert "resources.memory.kernelTCP: %d ignored" % (4 * MiB) in res.err, res
+    assert "kernelTCP" not in res.err, res
+    assert int(read_host(info, "memory", "memory.kmem.tcp.limit_in_bytes")) == 4 * MiB
     assert read_host(info, "pids", "pids.max") == "66"
     # -r FILE and -r - (stdin)
     f = os.path.join(test_dir, "res.json")
@@ -222,7 +226,7 @@ def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, v1_blkio):
 
 
 def test_update_help_names_the_runc_flags(rt):
-    res = rt.cmd("--help")
+    res = rt.cmd("update", "--help")
     assert res.rc == 0, res
     text = res.out + res.err
     for flag in ("--cpu-share", "--blkio-weight", "--cpu-rt-period", "--cpu-rt-runtime", "--kernel-memory",
