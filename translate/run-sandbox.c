@@ -466,9 +466,11 @@ static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
 {
         /* one per mount point lock: lock_copies() fills the first n */
         cleanup_free int *keep = calloc(sb->d->locks.n + 1, sizeof(*keep));
-        int r = keep ? lock_copies(sb->d, keep, err) : bento_err_set(err, ENOMEM, "spawn");
-        int n = r;
+        int n, r;
 
+        if (!keep)
+                return bento_err_set(err, ENOMEM, "spawn");
+        n = r = lock_copies(sb->d, keep, err);
         if (r < 0)
                 return r;
         r = spawn_runtime_with(sb, keep, (size_t) n, err);
