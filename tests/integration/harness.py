@@ -748,7 +748,9 @@ class Runtime:
                 env["XDG_RUNTIME_DIR"] = self.xdg
         else:
             env["HOME"] = "/root"
-        return env
+        # under check-debug: part of the environment the runtime is given
+        # (hooks without an env of their own see it too)
+        return sanitizer_env(env)
 
     def argv(self, args, global_opts=()):
         argv = []
