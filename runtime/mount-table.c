@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "json.h"
 #include "proc.h"
 
 void rt_mountinfo_unescape(char *s)
@@ -49,6 +50,12 @@ static int parse_line(char *line, struct bento_applied_mount *m)
                 return -EINVAL;
         rt_mountinfo_unescape(fields[4]);
         rt_mountinfo_unescape(source);
+        /* The container names its own mount points: a name that is not
+         * UTF-8 could not be written as JSON and must not fail `state`. */
+        for (const char *const *f = (const char *const[]){fields[4], type, source, fields[5], NULL};
+             *f; f++)
+                if (!bento_json_utf8_valid(*f, strlen(*f)))
+                        return -EILSEQ;
         m->destination = strdup(fields[4]);
         m->type = strdup(type);
         m->source = strdup(source);
@@ -75,6 +82,11 @@ static int parse_table(char *data, const char *path, struct bento_record *rec,
                 memset(&rec->mounts[rec->n_mounts], 0, sizeof(rec->mounts[0]));
                 r = parse_line(line, &rec->mounts[rec->n_mounts]);
                 rec->n_mounts++;
+                if (r == -EILSEQ)
+                        return bento_err_setx(err, EILSEQ,
+                                              "%s names a mount that is not UTF-8 "
+                                              "(made inside the container)",
+                                              path);
                 if (r < 0)
                         return bento_err_set(err, -r, "cannot parse %s", path);
         }

@@ -181,3 +181,31 @@ def test_bento_run_with_many_write_grants(test_dir):
     # only the grants reach the host: the stray write outside them stayed
     # in the sandbox (approve keeps its journal in XDG_STATE_HOME)
     assert set(os.listdir(work)) == {"g", "s.sh", "m.yaml"}, os.listdir(work)
+
+
+def test_state_survives_a_mount_name_the_container_made_up(rt, bundle):
+    """The mount table `state` shows is the container's own now, and the
+    container names its mount points: a name that is not UTF-8 (which JSON
+    cannot carry) leaves the table out with a warning; `state` itself, and
+    kill and delete after it, still work."""
+    b = bundle("/bin/sh", "-c", 'd=$(printf "/dev/shm/\\377"); mkdir "$d" && '
+               'mount -t tmpfs t "$d" && echo ok > /dev/shm/ready; exec sleep 600')
+    for s in ("bounding", "effective", "permitted"):
+        b.process["capabilities"][s].append("CAP_SYS_ADMIN")
+    cid, pid = rt.create_ok(b, rt.new_id("scale-"))
+    st = rt.state_json(cid)
+    assert len(st["bento"]["mounts"]) > 5, st  # before the container mounts
+    rt.start_ok(cid)
+    harness.wait_for(lambda: os.path.exists("/proc/%d/root/dev/shm/ready" % pid), timeout=20,
+                     what="the container's own mount")
+    res = rt.state(cid)
+    assert res.rc == 0, res
+    st = res.json()
+    assert st["status"] == "running" and "mounts" not in st["bento"], st
+    assert "namespaces" in st["bento"], st
+    assert "not UTF-8" in res.err, res
+    res = rt.kill(cid, "KILL")
+    assert res.rc == 0, res
+    assert rt.wait_pid_gone(pid, timeout=20)
+    res = rt.delete(cid)
+    assert res.rc == 0, res
