@@ -83,6 +83,48 @@ int bento_err_prefix(struct bento_err *err, const char *fmt, ...)
         return -err->code;
 }
 
+/* n with a comma every three digits (at most 26 characters and NUL). */
+static void grouped(char *buf, size_t size, unsigned long long n)
+{
+        char digits[32];
+        int len = snprintf(digits, sizeof(digits), "%llu", n);
+        size_t o = 0;
+
+        for (int i = 0; i < len && o + 1 < size; i++) {
+                if (i > 0 && (len - i) % 3 == 0 && o + 2 < size)
+                        buf[o++] = ',';
+                buf[o++] = digits[i];
+        }
+        buf[o] = '\0';
+}
+
+/* A limit as it is written in the documentation: "64 MiB", "64 KiB", or
+ * grouped bytes when it is not a whole number of either. */
+static void limit_text(char *buf, size_t size, unsigned long long limit)
+{
+        char n[32];
+
+        if (limit >= (1ull << 20) && limit % (1ull << 20) == 0) {
+                snprintf(buf, size, "%llu MiB", limit >> 20);
+        } else if (limit >= (1ull << 10) && limit % (1ull << 10) == 0) {
+                snprintf(buf, size, "%llu KiB", limit >> 10);
+        } else {
+                grouped(n, sizeof(n), limit);
+                snprintf(buf, size, "%s bytes", n);
+        }
+}
+
+int bento_err_too_big(struct bento_err *err, const char *what, unsigned long long size, int more,
+                      unsigned long long limit)
+{
+        char sz[32], lim[48];
+
+        grouped(sz, sizeof(sz), size);
+        limit_text(lim, sizeof(lim), limit);
+        return bento_err_setx(err, EFBIG, "%s is %s%s bytes; the limit is %s", what,
+                              more ? "more than " : "", sz, lim);
+}
+
 void bento_err_clear(struct bento_err *err)
 {
         err->code = 0;

@@ -33,6 +33,13 @@ int bento_err_setx(struct bento_err *err, int code, const char *fmt, ...)
 int bento_err_prefix(struct bento_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* EFBIG for what exceeds a size limit, with both numbers: "WHAT is
+ * 5,012,345 bytes; the limit is 64 MiB" (or "is more than N bytes" when
+ * more is set: a read stopped at the limit).  Every size cap reports
+ * through this, so an operator always learns how far over it was. */
+int bento_err_too_big(struct bento_err *err, const char *what, unsigned long long size, int more,
+                      unsigned long long limit);
+
 /* Reset to "no error". */
 void bento_err_clear(struct bento_err *err);
 

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,16 @@
 #include "cleanup.h"
 
 #define READ_CHUNK 4096
+
+/* "'name' is N bytes; the limit is M" (more: N is where the read stopped). */
+static int too_big(struct bento_err *err, const char *name, unsigned long long size, bool more,
+                   size_t max)
+{
+        char what[BENTO_ERR_MSG_MAX];
+
+        snprintf(what, sizeof(what), "'%s'", name);
+        return bento_err_too_big(err, what, size, more, max);
+}
 
 /* Read to EOF into a buffer of at most max bytes (plus terminator).  hint
  * is the expected size (0 when unknown) and only sizes the first buffer. */
@@ -40,8 +51,7 @@ static int read_all(int fd, const char *name, size_t max, size_t hint, char **re
                         char *p;
 
                         if (len >= limit)
-                                return bento_err_setx(err, EFBIG, "'%s' is larger than %zu bytes",
-                                                      name, max);
+                                return too_big(err, name, max, true, max);
                         if (want > limit || want < cap)
                                 want = limit;
                         p = realloc(buf, want + 1);
@@ -60,7 +70,7 @@ static int read_all(int fd, const char *name, size_t max, size_t hint, char **re
                 len += (size_t) n;
         }
         if (len > max)
-                return bento_err_setx(err, EFBIG, "'%s' is larger than %zu bytes", name, max);
+                return too_big(err, name, max, true, max);
         buf[len] = '\0';
         *ret = TAKE_PTR(buf);
         *ret_len = len;
@@ -101,7 +111,7 @@ int bento_read_file_at(int dirfd, const char *name, size_t max, char **ret, size
         if (!S_ISREG(st.st_mode))
                 return bento_err_setx(err, EINVAL, "'%s' is not a regular file", name);
         if (st.st_size > 0 && (uintmax_t) st.st_size > max)
-                return bento_err_setx(err, EFBIG, "'%s' is larger than %zu bytes", name, max);
+                return too_big(err, name, (unsigned long long) st.st_size, false, max);
         return read_all(fd, name, max, (size_t) st.st_size, ret, ret_len, err);
 }
 

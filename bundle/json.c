@@ -452,7 +452,7 @@ int bento_json_parse(const char *data, size_t len, size_t max_bytes, struct bent
         int r;
 
         if (len > max_bytes)
-                return bento_err_setx(err, EFBIG, "document is larger than %zu bytes", max_bytes);
+                return bento_err_too_big(err, "the document", len, false, max_bytes);
         nul = memchr(data, '\0', len);
         if (nul)
                 return bento_err_setx(err, EINVAL, "document contains a NUL byte at offset %zu",

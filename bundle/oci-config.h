@@ -31,7 +31,17 @@
 #include "err.h"
 #include "json.h"
 
-#define OCI_CONFIG_MAX_BYTES ((size_t) 4 * 1024 * 1024)
+/*
+ * The largest config.json read (create, the state directory's copy, exec's
+ * --process file, `bento inspect`).  It grows with the mounts: `bento
+ * translate` writes 300 to 500 bytes per mount, so 2,000 write grants
+ * (10,000 mounts) are 3 to 5 MB.  The kernel's fs.mount-max (100,000
+ * mounts per namespace by default) bounds what any config can ask for at
+ * about 50 MB of such entries, and 64 MiB holds that; above it the parse
+ * (a tree several times the size of the text) would cost more memory than
+ * a runtime invocation should take for a config no kernel would mount.
+ */
+#define OCI_CONFIG_MAX_BYTES ((size_t) 64 << 20)
 
 enum oci_ns_type {
         OCI_NS_PID,

@@ -136,14 +136,24 @@ int bento_record_write(const struct bento_record *rec, char **ret_buf, size_t *r
         bento_jsonw_kstring_opt(&w, "cgroupPath", rec->cgroup_path);
         bento_jsonw_kbool(&w, "systemdCgroup", rec->systemd_cgroup);
         put_namespaces(&w, rec);
-        put_mounts(&w, rec);
+        /* No mounts: they are the container's to read at `state` time. */
         bento_jsonw_kstring_opt(&w, "uidMap", rec->uid_map);
         bento_jsonw_kstring_opt(&w, "gidMap", rec->gid_map);
         bento_jsonw_ktree_opt(&w, "applied", rec->extra);
         if (rec->creating)
                 bento_jsonw_kbool(&w, "creating", true);
         bento_jsonw_close_object(&w);
-        return bento_jsonw_finish(&w, ret_buf, ret_len);
+        JSONR_TRY(bento_jsonw_finish(&w, ret_buf, ret_len));
+        if (*ret_len > BENTO_STATE_MAX_BYTES) {
+                size_t len = *ret_len;
+
+                free(*ret_buf);
+                *ret_buf = NULL;
+                *ret_len = 0;
+                return bento_err_too_big(err, "cannot write the state record: it", len, false,
+                                         BENTO_STATE_MAX_BYTES);
+        }
+        return 0;
 }
 
 /* ---- reading -------------------------------------------------------------- */
@@ -156,17 +166,6 @@ static int conv_ns(struct bento_jsonr *r, const struct bento_json *item, void *e
         JSONR_TRY(bento_jsonr_uint(r, item, "inode", true, UINT64_MAX, &ns->inode));
         JSONR_TRY(bento_jsonr_bool(r, item, "joined", &ns->joined));
         JSONR_TRY(bento_jsonr_string(r, item, "path", false, &ns->path));
-        return 0;
-}
-
-static int conv_mount(struct bento_jsonr *r, const struct bento_json *item, void *elem)
-{
-        struct bento_applied_mount *m = elem;
-
-        JSONR_TRY(bento_jsonr_string(r, item, "destination", true, &m->destination));
-        JSONR_TRY(bento_jsonr_string(r, item, "type", false, &m->type));
-        JSONR_TRY(bento_jsonr_string(r, item, "source", false, &m->source));
-        JSONR_TRY(bento_jsonr_string(r, item, "options", false, &m->options));
         return 0;
 }
 
@@ -198,8 +197,6 @@ static int conv_record(struct bento_jsonr *r, const struct bento_json *doc,
         JSONR_TRY(bento_jsonr_bool(r, doc, "systemdCgroup", &rec->systemd_cgroup));
         JSONR_TRY(bento_jsonr_objects(r, doc, "namespaces", sizeof(struct bento_applied_ns),
                                       (void **) &rec->namespaces, &rec->n_namespaces, conv_ns));
-        JSONR_TRY(bento_jsonr_objects(r, doc, "mounts", sizeof(struct bento_applied_mount),
-                                      (void **) &rec->mounts, &rec->n_mounts, conv_mount));
         JSONR_TRY(bento_jsonr_string(r, doc, "uidMap", false, &rec->uid_map));
         JSONR_TRY(bento_jsonr_string(r, doc, "gidMap", false, &rec->gid_map));
         JSONR_TRY(bento_jsonr_raw_object(r, doc, "applied", &rec->extra));
@@ -245,7 +242,8 @@ void bento_record_put_applied(struct bento_jsonw *w, const struct bento_record *
         bento_jsonw_key(w, "bento");
         bento_jsonw_open_object(w);
         put_namespaces(w, rec);
-        put_mounts(w, rec);
+        if (rec->n_mounts > 0)
+                put_mounts(w, rec);
         bento_jsonw_kstring_opt(w, "uidMap", rec->uid_map);
         bento_jsonw_kstring_opt(w, "gidMap", rec->gid_map);
         if (extra && extra->type != BENTO_JSON_OBJECT)

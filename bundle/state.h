@@ -5,7 +5,9 @@
  *  - the runtime's persistent record (`<root>/<id>/state.json`): what was
  *    created and how to find it again (pid + start time, bundle, rootfs,
  *    cgroup) plus what was actually applied (namespaces and their inodes,
- *    mounts made, id mappings), for `bento-runtime state`;
+ *    id mappings, cgroup limits read back), for the later verbs.  It holds
+ *    nothing that grows with the config's mount list, so a container with
+ *    100,000 mounts has a record of a few KiB;
  *  - the OCI "container state" object handed to hooks on stdin and printed
  *    by `state` (ociVersion, id, status, pid, bundle, annotations).
  *
@@ -23,7 +25,18 @@
 #include "err.h"
 #include "oci-config.h"
 
-#define BENTO_STATE_MAX_BYTES ((size_t) 1024 * 1024)
+/*
+ * The largest state.json.  The record no longer copies the mount table
+ * (see struct bento_record), so it does not grow with the mounts; what
+ * still comes from the config (namespaces, seccomp's skipped names, the
+ * cgroup limits read back) is bounded by the config, and the id maps by
+ * the kernel (340 lines each).  A typical record is a few KiB; 16 MiB
+ * leaves room for the largest config's odd cases, and
+ * bento_record_write() refuses to write a record above it, so `create`
+ * fails (and cleans up) instead of leaving a container that no later
+ * verb can read.
+ */
+#define BENTO_STATE_MAX_BYTES ((size_t) 16 << 20)
 #define BENTO_OCI_VERSION     "1.2.0"
 
 enum bento_status {
@@ -64,6 +77,9 @@ struct bento_record {
         bool systemd_cgroup;
         struct bento_applied_ns *namespaces;
         size_t n_namespaces;
+        /* Never stored in state.json (neither written nor read): `state`
+         * fills them from the live init's mountinfo (runtime/mount-table.c)
+         * and the "bento" member shows them when n_mounts > 0. */
         struct bento_applied_mount *mounts;
         size_t n_mounts;
         char *uid_map;            /* optional: contents of /proc/<pid>/uid_map */
@@ -79,13 +95,13 @@ struct bento_record {
 /*
  * The record as JSON (deterministic, pretty, members in this order):
  *   id, pid, startTime, bundle, rootfs, created, owner, cgroupPath?,
- *   systemdCgroup, namespaces [{type, inode, joined, path?}],
- *   mounts [{destination, type?, source?, options?}], uidMap?, gidMap?,
- *   applied? (= extra), creating? (only when true)
+ *   systemdCgroup, namespaces [{type, inode, joined, path?}], uidMap?,
+ *   gidMap?, applied? (= extra), creating? (only when true)
  * Required on both write and parse: a non-empty id, pid >= 0, absolute
  * bundle and rootfs, created, owner; extra, when set, must be an object.
- * Unknown members are ignored on parse, so records stay readable across
- * versions.
+ * A record above BENTO_STATE_MAX_BYTES is not written (EFBIG, with its size
+ * and the limit).  Unknown members are ignored on parse, so records stay
+ * readable across versions (a "mounts" array of an older one included).
  */
 int bento_record_write(const struct bento_record *rec, char **ret_buf, size_t *ret_len,
                        struct bento_err *err);
@@ -106,11 +122,11 @@ static inline void cleanup_bento_record_fn(struct bento_record **p)
 /* The OCI state object: ociVersion (BENTO_OCI_VERSION), id, status, pid,
  * bundle, then rootfs, created and owner when set, then annotations (always
  * an object; from cfg, sorted; {} without cfg).  When `rec` is given, an
- * extra "bento" member describes what was applied: namespaces, mounts,
- * uidMap?, gidMap?, followed by the members of rec->extra (those named like
- * the four before are skipped).  pid is written as given (0 when stopped).
- * `pretty` gives the indented form with a trailing newline, otherwise one
- * line without newline (for hook stdin). */
+ * extra "bento" member describes what was applied: namespaces, mounts
+ * (only when rec->n_mounts > 0), uidMap?, gidMap?, followed by the members
+ * of rec->extra (those named like the four before are skipped).  pid is written as given (0 when
+ * stopped). `pretty` gives the indented form with a trailing newline, otherwise one line without
+ * newline (for hook stdin). */
 struct bento_oci_state {
         const char *id;
         enum bento_status status;

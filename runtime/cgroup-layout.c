@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "mount-util.h"
+#include "proc.h"
 
 #define UNIFIED_KEY "unified"
 
@@ -287,7 +288,7 @@ static int load_from_mountinfo(struct cg_layout *l, char *cgroups, struct bento_
         size_t len = 0;
         int r;
 
-        r = bento_read_file("/proc/self/mountinfo", (size_t) 4 << 20, &mountinfo, &len, err);
+        r = bento_read_file("/proc/self/mountinfo", RT_MOUNTINFO_MAX_BYTES, &mountinfo, &len, err);
         if (r < 0)
                 return r;
         /* parsed once, for every hierarchy */

@@ -75,6 +75,7 @@ int cmd_state(const struct rt_global *g, int argc, char **argv)
                 r = rt_snapshot_take(&store, argv[1], true, &s, &err);
         if (r >= 0) {
                 r = rt_snapshot_add_oom_kills(&s, &err);
+                rt_snapshot_add_mounts(&s);
                 if (r >= 0)
                         r = print_state(argv[1], &s, true, stdout, &err);
                 rt_snapshot_close(&s);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "mount-table.h"
 #include "mount-util.h"
 
 #define HOST_CGROUP_DIR "/sys/fs/cgroup"
@@ -31,23 +32,6 @@ struct hierarchy {
         char mount_root[PATH_MAX];
         char host_path[PATH_MAX];
 };
-
-/* mountinfo escapes blanks and backslashes as \ooo. */
-static void unescape(char *s)
-{
-        char *w = s;
-
-        for (char *r = s; *r; r++, w++) {
-                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-                    r[3] >= '0' && r[3] <= '7') {
-                        *w = (char) (((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
-                        r += 3;
-                } else {
-                        *w = *r;
-                }
-        }
-        *w = '\0';
-}
 
 static bool has_token(const char *list, const char *tok, size_t len)
 {
@@ -100,8 +84,8 @@ static bool mountinfo_match(char *line, struct hierarchy *h)
                 return false;
         if (!h->v2 && !all_tokens_in(h->controllers, superopts))
                 return false;
-        unescape(field[3]);
-        unescape(field[4]);
+        rt_mountinfo_unescape(field[3]);
+        rt_mountinfo_unescape(field[4]);
         slash = strrchr(field[4], '/');
         if (!slash || (size_t) (slash - field[4]) != strlen(HOST_CGROUP_DIR) ||
             strncmp(field[4], HOST_CGROUP_DIR, strlen(HOST_CGROUP_DIR)) != 0 || slash[1] == '\0')
@@ -125,7 +109,7 @@ static bool line_mountpoint(const char *line, char *buf, size_t size)
                 return false;
         memcpy(buf, p, n);
         buf[n] = '\0';
-        unescape(buf);
+        rt_mountinfo_unescape(buf);
         return true;
 }
 

@@ -66,81 +66,6 @@ static int add_namespaces(const struct rt_context *ctx, pid_t pid, struct bento_
         return 0;
 }
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
-{
-        char *o = s;
-
-        for (; *s; s++) {
-                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-                    s[3] >= '0' && s[3] <= '7') {
-                        *o++ = (char) (((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
-                        s += 3;
-                } else {
-                        *o++ = *s;
-                }
-        }
-        *o = '\0';
-}
-
-/* One mountinfo line: "id parent maj:min root mountpoint opts [tags] - type src superopts" */
-static int parse_mountinfo_line(char *line, struct bento_applied_mount *m)
-{
-        char *fields[6] = {0};
-        char *sep = strstr(line, " - ");
-        char *save = NULL;
-        char *tok;
-        int n = 0;
-
-        if (!sep)
-                return -EINVAL;
-        *sep = '\0';
-        for (tok = strtok_r(line, " ", &save); tok && n < 6; tok = strtok_r(NULL, " ", &save))
-                fields[n++] = tok;
-        if (n < 6)
-                return -EINVAL;
-        char *type = strtok_r(sep + 3, " \n", &save);
-        char *source = strtok_r(NULL, " \n", &save);
-        if (!type || !source)
-                return -EINVAL;
-        unescape(fields[4]);
-        unescape(source);
-        m->destination = strdup(fields[4]);
-        m->type = strdup(type);
-        m->source = strdup(source);
-        m->options = strdup(fields[5]);
-        return m->destination && m->type && m->source && m->options ? 0 : -ENOMEM;
-}
-
-static int add_mounts(pid_t pid, struct bento_record *rec, struct bento_err *err)
-{
-        char path[64];
-        cleanup_free char *data = NULL;
-        size_t len = 0, cap = 0;
-        char *save = NULL;
-        int r;
-
-        snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int) pid);
-        r = bento_read_file(path, (size_t) 4 * 1024 * 1024, &data, &len, err);
-        if (r < 0)
-                return r;
-        for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                if (rec->n_mounts == cap) {
-                        cap = cap ? cap * 2 : 32;
-                        void *p = realloc(rec->mounts, cap * sizeof(*rec->mounts));
-                        if (!p)
-                                return bento_err_set(err, ENOMEM, "mount table");
-                        rec->mounts = p;
-                }
-                memset(&rec->mounts[rec->n_mounts], 0, sizeof(rec->mounts[0]));
-                r = parse_mountinfo_line(line, &rec->mounts[rec->n_mounts]);
-                rec->n_mounts++;
-                if (r < 0)
-                        return bento_err_set(err, -r, "cannot parse %s", path);
-        }
-        return 0;
-}
-
 static char *read_map(pid_t pid, const char *name)
 {
         char path[64];
@@ -260,9 +185,6 @@ int rt_record_finish(const struct rt_context *ctx, pid_t pid, const struct rt_cg
                 return bento_err_setx(err, ESRCH, "the container process exited during setup");
         if (add_namespaces(ctx, pid, rec) < 0)
                 return bento_err_set(err, ENOMEM, "state record");
-        r = add_mounts(pid, rec, err);
-        if (r < 0)
-                return r;
         if (ctx->has_ns[OCI_NS_USER]) {
                 rec->uid_map = read_map(pid, "uid_map");
                 rec->gid_map = read_map(pid, "gid_map");

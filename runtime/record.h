@@ -2,7 +2,9 @@
 /*
  * Builds the state record of a freshly created container from what the
  * kernel reports about its init, so `state` shows what was really applied:
- * namespace inodes, the mount table as the container sees it, id maps.
+ * namespace inodes, id maps, the cgroup limits read back.  Not the mount
+ * table: it grows with the config, and `state` reads it live instead
+ * (mount-table.h).
  */
 #ifndef RT_RECORD_H
 #define RT_RECORD_H

@@ -6,6 +6,8 @@
 
 #include "cgroup.h"
 #include "json.h"
+#include "log.h"
+#include "mount-table.h"
 
 void rt_snapshot_close(struct rt_snapshot *s)
 {
@@ -59,4 +61,15 @@ int rt_record_add_oom_kills(struct bento_record *rec, struct bento_err *err)
 int rt_snapshot_add_oom_kills(struct rt_snapshot *s, struct bento_err *err)
 {
         return rt_record_add_oom_kills(s->rec, err);
+}
+
+void rt_snapshot_add_mounts(struct rt_snapshot *s)
+{
+        struct bento_err err = {0};
+
+        if (!s->rec || (s->status != BENTO_STATUS_CREATED && s->status != BENTO_STATUS_RUNNING &&
+                        s->status != BENTO_STATUS_PAUSED))
+                return;
+        if (rt_mount_table_read(s->rec, &err) < 0)
+                rt_log_warning("the mount table of %s is left out: %s", s->rec->id, err.msg);
 }

@@ -36,6 +36,12 @@ void rt_snapshot_close(struct rt_snapshot *s);
  * kill(1).  Returns 0, or -ENOMEM with err. */
 int rt_snapshot_add_oom_kills(struct rt_snapshot *s, struct bento_err *err);
 
+/* Put the init's mount table, as it is now (mount-table.h), into the
+ * record for `state` while the container is created, running or paused;
+ * a stopped container shows none.  A table that cannot be read is not
+ * `state`'s failure (engines poll it): it is left out with a warning. */
+void rt_snapshot_add_mounts(struct rt_snapshot *s);
+
 /* The same for a record loaded otherwise (start, before it tears down a
  * container whose init failed after its release); NULL does nothing. */
 int rt_record_add_oom_kills(struct bento_record *rec, struct bento_err *err);

@@ -24,8 +24,11 @@
 
 #include "err.h"
 #include "json.h"
+#include "oci-config.h"
 
-#define INSPECT_CONFIG_MAX (4u << 20) /* 4 MiB: far above any bundle bento writes */
+/* The runtime's own limit (oci-config.h): a bundle bento-runtime accepts
+ * can be inspected. */
+#define INSPECT_CONFIG_MAX OCI_CONFIG_MAX_BYTES
 
 /* What a mount is, judged by its shape alone. */
 enum inspect_role {

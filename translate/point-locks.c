@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -292,6 +293,21 @@ static int key_of(int dfd, struct bento_ident *k)
         return 0;
 }
 
+/* Each directory holding shield mount points costs a descriptor (and
+ * another while bento-runtime's copies are made): say which limit it was. */
+static int too_many_locks(const struct point_locks *l, const char *path, struct bento_err *err)
+{
+        struct rlimit rl = {0};
+
+        getrlimit(RLIMIT_NOFILE, &rl);
+        return bento_err_setx(err, EMFILE,
+                              "cannot lock the shield mount points in \"%s\": %zu directories "
+                              "hold them already, one open file each, and the open file limit "
+                              "(RLIMIT_NOFILE) is %llu; raise it (ulimit -n) or grant fewer "
+                              "directories",
+                              path, l->n, (unsigned long long) rl.rlim_cur);
+}
+
 int point_locks_hold(struct point_locks *l, int dfd, const char *path, struct bento_err *err)
 {
         struct bento_ident k = {0};
@@ -303,11 +319,6 @@ int point_locks_hold(struct point_locks *l, int dfd, const char *path, struct be
                 return bento_err_set(err, -r, "\"%s\"", path);
         if (find(l, &k))
                 return 0;
-        if (l->n >= POINT_LOCKS_MAX)
-                return bento_err_setx(err, E2BIG,
-                                      "too many directories hold shield mount points (more than "
-                                      "%d)",
-                                      POINT_LOCKS_MAX);
         if (!l->tag[0] && (r = open_private(l, err)) < 0)
                 return r;
         v = reallocarray(l->v, l->n + 1, sizeof(*v));
@@ -316,6 +327,8 @@ int point_locks_hold(struct point_locks *l, int dfd, const char *path, struct be
         l->v = v;
         key_name(&k, "lock", name, sizeof(name));
         fd = open_lock(l->dirfd, name, LOCK_SH);
+        if (fd == -EMFILE)
+                return too_many_locks(l, path, err);
         if (fd < 0)
                 return bento_err_set(err, -fd, "cannot lock the shield mount points in \"%s\"",
                                      path);

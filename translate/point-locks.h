@@ -43,8 +43,6 @@
 
 /* The most points one record may hold (far above the shields' needs). */
 #define POINT_REGISTRY_MAX 1024
-/* The most directories one run holds (a handful per write grant). */
-#define POINT_LOCKS_MAX 64
 
 struct point_entry {
         char *name; /* one component, in the record's directory */
@@ -90,7 +88,9 @@ struct point_locks {
 int point_locks_open_at(struct point_locks *l, int dirfd, struct bento_err *err);
 
 /* Hold LOCK_SH on the directory dfd (reached as path) unless held
- * already; more than POINT_LOCKS_MAX fail (E2BIG). */
+ * already.  One descriptor per directory (about one per write grant), and
+ * bento-runtime holds a copy of each: there is no count limit but the
+ * open file limit, and EMFILE names it with the number of locks held. */
 int point_locks_hold(struct point_locks *l, int dfd, const char *path, struct bento_err *err);
 
 /* Record that name in dfd (held) is id, made by this run. */

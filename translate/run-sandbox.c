@@ -409,9 +409,11 @@ static void destroy(struct sandbox *sb, const struct report *rep)
  * which would otherwise be dup2()ed over one of them. */
 static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err)
 {
-        int fds[POINT_LOCKS_MAX];
-        size_t n = point_locks_fds(&d->locks, fds, POINT_LOCKS_MAX);
+        cleanup_free int *fds = calloc(d->locks.n + 1, sizeof(*fds));
+        size_t n = fds ? point_locks_fds(&d->locks, fds, d->locks.n) : 0;
 
+        if (!fds)
+                return bento_err_set(err, ENOMEM, "mount point locks");
         for (size_t i = 0; i < n; i++) {
                 keep[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 4);
                 if (keep[i] < 0) {
@@ -419,6 +421,12 @@ static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err
 
                         while (i-- > 0)
                                 close(keep[i]);
+                        if (e == EMFILE)
+                                return bento_err_setx(err, EMFILE,
+                                                      "cannot pass the %zu mount point locks on "
+                                                      "to bento-runtime: the open file limit "
+                                                      "(RLIMIT_NOFILE) is too low for them",
+                                                      n);
                         return bento_err_set(err, e, "cannot pass the mount point locks on");
                 }
         }
@@ -460,10 +468,13 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
 
 static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
 {
-        int keep[POINT_LOCKS_MAX] = {0}; /* lock_copies() fills the first n */
-        int r = lock_copies(sb->d, keep, err);
-        int n = r;
+        /* one per mount point lock: lock_copies() fills the first n */
+        cleanup_free int *keep = calloc(sb->d->locks.n + 1, sizeof(*keep));
+        int n, r;
 
+        if (!keep)
+                return bento_err_set(err, ENOMEM, "spawn");
+        n = r = lock_copies(sb->d, keep, err);
         if (r < 0)
                 return r;
         r = spawn_runtime_with(sb, keep, (size_t) n, err);

@@ -111,6 +111,27 @@ def pytest_runtest_call(item):
         signal.signal(signal.SIGALRM, old)
 
 
+# -- sanitizer reports (make check-debug) --
+
+@pytest.fixture(autouse=True)
+def _sanitizer_reports():
+    """Under the ASan/UBSan build every report, in any process the test
+    started (bento, bento-runtime, the init before its exec, a hook that got
+    the options), lands in harness.SANITIZER_LOG_DIR and fails the test,
+    even when the test expected that process to fail."""
+    d = harness.SANITIZER_LOG_DIR
+    before = set(os.listdir(d)) if d else set()
+    yield
+    if not d:
+        return
+    new = sorted(set(os.listdir(d)) - before)
+    texts = []
+    for name in new:
+        with open(os.path.join(d, name), errors="replace") as f:
+            texts.append("--- %s ---\n%s" % (name, f.read()[-6000:]))
+    assert not new, "sanitizer reports:\n" + "\n".join(texts)
+
+
 # -- session fixtures --
 
 @pytest.fixture(scope="session")

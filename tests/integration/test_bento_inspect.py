@@ -277,9 +277,10 @@ def test_hostile_config(tmp_path, bundle):
     (bad / "config.json").write_text("[1, 2]")
     assert inspect(bad, home).returncode == 125
     with open(bad / "config.json", "w") as f:
-        f.write('{"x": "' + "a" * (5 << 20) + '"}')
+        f.write('{"x": "' + "a" * (64 << 20) + '"}')
     r = inspect(bad, home)
     assert r.returncode == 125
+    assert "is 67,108,873 bytes; the limit is 64 MiB" in r.stderr, r.stderr
     (bad / "config.json").write_text('{"process": "nope", "linux": {"namespaces": 7}}')
     r = inspect(bad, home, "--json")
     assert r.returncode == 3

@@ -88,8 +88,14 @@ def test_nul_byte_in_string_rejected(rt, bundle):
 
 def test_oversized_config_rejected(rt, bundle):
     b = bundle()
-    b.config["annotations"] = {"big": "x" * (5 * 1024 * 1024)}
-    expect_create_failure(rt, b)
+    b.config["annotations"] = {"big": "x" * (64 << 20)}
+    res = expect_create_failure(rt, b, message="bytes; the limit is 64 MiB")
+    size = os.path.getsize(os.path.join(b.path, "config.json"))
+    assert "config.json' is {:,} bytes".format(size) in res.err, res
+    # five times the old 4 MiB limit is a config like any other now
+    b.config["annotations"] = {"big": "x" * (20 << 20)}
+    res = rt.run(b)
+    assert res.rc == 0, res
 
 
 def test_missing_config_json(rt, bundle):

@@ -87,7 +87,7 @@ TEST(size_cap)
         size_t len = 0;
 
         ASSERT_EQ(bento_read_file(at("a"), 13, &data, &len, &err), -EFBIG);
-        ASSERT_CONTAINS(err.msg, "larger than 13 bytes");
+        ASSERT_CONTAINS(err.msg, "bytes; the limit is 13 bytes");
         ASSERT_OK(bento_read_file(at("a"), 14, &data, &len, &err));
         ASSERT_EQ(len, 14);
         free(data);

@@ -227,7 +227,7 @@ TEST(rejects_oversized_document)
         memset(big, ' ', len);
         memcpy(big, "{" HEAD "}", strlen("{" HEAD "}"));
         ASSERT_EQ(oci_config_parse(big, len, &cfg, &err), -EFBIG);
-        ASSERT_CONTAINS(err.msg, "larger than 4194304 bytes");
+        ASSERT_CONTAINS(err.msg, "the limit is 64 MiB");
         ASSERT_OK(oci_config_parse(big, len - 1, &cfg, &err)); /* trailing spaces are fine */
         oci_config_free(cfg);
 }
