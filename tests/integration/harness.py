@@ -184,6 +184,14 @@ SANITIZER_VARS = ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS")
 # Where the sanitizers write their reports (log_path=<dir>/report): every
 # file that appears there fails the test it appeared in (conftest.py).
 SANITIZER_LOG_DIR = os.environ.get("BENTO_SANITIZER_LOG_DIR")
+# The sanitizer build runs several times slower: a deadline that bounds a
+# load test (not a behaviour) is stretched by this much there.
+SANITIZER_SLOWDOWN = 5 if any(v in os.environ for v in SANITIZER_VARS) else 1
+
+
+def patience(seconds):
+    """A wait's deadline for this build (longer under the sanitizers)."""
+    return seconds * SANITIZER_SLOWDOWN
 
 
 def _without_leak_check(options):

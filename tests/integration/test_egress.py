@@ -511,41 +511,44 @@ def test_connection_cap_and_slow_client(ert, rig):
     assert d.count(("refused-at-capacity", None, None)) == 2, d
 
 
-@pytest.mark.timeout(200)
+@pytest.mark.timeout(harness.patience(200))
 def test_load_200_tunnels_no_fd_leak(ert, rig):
     rig.hook("echo.test:%d" % ECHO_PORT)
     go = os.path.join(rig.shared, "go")
+    # tunnels are held open HOLD seconds, long enough to be counted
+    hold = harness.patience(4)
     rig.b.set_args("/bin/sh", "-c", "/bin/bento-probe wait-file /shared/go 60 >/dev/null && "
-                   "/bin/bento-probe proxy-load 200 echo.test:%d 8192 4 && "
+                   "/bin/bento-probe proxy-load 200 echo.test:%d 8192 %d && "
                    # refusals must give their descriptors back too
                    "/bin/bento-probe proxy-connect echo.test:%d; "
                    "/bin/bento-probe proxy-connect loop.test:%d; "
                    "/bin/bento-probe proxy-raw 'GET / HTTP/1.1\\r\\n\\r\\n'; echo refusals-done; "
-                   "/bin/bento-probe wait-file /shared/end 60 >/dev/null" % (ECHO_PORT, OTHER_PORT, ECHO_PORT))
+                   "/bin/bento-probe wait-file /shared/end 60 >/dev/null"
+                   % (ECHO_PORT, hold, OTHER_PORT, ECHO_PORT))
     cid = ert.new_id()
     p = ert.spawn_run(rig.b, cid)
     try:
-        wait_for(lambda: [e for e in rig.events() if e["event"] == "start"], timeout=30,
+        wait_for(lambda: [e for e in rig.events() if e["event"] == "start"], timeout=harness.patience(30),
                  what="the egress daemon to start")
         dpid = rig.daemon_pid()
         fds_before, threads_before = fd_count(dpid), thread_count(dpid)
         open(go, "w").close()
         # while the tunnels are held open, the daemon holds two fds each
-        wait_for(lambda: fd_count(dpid) >= fds_before + 400, timeout=60,
+        wait_for(lambda: fd_count(dpid) >= fds_before + 400, timeout=harness.patience(60),
                  what="200 tunnels open at once")
-        wait_for(lambda: '"opened"' in ert.container_output(cid), timeout=60, what="the load result")
+        wait_for(lambda: '"opened"' in ert.container_output(cid), timeout=harness.patience(60), what="the load result")
         line = [x for x in ert.container_output(cid).splitlines() if '"opened"' in x][0]
         assert json.loads(line) == {"opened": 200, "intact": 200, "bad": 0}, line
-        wait_for(lambda: "refusals-done" in ert.container_output(cid), timeout=30, what="the refusals")
+        wait_for(lambda: "refusals-done" in ert.container_output(cid), timeout=harness.patience(30), what="the refusals")
         # and once they close, everything is given back
         wait_for(lambda: fd_count(dpid) == fds_before and thread_count(dpid) == threads_before,
-                 timeout=20, what="the daemon's fds (%d) and threads (%d) to come back" % (
+                 timeout=harness.patience(20), what="the daemon's fds (%d) and threads (%d) to come back" % (
                      fds_before, threads_before))
         assert sum(1 for d in rig.decisions() if d[0] == "allow") == 200
         assert [d[0] for d in rig.decisions()[200:]] == ["deny", "deny", "refused"], rig.decisions()[200:]
     finally:
         open(os.path.join(rig.shared, "end"), "w").close()
-        rc = ert.finish_spawned(p, timeout=60)
+        rc = ert.finish_spawned(p, timeout=harness.patience(60))
     assert rc == 0, ert.container_output(cid)
     wait_daemon_gone(dpid)
     stop = rig.events()[-1]
