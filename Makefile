@@ -75,8 +75,8 @@ ALL_CFLAGS := -std=gnu17 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) -fPIE -MMD -MP \
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now,-z,noexecstack $(LDSAN) $(LDFLAGS)
 
 BUNDLE_SRC := $(wildcard bundle/*.c)
-RUNTIME_SRC := $(wildcard runtime/*.c)
-TRANSLATE_SRC := $(wildcard translate/*.c)
+RUNTIME_SRC := $(wildcard runtime/*/*.c)
+TRANSLATE_SRC := $(wildcard translate/*/*.c)
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
 # Manual page sources (docs/gen-docs.py): every page, and the verb pages the
 # --help texts come from.
@@ -111,7 +111,9 @@ $(BUILDDIR)/obj/bundle/%.o: bundle/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_BUNDLE)) -c -o $@ $<
 
-# -iquote, not -I: runtime/seccomp.h must not hide libseccomp's <seccomp.h>.
+# -iquote, not -I: runtime/seccomp/seccomp.h must not hide libseccomp's <seccomp.h>.
+# A file names its own folder's headers bare and an earlier stage's as
+# "stage/name.h", from the program's root (contrib/check-layering.py).
 $(BUILDDIR)/obj/runtime/%.o: runtime/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_RUNTIME)) -iquote runtime -c -o $@ $<
@@ -174,7 +176,7 @@ $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBBENTO)
 TRANSLATE_TEST_PATTERNS := test-manifest% test-path% test-fingerprint% test-shields% test-admission% test-approval% test-journal% test-trust% test-validate% test-run%
 TRANSLATE_TESTS := $(filter $(addprefix $(BUILDDIR)/tests/,$(TRANSLATE_TEST_PATTERNS)),$(UNIT_BINS))
 
-$(LIBTRANSLATE): $(call obj,$(filter-out translate/main.c,$(TRANSLATE_SRC)))
+$(LIBTRANSLATE): $(call obj,$(filter-out translate/cli/main.c,$(TRANSLATE_SRC)))
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
@@ -196,13 +198,13 @@ $(GATE_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
 
-# Unit tests of runtime/lsm.c link that one object (it uses nothing else of
+# Unit tests of runtime/process/lsm.c link that one object (it uses nothing else of
 # the runtime).
 LSM_TESTS := $(filter $(BUILDDIR)/tests/test-lsm,$(UNIT_BINS))
 $(BUILDDIR)/obj/tests/unit/test-lsm.o: TEST_CFLAGS = -iquote runtime
 
 $(LSM_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o \
-    $(call obj,runtime/lsm.c) $(LIBBENTO)
+    $(call obj,runtime/process/lsm.c) $(LIBBENTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
 
@@ -291,14 +293,10 @@ check-debug:
 	rm -rf $(SANITIZER_LOGS) && mkdir -p $(SANITIZER_LOGS) && chmod 1777 $(SANITIZER_LOGS)
 	$(SANITIZER_ENV) BENTO_BUILD=$(abspath build/debug) $(PYTHON) -m pytest -q -ra $(DEBUG_TESTS)
 
-# bundle/ includes nothing outside itself; runtime/ and translate/ never
-# include each other (design.md).
+# The include order between programs and between the stages of each
+# (contrib/check-layering.py; docs/architecture.md, "The tree").
 check-layering:
-	@! grep -nE '#include "(\.\./)?(runtime|translate|hooks)/' bundle/*.c bundle/*.h
-	@! grep -nE '#include "(\.\./)?translate/' runtime/*.c runtime/*.h 2>/dev/null
-	@! grep -nE '#include "(\.\./)?runtime/' translate/*.c translate/*.h 2>/dev/null
-	@! grep -rnE '#include "(\.\./)*(runtime|translate)/' hooks 2>/dev/null
-	@echo "layering: ok"
+	@$(PYTHON) contrib/check-layering.py
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILDDIR)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_CFLAGS := -std=gnu17 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ibundle \
@@ -311,7 +309,7 @@ $(BUILDDIR)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(BUNDLE_SRC)
 
 # The manifest target links the translate sources (minus main.c) as well.
 $(BUILDDIR)/fuzz/fuzz-manifest: tests/fuzz/fuzz-manifest.c \
-    $(filter-out translate/main.c,$(TRANSLATE_SRC)) $(BUNDLE_SRC)
+    $(filter-out translate/cli/main.c,$(TRANSLATE_SRC)) $(BUNDLE_SRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -iquote translate $(call pkg_cflags,$(PKGS_TRANSLATE)) -o $@ $^ \
 		$(call pkg_libs,$(PKGS_TRANSLATE))

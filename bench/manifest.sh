@@ -14,7 +14,7 @@
 # A home in which every shield rule's path exists, from the rule table.
 manifest_fixture_home() {
         local home=$1
-        python3 - "$repo/translate/shield-rules.c" "$home" << 'EOF'
+        python3 - "$repo/translate/shields/rules.c" "$home" << 'EOF'
 import os, re, sys
 src, home = open(sys.argv[1]).read(), sys.argv[2]
 for rel, kind in re.findall(r'\{"([^"]+)",\s*(\w+)[(}]', src):

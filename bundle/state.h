@@ -78,7 +78,7 @@ struct bento_record {
         struct bento_applied_ns *namespaces;
         size_t n_namespaces;
         /* Never stored in state.json (neither written nor read): `state`
-         * fills them from the live init's mountinfo (runtime/mount-table.c)
+         * fills them from the live init's mountinfo (runtime/mount/table.c)
          * and the "bento" member shows them when n_mounts > 0. */
         struct bento_applied_mount *mounts;
         size_t n_mounts;

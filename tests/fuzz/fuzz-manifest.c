@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "manifest.h"
+#include "manifest/manifest.h"
 
 #define FUZZ_MAX_BYTES (64u * 1024u)
 

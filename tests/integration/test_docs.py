@@ -8,7 +8,7 @@ made"): one source per page, docs/cli/*.md and docs/manifest.md.
     lists are the page's synopsis and summary, and bento(1) lists every verb;
   * the committed roff pages are what their sources make, and every page in
     docs/man renders without a warning;
-  * every flag a verb's parser (translate/cmd-<verb>.c) accepts is in its
+  * every flag a verb's parser (translate/cli/cmd-<verb>.c) accepts is in its
     page, and every flag a page documents is accepted by the parser;
   * the manifest reference's example loads, and a script passed instead of
     a manifest is pointed at bento-manifest(5);
@@ -161,8 +161,8 @@ FLAG_LITERAL = re.compile(r'"(--?[A-Za-z][A-Za-z0-9-]*)=?"')
 
 
 def parsed_flags(verb):
-    """The flag strings translate/cmd-<verb>.c compares arguments with."""
-    with open(os.path.join(ROOT, "translate", "cmd-%s.c" % verb)) as f:
+    """The flag strings translate/cli/cmd-<verb>.c compares arguments with."""
+    with open(os.path.join(ROOT, "translate", "cli", "cmd-%s.c" % verb)) as f:
         return set(FLAG_LITERAL.findall(f.read()))
 
 
@@ -187,7 +187,7 @@ def documented(verb):
 def test_every_parsed_flag_is_documented(verb):
     names = {f for f, _, _ in documented(verb)}
     missing = sorted(parsed_flags(verb) - names)
-    assert not missing, "translate/cmd-%s.c accepts %s, which docs/cli/bento-%s.md does not " \
+    assert not missing, "translate/cli/cmd-%s.c accepts %s, which docs/cli/bento-%s.md does not " \
         "document" % (verb, missing, verb)
     assert {"-h", "--help"} <= names
 
@@ -200,7 +200,7 @@ def test_every_documented_flag_is_parsed(verb, tmp_path):
     positional = {"version": [], "doctor": []}.get(verb, [str(tmp_path / "none.yaml")])
     required = ["-o", str(tmp_path / "b")] if verb == "translate" else []
     for flag, needs_value, glued in documented(verb):
-        assert flag in known, "docs/cli/bento-%s.md documents %s, which translate/cmd-%s.c " \
+        assert flag in known, "docs/cli/bento-%s.md documents %s, which translate/cli/cmd-%s.c " \
             "does not parse" % (verb, flag, verb)
         if flag in ("-h", "--help"):
             continue

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Shield mount points in write grants (issue 14, translate/mount-points.h).
+"""Shield mount points in write grants (issue 14, translate/policy/mount-points.h).
 
 A write grant without .cargo, .git, .idea or .vscode needs empty mount
 points there for the workspace shields; they land on the host, inside the

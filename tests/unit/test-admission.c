@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for admission (translate/admission.c) and the facts -> layers
- * mapping of the host probe (translate/host-probe.c).  Admission is driven
+ * Unit tests for admission (translate/host/admission.c) and the facts -> layers
+ * mapping of the host probe (translate/host/probe.c).  Admission is driven
  * by a table: host probe results x what a manifest needs x the posture
  * (--strict, --allow-degraded, neither), each row with the outcome, the
  * exit code, the refusal words of spec/bento.md §4.3 and the short layers.
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admission.h"
+#include "host/admission.h"
 #include "cleanup.h"
-#include "host-probe.h"
+#include "host/probe.h"
 #include "tap.h"
 
 #define E BENTO_STATE_ENFORCED

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for approval_blocked_hosts_text() (translate/approval-blocked.c
+ * Unit tests for approval_blocked_hosts_text() (translate/approval/blocked.c
  * over approval-stamp.c's edit): blocked hosts recorded as a minimal
  * textual edit that keeps comments and layout, merged with what is
  * recorded already, never by a canonical rewrite (flow style is left
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "approval-stamp.h"
-#include "approval.h"
+#include "approval/stamp.h"
+#include "approval/approval.h"
 #include "cleanup.h"
-#include "fingerprint.h"
+#include "approval/fingerprint.h"
 #include "tap.h"
 
 static struct bento_err err;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/approval-name.c and trust_open_nolinks(): a
+ * Unit tests for translate/approval/name.c and trust_open_nolinks(): a
  * plain name is the file; a name through a link is honoured only when the
  * journal recorded approving that name leading to the same file; a
  * plain-approved name swapped for a link to another approved manifest is
@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "approval-name.h"
+#include "approval/name.h"
 #include "cleanup.h"
-#include "journal-key.h"
-#include "journal.h"
+#include "approval/journal-key.h"
+#include "approval/journal.h"
 #include "tap.h"
 
 static struct bento_err err;

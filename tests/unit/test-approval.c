@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/approval.c and translate/approval-stamp.c: the
+ * Unit tests for translate/approval/approval.c and translate/approval/stamp.c: the
  * three approval states and their words, the stamp note, and the textual
  * stamp (comments and layout kept, quoting style kept, missing keys and
  * blocks inserted, idempotent, canonical fallback for flow style, edits
@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "approval-stamp.h"
-#include "approval.h"
+#include "approval/stamp.h"
+#include "approval/approval.h"
 #include "cleanup.h"
-#include "fingerprint.h"
+#include "approval/fingerprint.h"
 #include "tap.h"
 
 static struct bento_err err;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/fingerprint.c: the two golden vectors of
+ * Unit tests for translate/approval/fingerprint.c: the two golden vectors of
  * spec/bento.md §2.1 (the first comes from the original's test suite, so it
  * pins byte compatibility), the properties the algorithm promises (order of
  * sorted lists and provenance do not matter, order of args does), and the
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "fingerprint.h"
+#include "approval/fingerprint.h"
 #include "tap.h"
 
 static struct bento_err err;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the journal key and record MACs (translate/journal-key.c)
- * and the HMAC-SHA256 under them (translate/sha256.c): the RFC 4231 test
+ * Unit tests for the journal key and record MACs (translate/approval/journal-key.c)
+ * and the HMAC-SHA256 under them (translate/approval/sha256.c): the RFC 4231 test
  * vectors, the key's creation (modes, size, made once) and the refusals
  * of a key others could read or swap, and that a record is believed only
  * with the mac of its own fields under this host's key: a tampered field,
@@ -18,9 +18,9 @@
 
 #include "cleanup.h"
 #include "fileio.h"
-#include "journal-key.h"
-#include "journal.h"
-#include "sha256.h"
+#include "approval/journal-key.h"
+#include "approval/journal.h"
+#include "approval/sha256.h"
 #include "tap.h"
 
 static struct bento_err err;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/journal.c: where entries live ($XDG_STATE_HOME
+ * Unit tests for translate/approval/journal.c: where entries live ($XDG_STATE_HOME
  * only when absolute), the five verdicts (absent, untrusted,
  * unauthenticated, foreign, matches), the modes of what is written,
  * corrupt entries, the identity fields (a second record under a name that
@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "journal-key.h"
-#include "journal.h"
+#include "approval/journal-key.h"
+#include "approval/journal.h"
 #include "tap.h"
 
 static struct bento_err err;

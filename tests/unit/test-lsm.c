@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/lsm.c without the kernel: whether AppArmor or SELinux counts as
+ * runtime/process/lsm.c without the kernel: whether AppArmor or SELinux counts as
  * enabled, judged on a fake sysfs/procfs tree; the text the exec attribute
  * gets; the one-write rule, on a temporary file; the mount data with an
  * SELinux context.  The real attribute write (procfs only) is exercised by
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lsm.h"
+#include "process/lsm.h"
 #include "tap.h"
 
 static char root[] = "/tmp/bento-lsm-XXXXXX";

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/manifest-write.c: the canonical text of §1.10
+ * Unit tests for translate/manifest/write.c: the canonical text of §1.10
  * for a full and a minimal manifest, quoting that survives a real YAML
  * parser (libyaml reads the output back here, independent of bento's own
  * loader), parse(write(m)) == m through bento's loader, and the atomic
@@ -24,7 +24,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
-#include "manifest-write.h"
+#include "manifest/write.h"
 #include "tap.h"
 
 static struct bento_err err;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "manifest.h"
+#include "manifest/manifest.h"
 #include "tap.h"
 
 /* Parse (len may include NUL bytes); returns the rendered problems, or NULL

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for the memo of translate/path.c: inside a path_cache_begin()
+ * Unit tests for the memo of translate/manifest/path.c: inside a path_cache_begin()
  * scope the host's answers are replayed, and after LIST_AFTER_LOOKUPS (6)
  * names were asked of the host in one directory the directory is listed
  * once, so that later names cost no system call (a missing one is absent
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "path.h"
+#include "manifest/path.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/bento-test-path-memo-XXXXXX";

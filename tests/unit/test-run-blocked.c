@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/run-blocked.c: what a run records in
+ * Unit tests for translate/run/blocked.c: what a run records in
  * provenance.blocked-hosts on a real file.  Only guard-blocked
  * destinations that a rule allows, in plain host:port form, are recorded
  * (the egress report is hostile input); nothing new means no write; and a
@@ -18,7 +18,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
-#include "run-blocked.h"
+#include "run/blocked.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/bento-run-blocked-XXXXXX";

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/run-gitconfig.c: the auto-exec report names the
+ * Unit tests for translate/run/gitconfig.c: the auto-exec report names the
  * git settings that make git run a command, in every spelling git reads
  * (subsections, the old [section.sub] form, a key on the header's line,
  * mixed case), and leaves ordinary settings out.
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "run.h"
+#include "run/run.h"
 #include "tap.h"
 
 static bool has(char *const *v, size_t n, const char *want)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/mount-points.c: the poststop hook's arguments
+ * Unit tests for translate/policy/mount-points.c: the poststop hook's arguments
  * (what is accepted, and that anything else is refused whole), and making
  * and removing points beneath a grant in a private temporary directory:
  * bento removes what it made and nothing the sandbox swapped in, the hook
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "mount-points.h"
+#include "policy/mount-points.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/bento-mount-points-XXXXXX";

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/point-locks.c: the record of the shield mount
+ * Unit tests for translate/policy/point-locks.c: the record of the shield mount
  * points a run made is read back as hostile, so exactly what
  * point_registry_format() writes is accepted and anything else is refused
  * whole; and two lock sets on one directory (two runs): the first to end
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "point-locks.h"
+#include "policy/point-locks.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/bento-point-locks-XXXXXX";

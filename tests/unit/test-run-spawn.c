@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/run-spawn.c: the programs a run starts get the
+ * Unit tests for translate/run/spawn.c: the programs a run starts get the
  * descriptors, directory and environment they are given (or fail to
  * start, and say so), and run_wait_timeout() reaps a child that
  * ends within the bound and gives up (leaving it to the caller) on one that
@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run-spawn.h"
+#include "run/spawn.h"
 #include "tap.h"
 
 static pid_t spawn_sh(const char *script, int out)

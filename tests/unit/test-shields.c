@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "path.h"
-#include "shields.h"
+#include "manifest/path.h"
+#include "shields/shields.h"
 #include "tap.h"
 
 #define UID 4242

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/trust.c: the flaws of spec/bento.md §2.4 on a
+ * Unit tests for translate/manifest/trust.c: the flaws of spec/bento.md §2.4 on a
  * real directory tree (file and directory modes, sticky exemption, foreign
  * owners, foreign symlinks in open directories), private groups read from
  * fake passwd/group files, non-regular files refused, and the loader that
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "trust.h"
+#include "manifest/trust.h"
 #include "tap.h"
 
 static struct bento_err err;

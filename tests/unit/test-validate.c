@@ -10,8 +10,8 @@
 
 #include "cleanup.h"
 #include "tap.h"
-#include "validate-text.h"
-#include "validate.h"
+#include "report/text.h"
+#include "report/validate.h"
 
 TEST(quote_plain)
 {

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Bind-mount sources opened with the runtime's credentials, and idmapped
+ * mounts (see sources.h).
+ */
+#include "sources.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "namespace/namespaces.h"
+#include "base/clone.h"
+#include "base/sync.h"
+
+bool rt_mount_is_bind(const struct oci_mount *m, const struct rt_mount_opts *o)
+{
+        return o->bind || (m->type && strcmp(m->type, "bind") == 0);
+}
+
+/* 1 when m is a bind mount (*recursive: rbind), 0 when not; options that
+ * do not parse were refused by rt_mounts_validate already. */
+static int bind_kind(const struct oci_mount *m, bool *recursive)
+{
+        cleanup_rt_mount_opts struct rt_mount_opts o = {0};
+        struct bento_err ignored = {0};
+
+        if (rt_mount_opts_parse(m->options, m->n_options, &o, &ignored) < 0)
+                return -EINVAL;
+        *recursive = o.recursive;
+        return rt_mount_is_bind(m, &o) ? 1 : 0;
+}
+
+static size_t count_binds(const struct oci_config *cfg)
+{
+        size_t n = 0;
+        bool rec;
+
+        for (size_t i = 0; i < cfg->n_mounts; i++)
+                n += bind_kind(&cfg->mounts[i], &rec) == 1;
+        return n;
+}
+
+/* Only a runtime with root on the host has more rights than the init. */
+static bool runtime_opens(const struct rt_context *ctx)
+{
+        return ctx->new_ns[OCI_NS_MOUNT] && !ctx->rootless && count_binds(ctx->cfg) > 0;
+}
+
+static const char *fs_name(int fd)
+{
+        static const struct {
+                long magic;
+                const char *name;
+        } names[] = {
+            {EXT4_SUPER_MAGIC, "ext4"}, {XFS_SUPER_MAGIC, "xfs"},
+            {TMPFS_MAGIC, "tmpfs"},     {BTRFS_SUPER_MAGIC, "btrfs"},
+            {RAMFS_MAGIC, "ramfs"},     {PROC_SUPER_MAGIC, "proc"},
+            {SYSFS_MAGIC, "sysfs"},     {OVERLAYFS_SUPER_MAGIC, "overlay"},
+            {FUSE_SUPER_MAGIC, "fuse"}, {NFS_SUPER_MAGIC, "nfs"},
+            {V9FS_MAGIC, "9p"},
+        };
+        struct statfs sf;
+
+        if (fstatfs(fd, &sf) < 0)
+                return "unknown";
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (sf.f_type == names[i].magic)
+                        return names[i].name;
+        return "another type";
+}
+
+/* The detached clone of src with the mount's id maps applied.  The clone is
+ * made in the init's mount namespace, so the mount flags the kernel locked
+ * there for the user namespace stay locked on it. */
+static int idmapped_clone(const struct oci_mount *m, size_t i, int src, bool recursive,
+                          struct bento_err *err)
+{
+        unsigned int rec = recursive ? AT_RECURSIVE : 0;
+        struct mount_attr attr = {.attr_set = MOUNT_ATTR_IDMAP};
+        cleanup_close int tree = -1;
+        cleanup_close int userns = -1;
+        char field[32];
+
+        snprintf(field, sizeof(field), "mounts[%zu]", i);
+        tree = open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | rec);
+        if (tree < 0)
+                return bento_err_set(err, errno, "%s.uidMappings: clone the bind source %s", field,
+                                     m->source);
+        userns = rt_ns_idmap_userns(m->uid_mappings, m->n_uid_mappings, m->gid_mappings,
+                                    m->n_gid_mappings, field, err);
+        if (userns < 0)
+                return userns;
+        attr.userns_fd = (uint64_t) userns;
+        if (mount_setattr(tree, "", AT_EMPTY_PATH | rec, &attr, sizeof(attr)) == 0)
+                return TAKE_FD(tree);
+        if (errno == EINVAL)
+                return bento_err_set(err, EINVAL,
+                                     "%s.uidMappings: the file system of %s (%s) does not support "
+                                     "idmapped mounts (mount_setattr MOUNT_ATTR_IDMAP)",
+                                     field, m->source, fs_name(src));
+        return bento_err_set(err, errno, "%s.uidMappings: idmap the bind source %s", field,
+                             m->source);
+}
+
+int rt_bind_source_open(const struct rt_context *ctx, size_t i, struct bento_err *err)
+{
+        const struct oci_mount *m = &ctx->cfg->mounts[i];
+        cleanup_close int fd = -1;
+        char buf[PATH_MAX];
+        const char *p = m->source;
+        bool recursive = false;
+
+        if (m->source[0] != '/') {
+                if ((size_t) snprintf(buf, sizeof(buf), "%s/%s", ctx->bundle, m->source) >=
+                    sizeof(buf))
+                        return bento_err_set(err, ENAMETOOLONG, "bind source %s", m->source);
+                p = buf;
+        }
+        /* a bind mount follows symlinks in its source, as mount(8) does */
+        fd = open(p, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+                return bento_err_set(err, errno, "open bind source %s", p);
+        if (m->n_uid_mappings == 0)
+                return TAKE_FD(fd);
+        (void) bind_kind(m, &recursive);
+        return idmapped_clone(m, i, fd, recursive, err);
+}
+
+static int send_batch(int sock, int *fds, size_t *n)
+{
+        int r = rt_sync_send_fds(sock, RT_SYNC_BIND_FDS, (int32_t) *n, fds, *n);
+
+        for (size_t k = 0; k < *n; k++)
+                close(fds[k]);
+        *n = 0;
+        return r;
+}
+
+/* The helper process: in the init's mount namespace, at the init's root,
+ * with the runtime's credentials; sends the fds in config order. */
+static _Noreturn void run_opener(const struct rt_context *ctx, pid_t pid, int pidfd, int sock)
+{
+        struct bento_err err = {0};
+        int fds[RT_SYNC_MAX_FDS];
+        char path[64];
+        size_t n = 0;
+        int root;
+
+        snprintf(path, sizeof(path), "/proc/%d/root", (int) pid);
+        root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0 || setns(pidfd, CLONE_NEWNS) < 0 || fchdir(root) < 0 || chroot(".") < 0) {
+                bento_err_set(&err, errno,
+                              "enter the container's mount namespace to open the "
+                              "bind sources");
+                rt_sync_send_err(sock, &err);
+                _exit(1);
+        }
+        for (size_t i = 0; i < ctx->cfg->n_mounts; i++) {
+                bool rec;
+
+                if (bind_kind(&ctx->cfg->mounts[i], &rec) != 1)
+                        continue;
+                fds[n] = rt_bind_source_open(ctx, i, &err);
+                if (fds[n] < 0) {
+                        bento_err_prefix(&err, "mounts[%zu] (%s)", i,
+                                         ctx->cfg->mounts[i].destination);
+                        rt_sync_send_err(sock, &err);
+                        _exit(1);
+                }
+                if (++n == RT_SYNC_MAX_FDS && send_batch(sock, fds, &n) < 0)
+                        _exit(1);
+        }
+        if (n > 0 && send_batch(sock, fds, &n) < 0)
+                _exit(1);
+        _exit(0);
+}
+
+/* Pass what the helper sends on to the init until all wanted fds went. */
+static int forward(int from, int to, size_t want, struct bento_err *err)
+{
+        while (want > 0) {
+                int fds[RT_SYNC_MAX_FDS];
+                struct rt_sync_msg m;
+                size_t n = 0;
+                int r;
+
+                if (rt_sync_recv_fds(from, &m, fds, RT_SYNC_MAX_FDS, &n) < 0)
+                        return bento_err_setx(err, EPIPE, "the bind-source helper exited");
+                if (m.type == RT_SYNC_ERROR)
+                        return bento_err_setx(err, m.code > 0 ? m.code : EIO, "%s", m.msg);
+                r = m.type == RT_SYNC_BIND_FDS && n > 0 && n <= want ? 0 : -EPROTO;
+                if (r == 0)
+                        r = rt_sync_send_fds(to, RT_SYNC_BIND_FDS, (int32_t) n, fds, n);
+                for (size_t k = 0; k < n; k++)
+                        close(fds[k]);
+                if (r == -EPROTO)
+                        return bento_err_setx(err, EPROTO, "unexpected bind-source message %u",
+                                              m.type);
+                if (r < 0)
+                        return bento_err_setx(err, EPIPE,
+                                              "the container process exited during setup");
+                want -= n;
+        }
+        return 0;
+}
+
+int rt_bind_sources_serve(const struct rt_context *ctx, pid_t pid, int pidfd, int sock,
+                          struct bento_err *err)
+{
+        cleanup_close int mine = -1;
+        struct rt_sync_msg m;
+        int pair[2];
+        pid_t helper;
+        int r;
+
+        if (!runtime_opens(ctx))
+                return 0;
+        r = rt_sync_expect(sock, RT_SYNC_BIND_REQUEST, &m, NULL, err);
+        if (r < 0)
+                return r;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+                return bento_err_set(err, errno, "socketpair");
+        mine = pair[0];
+        helper = rt_clone3(0, NULL);
+        if (helper < 0) {
+                close(pair[1]);
+                return bento_err_set(err, errno, "cannot fork the bind-source helper");
+        }
+        if (helper == 0) {
+                close(mine);
+                run_opener(ctx, pid, pidfd, pair[1]);
+        }
+        close(pair[1]);
+        r = forward(mine, sock, count_binds(ctx->cfg), err);
+        (void) waitpid(helper, NULL, 0);
+        return r;
+}
+
+int rt_bind_sources_fetch(const struct rt_context *ctx, int sock, struct rt_bind_sources *s,
+                          struct bento_err *err)
+{
+        size_t want, next = 0;
+
+        if (!runtime_opens(ctx))
+                return 0;
+        s->n = ctx->cfg->n_mounts;
+        s->fds = malloc(s->n * sizeof(int));
+        if (!s->fds)
+                return bento_err_set(err, ENOMEM, "bind sources");
+        for (size_t i = 0; i < s->n; i++)
+                s->fds[i] = -1;
+        if (rt_sync_send(sock, RT_SYNC_BIND_REQUEST, 0, NULL, -1) < 0)
+                return bento_err_setx(err, EPIPE, "the runtime went away during setup");
+        for (want = count_binds(ctx->cfg); want > 0;) {
+                int fds[RT_SYNC_MAX_FDS];
+                struct rt_sync_msg m;
+                size_t n = 0;
+
+                if (rt_sync_recv_fds(sock, &m, fds, RT_SYNC_MAX_FDS, &n) < 0)
+                        return bento_err_setx(err, EPIPE, "the runtime went away during setup");
+                for (size_t k = 0; k < n; k++) {
+                        bool rec;
+
+                        while (next < s->n && bind_kind(&ctx->cfg->mounts[next], &rec) != 1)
+                                next++;
+                        if (m.type != RT_SYNC_BIND_FDS || next >= s->n || want == 0) {
+                                close(fds[k]);
+                                continue;
+                        }
+                        s->fds[next++] = fds[k];
+                        want--;
+                }
+                if (m.type != RT_SYNC_BIND_FDS || n == 0)
+                        return bento_err_setx(err, EPROTO, "unexpected setup message %u", m.type);
+        }
+        return 0;
+}
+
+int rt_bind_sources_get(const struct rt_bind_sources *s, size_t i)
+{
+        return s && s->fds && i < s->n ? s->fds[i] : -1;
+}
+
+void rt_bind_sources_close(struct rt_bind_sources *s)
+{
+        for (size_t i = 0; s->fds && i < s->n; i++)
+                if (s->fds[i] >= 0)
+                        close(s->fds[i]);
+        free(s->fds);
+        s->fds = NULL;
+        s->n = 0;
+}

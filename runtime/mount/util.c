@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* mount(2) on resolved targets (see util.h). */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "options.h"
+
+#define MS_ATIME_MASK (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)
+
+int rt_target_mount_path(const struct rt_root *root, const struct rt_target *t, char *buf)
+{
+        struct statfs sf;
+        const char *prefix = root->len == 1 ? "" : root->path;
+        int n;
+
+        if (statfs("/proc/self/fd", &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) {
+                rt_fd_path(t->fd, buf, PATH_MAX);
+                return 0;
+        }
+        n = snprintf(buf, PATH_MAX, "%s%s", prefix, t->path);
+        return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const char *src,
+                const char *type, unsigned long flags, const char *data)
+{
+        char buf[PATH_MAX];
+        int r = rt_target_mount_path(root, t, buf);
+
+        if (r < 0)
+                return r;
+        if (mount(src, buf, type, flags, data) < 0)
+                return -errno;
+        return 0;
+}
+
+int rt_bind_fd_on(const struct rt_root *root, const struct rt_target *t, int src_fd, bool recursive)
+{
+        char src[32];
+
+        return rt_mount_on(root, t, rt_fd_path(src_fd, src, sizeof(src)), NULL,
+                           MS_BIND | (recursive ? MS_REC : 0), NULL);
+}
+
+int rt_attach_tree_on(const struct rt_target *t, int tree_fd)
+{
+        if (move_mount(tree_fd, "", t->fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
+            0)
+                return -errno;
+        return 0;
+}
+
+static int mount_id(int fd, uint64_t *id, bool *is_root, bool *known)
+{
+        struct statx sx;
+
+        if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) < 0)
+                return -errno;
+        *known = (sx.stx_mask & STATX_MNT_ID) && (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT);
+        *id = sx.stx_mnt_id;
+        *is_root = (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+        return 0;
+}
+
+int rt_fd_mount_id(int fd, uint64_t *id)
+{
+        bool is_root = false, known = false;
+        int r = mount_id(fd, id, &is_root, &known);
+
+        return r < 0 ? r : 0;
+}
+
+int rt_target_reopen(const struct rt_root *root, struct rt_target *t)
+{
+        struct rt_target fresh;
+        uint64_t old_id = 0, new_id = 0;
+        bool old_root = false, new_root = false, known_old = false, known_new = false;
+        int r;
+
+        r = mount_id(t->fd, &old_id, &old_root, &known_old);
+        if (r < 0)
+                return r;
+        r = rt_safe_resolve(root, t->path, RT_SP_NOSYMLINKS, 0, &fresh);
+        if (r < 0)
+                return r;
+        r = mount_id(fresh.fd, &new_id, &new_root, &known_new);
+        if (r == 0 && known_old && known_new && (!new_root || new_id == old_id))
+                r = -EXDEV;
+        if (r < 0) {
+                rt_target_close(&fresh);
+                return r;
+        }
+        rt_target_close(t);
+        t->fd = fresh.fd;
+        return 0;
+}
+
+static int remount(const char *path, unsigned long flags)
+{
+        if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | flags, NULL) < 0)
+                return -errno;
+        return 0;
+}
+
+int rt_remount_bind(const struct rt_root *root, const struct rt_target *t, unsigned long flags,
+                    bool keep_locked)
+{
+        char path[PATH_MAX];
+        struct statvfs sv;
+        unsigned long locked, first, second;
+        int r = rt_target_mount_path(root, t, path);
+
+        if (r < 0)
+                return r;
+        if (fstatvfs(t->fd, &sv) < 0)
+                return -errno;
+        locked = rt_statvfs_to_ms(sv.f_flag);
+        flags &= RT_MS_PER_MOUNT;
+        /* the requested atime mode wins over the current one unless the
+         * kernel refuses to change it */
+        first = flags;
+        if (keep_locked)
+                first |= locked & ~((flags & MS_ATIME_MASK) ? MS_ATIME_MASK : 0UL);
+        r = remount(path, first);
+        if (r != -EPERM)
+                return r;
+        second = (flags & ~MS_ATIME_MASK) | locked;
+        if (second == first)
+                return r;
+        return remount(path, second);
+}
+
+int rt_set_propagation(const struct rt_root *root, const struct rt_target *t,
+                       const unsigned long *props, size_t n)
+{
+        char path[PATH_MAX];
+        int r;
+
+        if (n == 0)
+                return 0;
+        r = rt_target_mount_path(root, t, path);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                if (mount(NULL, path, NULL, props[i], NULL) < 0)
+                        return -errno;
+        return 0;
+}
+
+int rt_setattr_recursive(const struct rt_target *t, uint64_t set, uint64_t clr)
+{
+        struct mount_attr attr = {.attr_set = set, .attr_clr = clr};
+
+        if (set == 0 && clr == 0)
+                return 0;
+        if (mount_setattr(t->fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+                return -errno;
+        return 0;
+}

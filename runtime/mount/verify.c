@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Verifying mount sources and destinations against the identities a bento
+ * bundle recorded (verify.h).
+ */
+#include "verify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "util.h"
+
+int rt_mount_identities(const struct oci_config *cfg, struct bento_mount_identity **ret,
+                        struct bento_err *err)
+{
+        const char *text = oci_config_annotation(cfg, BENTO_MOUNT_IDENTITY_ANNOTATION);
+
+        *ret = NULL;
+        if (!text)
+                return 0;
+        return bento_mount_identity_parse(text, cfg->n_mounts, ret, err);
+}
+
+static bool same_object(int fd, const struct bento_mount_identity *id, struct stat *st)
+{
+        return fstat(fd, st) == 0 && (uint64_t) st->st_dev == id->dev &&
+               (uint64_t) st->st_ino == id->ino;
+}
+
+static int changed(const char *what, const char *path, const struct bento_mount_identity *id,
+                   const struct stat *st, struct bento_err *err)
+{
+        return bento_err_setx(err, EXDEV,
+                              "%s %s is not what bento checked: it was device %llu inode %llu "
+                              "when the bundle was made and is device %llu inode %llu now "
+                              "(replaced, renamed or relinked since); refusing to mount it. "
+                              "Check what changed, then translate the manifest again",
+                              what, path, (unsigned long long) id->dev,
+                              (unsigned long long) id->ino, (unsigned long long) st->st_dev,
+                              (unsigned long long) st->st_ino);
+}
+
+int rt_verify_source(int fd, const struct bento_mount_identity *id, const char *source,
+                     struct bento_err *err)
+{
+        struct stat st = {0};
+
+        if (!id || id->kind != BENTO_MOUNT_ID_SAME || same_object(fd, id, &st))
+                return 0;
+        return changed("bind source", source, id, &st, err);
+}
+
+/* The last component, created inside the verified parent: a directory or
+ * an empty file as flags say.  One that exists already is used as it is,
+ * unless it is a symlink (a mount on it would follow it). */
+static int create_child(const struct rt_target *parent, const char *name, unsigned int flags,
+                        struct rt_target *t, struct bento_err *err)
+{
+        bool file = flags & RT_SP_MKFILE;
+        struct stat st;
+        int r;
+
+        if (file) {
+                int fd = openat(parent->fd, name,
+                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+                                    O_CLOEXEC,
+                                0644);
+
+                r = fd < 0 ? -errno : 0;
+                if (fd >= 0)
+                        close(fd);
+        } else {
+                r = mkdirat(parent->fd, name, 0755) < 0 ? -errno : 0;
+        }
+        if (r < 0 && r != -EEXIST)
+                return bento_err_set(err, -r, "create mount point %s/%s", parent->path, name);
+        r = rt_target_child(parent, name, 0, t);
+        if (r < 0)
+                return bento_err_set(err, -r, "open mount point %s/%s", parent->path, name);
+        if (fstat(t->fd, &st) < 0 || S_ISLNK(st.st_mode) || (!file && !S_ISDIR(st.st_mode)))
+                return bento_err_setx(err, ELOOP,
+                                      "mount point %s is a symlink or not a directory; refusing "
+                                      "to mount over it",
+                                      t->path);
+        return 0;
+}
+
+/* Does the directory reached for a recorded mount lie on the host object's
+ * file system, beneath a bind of a host path?  Otherwise it is the
+ * runtime's own: the rootfs skeleton, or a fresh tmpfs such as /tmp, where
+ * the mount point is made as for any bundle.  The walk to it followed no
+ * symlink, and a rename cannot move a directory across file systems, so a
+ * directory the sandbox swapped in stays on the host's device and is
+ * checked. */
+static bool on_host(const struct rt_root *root, int dir, const struct bento_mount_identity *id)
+{
+        uint64_t root_id = 0, dir_id = 0;
+        struct stat st;
+
+        if (fstat(dir, &st) < 0 || (uint64_t) st.st_dev != id->dev)
+                return false;
+        return !(rt_fd_mount_id(root->fd, &root_id) == 0 && rt_fd_mount_id(dir, &dir_id) == 0 &&
+                 root_id == dir_id);
+}
+
+int rt_resolve_verified_dest(const struct rt_root *root, const char *dest, unsigned int flags,
+                             const struct bento_mount_identity *id, struct rt_target *t,
+                             struct bento_err *err)
+{
+        cleanup_rt_target struct rt_target parent = {.fd = -1};
+        char dir[PATH_MAX], name[NAME_MAX + 1];
+        struct stat st = {0};
+        int r;
+
+        if (!id || id->kind == BENTO_MOUNT_ID_NONE) {
+                r = rt_safe_resolve(root, dest, flags, 0644, t);
+                return r < 0 ? bento_err_set(err, -r, "create mount point") : 0;
+        }
+        /* bento records real paths: a symlink on the way is a change. */
+        r = rt_path_split(dest, dir, name);
+        if (r == 0)
+                r = rt_safe_resolve(root, dir, RT_SP_MKDIR | RT_SP_NOSYMLINKS, 0, &parent);
+        if (r == -ELOOP)
+                return bento_err_setx(err, ELOOP,
+                                      "the way to mount point %s now passes through a symlink, "
+                                      "which it did not when the bundle was made; refusing to "
+                                      "mount there. Check what changed, then translate the "
+                                      "manifest again",
+                                      dest);
+        if (r < 0)
+                return bento_err_set(err, -r, "the directory of mount point %s", dest);
+        if (!on_host(root, parent.fd, id))
+                return create_child(&parent, name, flags, t, err);
+        if (id->kind == BENTO_MOUNT_ID_PARENT) {
+                if (!same_object(parent.fd, id, &st))
+                        return changed("the directory of mount point", dest, id, &st, err);
+                return create_child(&parent, name, flags, t, err);
+        }
+        /* Recorded as existing, on the host: found, never created. */
+        r = rt_target_child(&parent, name, 0, t);
+        if (r < 0)
+                return bento_err_set(
+                    err, -r, "mount point %s, which existed when the bundle was made", dest);
+        if (!same_object(t->fd, id, &st))
+                return changed("mount point", dest, id, &st, err);
+        return 0;
+}

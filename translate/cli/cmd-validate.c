@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento validate <manifest> [--json] [--strict] [--relocatable]
+ * (spec/bento.md §3.3): a static review that builds no sandbox.  It loads
+ * the manifest the way run does (trust inspection on the opened file,
+ * warnings for a stamped manifest), resolves a copy of its paths on this
+ * host, and reports what run would do with it: where each grant lands,
+ * every refusal in run's words, the HOME note, the approval state.
+ *
+ * The report goes to stdout before any verdict, so a failing --strict gate
+ * still leaves parseable output.  --strict fails on an unstamped or stale
+ * manifest and on anything that stops a run here (runnability problems,
+ * refused grants, an unanchorable host); notes never fail.
+ * --relocatable fails on its own when a path pins the manifest to this
+ * host's layout.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "approval/name.h"
+#include "approval/approval.h"
+#include "cleanup.h"
+#include "report/text.h"
+#include "cli.h"
+#include "commands.h"
+#include "policy/policy.h"
+#include "manifest/trust.h"
+#include "report/validate.h"
+
+struct validate_opts {
+        const char *path;
+        bool json, strict, relocatable;
+};
+
+static int parse_args(int argc, char **argv, struct validate_opts *o)
+{
+        int npos = 0;
+        bool dashdash = false;
+
+        for (int i = 1; i < argc; i++) {
+                const char *a = argv[i];
+                int json = dashdash ? 0 : cli_bool_flag(a, "--json", &o->json);
+
+                if (json < 0)
+                        return bento_usage_error("validate", "invalid value for --json: %s",
+                                                 a + strlen("--json="));
+                if (json > 0)
+                        continue;
+                if (!dashdash && strcmp(a, "--") == 0)
+                        dashdash = true;
+                else if (!dashdash && strcmp(a, "--strict") == 0)
+                        o->strict = true;
+                else if (!dashdash && strcmp(a, "--relocatable") == 0)
+                        o->relocatable = true;
+                else if (!dashdash && a[0] == '-' && a[1] != '\0')
+                        return bento_usage_error("validate", "unknown flag: %s", a);
+                else if (npos++ == 0)
+                        o->path = a;
+        }
+        return cli_one_operand("validate", "a manifest path", npos);
+}
+
+/* Load through the trust inspection (§2.4), worded like every verb's
+ * load errors (script detection, problems with their places).  A name
+ * run would refuse (approval/name.h) is still followed: validate reports
+ * on it. */
+static int load(const char *path, struct approval_name *name, struct trust_loaded *ret)
+{
+        struct manifest_problems problems = {0};
+        struct bento_err err = {0};
+        cleanup_free char *shown = NULL;
+
+        if (approval_load(path, true, name, ret, &problems, &err) == 0)
+                return 0;
+        shown = cli_load_error(path, &problems, &err);
+        fprintf(stderr, "bento: %s\n", shown ? shown : err.msg);
+        manifest_problems_done(&problems);
+        return BENTO_EXIT_REFUSED;
+}
+
+static int strict_verdict(const struct validate_report *r, const char *name_problem)
+{
+        const char *approval = approval_strict_failure(r->approval.state);
+        cleanup_free char *host = NULL;
+        bool oom = false;
+
+        if (approval) {
+                fprintf(stderr, "bento: %s\n", approval);
+                return BENTO_EXIT_REFUSED;
+        }
+        if (name_problem) {
+                text_print_wrapped(stderr, name_problem, 78,
+                                   "bento: run refuses this name: ", "       ");
+                return BENTO_EXIT_REFUSED;
+        }
+        host = validate_host_failures(r, &oom);
+        if (oom) {
+                fprintf(stderr, "bento: out of memory\n");
+                return BENTO_EXIT_REFUSED;
+        }
+        if (host) {
+                fprintf(stderr, "bento: manifest cannot run on this host: %s\n", host);
+                return BENTO_EXIT_REFUSED;
+        }
+        return 0;
+}
+
+static int relocatable_verdict(const struct validate_report *r)
+{
+        if (r->n_pins == 0)
+                return 0;
+        fputs("bento: manifest is not relocatable: ", stderr);
+        for (size_t i = 0; i < r->n_pins; i++)
+                fprintf(stderr, "%s%s \"%s\"", i ? "; " : "", r->pins[i].field, r->pins[i].path);
+        fputc('\n', stderr);
+        return BENTO_EXIT_REFUSED;
+}
+
+static int report(const struct validate_opts *o, const struct manifest *m,
+                  const struct approval_status *st, const char *name_problem)
+{
+        cleanup_policy struct policy *p = NULL;
+        struct validate_report rep = {0};
+        struct bento_err err = {0}, why = {0};
+        int r;
+
+        if (policy_resolve(m, NULL, &p, &why) < 0)
+                p = NULL;
+        if (validate_report_build(m, p, p ? NULL : why.msg, st, &rep, &err) < 0) {
+                fprintf(stderr, "bento: %s\n", err.msg);
+                return BENTO_EXIT_REFUSED;
+        }
+        if (o->json)
+                r = validate_print_json(stdout, &rep, o->relocatable, &err);
+        else
+                r = (validate_print_human(stdout, &rep, o->relocatable), 0);
+        if (r < 0 || fflush(stdout) != 0) {
+                fprintf(stderr, "bento: %s\n", r < 0 ? err.msg : "writing the report failed");
+                validate_report_done(&rep);
+                return BENTO_EXIT_REFUSED;
+        }
+        r = o->strict ? strict_verdict(&rep, name_problem) : 0;
+        if (r == 0 && o->relocatable)
+                r = relocatable_verdict(&rep);
+        validate_report_done(&rep);
+        return r;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+        struct validate_opts o = {0};
+        cleanup_trust_loaded struct trust_loaded l = {0};
+        cleanup_free char *notes = NULL, *name_problem = NULL, *note = NULL;
+        struct approval_name name = {0};
+        struct approval_status st;
+        int r;
+
+        r = parse_args(argc, argv, &o);
+        if (r != 0)
+                return r;
+        r = load(o.path, &name, &l);
+        if (r == 0)
+                name_problem = approval_name_problem(&name, o.path);
+        approval_name_done(&name);
+        if (r != 0)
+                return r;
+        approval_check(l.m, l.trust.real_path, &st);
+        notes = approval_notes(&st, &l.trust);
+        if (notes)
+                fputs(notes, stderr);
+        if (name_problem && asprintf(&note, "run refuses this name: %s.", name_problem) >= 0)
+                text_print_wrapped(stderr, note, 78, "[bento] ", "[bento] ");
+        return report(&o, l.m, &st, name_problem);
+}

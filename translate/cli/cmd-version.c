@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento version / bento --version (spec/bento.md §3.7): the build (version,
+ * commit and build date, all from the Makefile; the date is the commit's
+ * own, so the same tree builds the same binary) and the platform: the
+ * architecture it was built for, whether that one is verified (§0: only
+ * linux/amd64 is), and the kernel it runs on.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "commands.h"
+
+#ifndef BENTO_VERSION
+#define BENTO_VERSION "dev"
+#endif
+
+#if defined(__x86_64__)
+#define PLATFORM_ARCH "amd64"
+#elif defined(__aarch64__)
+#define PLATFORM_ARCH "arm64"
+#elif defined(__i386__)
+#define PLATFORM_ARCH "386"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define PLATFORM_ARCH "riscv64"
+#else
+#define PLATFORM_ARCH "unknown"
+#endif
+
+static void print_build(void)
+{
+#if defined(BENTO_COMMIT) && defined(BENTO_BUILD_DATE)
+        printf("bento %s (commit: %s, built: %s)\n", BENTO_VERSION, BENTO_COMMIT, BENTO_BUILD_DATE);
+#elif defined(BENTO_COMMIT)
+        printf("bento %s (commit: %s)\n", BENTO_VERSION, BENTO_COMMIT);
+#else
+        printf("bento %s\n", BENTO_VERSION);
+#endif
+}
+
+int cmd_version(int argc, char **argv)
+{
+        struct utsname u;
+        bool verified = strcmp(PLATFORM_ARCH, "amd64") == 0;
+
+        if (argc > 1)
+                return bento_usage_error("version", "version takes no arguments, but got %d",
+                                         argc - 1);
+        (void) argv;
+        print_build();
+        printf("Platform: linux/%s (%s)\n", PLATFORM_ARCH, verified ? "verified" : "not verified");
+        /* Only amd64 has been verified (§0); say so instead of implying it. */
+        if (!verified)
+                printf("  Support for linux/%s is planned, not verified: bento builds and probes "
+                       "here,\n  but its filters and tests are only checked on linux/amd64.\n",
+                       PLATFORM_ARCH);
+        if (uname(&u) == 0)
+                printf("Kernel: %s %s (%s)\n", u.sysname, u.release, u.machine);
+        /* §3.7: the passwd lookup for the shields parses /etc/passwd itself
+         * (shields/shields.h), so no NSS module can steer it and there is no caveat
+         * to print. */
+        return 0;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The policy compiler: a resolved policy (policy/policy.h) becomes an OCI bundle,
+ * config.json plus an empty read-only rootfs, following the mapping of
+ * design.md ("The bundle bento writes").  Output is deterministic: the same
+ * policy and options give the same bytes, so CI can diff bundles.
+ *
+ * The bundle is complete on its own: any OCI runtime that honours it
+ * enforces every core guarantee or refuses to start (the exec block names
+ * a seccomp listener that must be there; see docs/exec-gate.md).  The one
+ * field other runtimes ignore is process.landlock, the backstop.
+ */
+#ifndef BENTO_COMPILE_H
+#define BENTO_COMPILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "policy/policy.h"
+
+/* The name of the empty read-only file that file shields bind (§5.8) and
+ * of the exec gate's socket, both inside the bundle directory. */
+#define COMPILE_SHIELD_FILE   "shield"
+#define COMPILE_SHIELD_DOT    "shield-dot" /* reads ".": a missing git commondir */
+#define COMPILE_GATE_SOCKET   "exec-gate.sock"
+#define COMPILE_ROOTFS        "rootfs"
+#define COMPILE_CONFIG        "config.json"
+#define COMPILE_PROXY_ADDRESS "http://127.0.0.1:3128"
+/* The internal verb the poststop hook runs (not listed in --help). */
+#define COMPILE_CLEANUP_VERB "__remove-mount-points"
+
+struct compile_opts {
+        const char *bundle_dir; /* absolute; where config.json goes */
+        /* The root filesystem's directory, absolute, made and empty; NULL:
+         * <bundle_dir>/rootfs (root.path then says "rootfs"). */
+        const char *rootfs_dir;
+        const char *listener_path;  /* exec gate socket; NULL: <bundle_dir>/exec-gate.sock */
+        const char *egress_hook;    /* absolute path of bento-egress; NULL: beside bento */
+        const char *egress_report;  /* passed to the hook as --report, or NULL */
+        char *const *env_overrides; /* NAME=VALUE from --env, already checked */
+        size_t n_env_overrides;
+        const char *cgroups_path; /* linux.cgroupsPath, or NULL (the runtime's default) */
+        const char *fingerprint;  /* of the manifest as written */
+        const char *approval;     /* "current", "stale" or "unapproved" */
+        bool terminal;            /* process.terminal */
+        /* Name a poststop hook that removes the shield mount points the
+         * run creates on the host (bento run removes them itself). */
+        bool mount_point_hook;
+        /* The host cannot run the exec gate (no seccomp user notification,
+         * or no bento-exec-gate): leave execve/execveat open and let the
+         * run report the exec-block layer as unavailable (§4.3).  fork and
+         * clone rules of none-strict stay. */
+        bool no_exec_gate;
+        /* Where bento-runtime writes the hooks' stdout and stderr
+         * (run.oci.hooks.stdout/stderr annotations), or NULL. */
+        const char *hooks_log;
+        /* The limits linux.resources caps; NULL: the manifest's.  A run
+         * admitted without a limit the host cannot apply (--allow-degraded)
+         * leaves that limit out, so the runtime does not refuse it. */
+        const struct manifest_limits *limits;
+};
+
+/* The environment the target gets (§8.1): *ret is a NULL-terminated,
+ * sorted strv of NAME=VALUE.  Caller frees with strv_free(). */
+int compile_env(const struct policy *p, const struct compile_opts *o, char ***ret,
+                struct bento_err *err);
+
+/* config.json for p.  *ret is heap-allocated, NUL-terminated. */
+int compile_config(const struct policy *p, const struct compile_opts *o, char **ret,
+                   size_t *ret_len, struct bento_err *err);
+
+/* Write the whole bundle into o->bundle_dir (created 0700 when missing):
+ * config.json (0600), an empty rootfs/ with the symlinks the system paths
+ * need, and the empty shield file.  Refuses a directory that holds
+ * anything else, so a typo cannot overwrite unrelated files. */
+int compile_bundle(const struct policy *p, const struct compile_opts *o, struct bento_err *err);
+
+/* The same with config.json's bytes already computed by compile_config()
+ * for this p and o (translate computes them before anything is written,
+ * to refuse early, and need not compute them twice). */
+int compile_bundle_with(const struct policy *p, const struct compile_opts *o, const char *config,
+                        size_t config_len, struct bento_err *err);
+
+/* compile_bundle()'s check of its directory, alone and without creating
+ * anything: 0 when dir holds only a bundle's files, or does not exist yet
+ * and its parent is a directory (compile_bundle() creates dir alone). */
+int compile_check_bundle_dir(const char *dir, struct bento_err *err);
+
+/* The absolute path of a program installed beside bento (bento-runtime,
+ * bento-egress, bento-exec-gate), or the one an environment variable names
+ * ($BENTO_RUNTIME, ...) when it is absolute.  Heap string, NULL on ENOMEM. */
+char *compile_helper_path(const char *env_name, const char *program);
+
+#endif

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Shield mount points in write grants: which are missing, creating them
+ * for `bento run`, the poststop hook's arguments, and removing them again
+ * without following anything the sandbox could have put in their place
+ * (see mount-points.h).
+ */
+#include "mount-points.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "cleanup.h"
+#include "manifest/path.h"
+
+static int add_point(struct mount_points *mp, const char *path, const char *grant, bool dir)
+{
+        struct mount_point *v;
+
+        for (size_t i = 0; i < mp->n; i++)
+                if (strcmp(mp->v[i].path, path) == 0) {
+                        mp->v[i].dir |= dir;
+                        return 0;
+                }
+        v = reallocarray(mp->v, mp->n + 1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        mp->v = v;
+        v[mp->n] = (struct mount_point){.path = strdup(path), .grant = strdup(grant), .dir = dir};
+        if (!v[mp->n].path || !v[mp->n].grant) {
+                free(v[mp->n].path);
+                free(v[mp->n].grant);
+                return -ENOMEM;
+        }
+        mp->n++;
+        return 0;
+}
+
+static bool is_dir_kind(enum shield_mount_kind k)
+{
+        return k != SHIELD_MOUNT_HIDDEN_FILE && k != SHIELD_MOUNT_READ_ONLY_FILE;
+}
+
+/* The shielded path when missing, and each missing parent up to (not
+ * including) its grant. */
+static int list_one(const struct policy *p, const struct shield_mount *sm, struct mount_points *mp,
+                    struct bento_err *err)
+{
+        const char *path = sm->path, *grant;
+        cleanup_free char *cur = NULL;
+        mode_t type;
+
+        if (path_type(path, &type) == 0 || errno != ENOENT)
+                return 0;
+        grant = policy_holding_write(p, path);
+        if (!grant)
+                return bento_err_setx(err, EPERM,
+                                      "bento shields \"%s\", which does not exist and lies in no "
+                                      "write grant, so its mount point cannot be made safely",
+                                      path);
+        cur = strdup(path);
+        if (!cur)
+                return bento_err_set(err, ENOMEM, "mount points");
+        while (path_beneath(grant, cur) && path_type(cur, &type) < 0 && errno == ENOENT) {
+                if (add_point(mp, cur, grant, strcmp(cur, path) != 0 || is_dir_kind(sm->kind)) < 0)
+                        return bento_err_set(err, ENOMEM, "mount points");
+                *strrchr(cur, '/') = '\0'; /* cur is beneath grant: it has a parent */
+        }
+        return 0;
+}
+
+/* By grant, then deepest first, then by name: children before parents. */
+static int cmp_points(const void *a, const void *b)
+{
+        const struct mount_point *x = a, *y = b;
+        size_t lx = strlen(x->path), ly = strlen(y->path);
+        int c = strcmp(x->grant, y->grant);
+
+        if (c)
+                return c;
+        return lx < ly ? 1 : lx > ly ? -1 : strcmp(x->path, y->path);
+}
+
+/* The grant's root as it is now; 0:0 when it does not exist. */
+static int grant_ident(const char *grant, struct bento_ident *ret)
+{
+        cleanup_close int fd = bento_beneath_open_abs(grant, 0);
+        struct stat st;
+
+        *ret = (struct bento_ident){0};
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        *ret = (struct bento_ident){.dev = st.st_dev, .ino = st.st_ino};
+        return 0;
+}
+
+int mount_points_list(const struct policy *p, struct mount_points *ret, struct bento_err *err)
+{
+        struct mount_points mp = {0};
+        int r = 0;
+
+        /* Shields in one checkout share their missing parents. */
+        path_cache_begin();
+        for (size_t i = 0; r >= 0 && i < p->n_shield_mounts; i++)
+                r = list_one(p, &p->shield_mounts[i], &mp, err);
+        path_cache_end();
+        if (mp.n)
+                qsort(mp.v, mp.n, sizeof(*mp.v), cmp_points);
+        for (size_t i = 0; r >= 0 && i < mp.n; i++) {
+                r = grant_ident(mp.v[i].grant, &mp.v[i].grant_id);
+                if (r < 0)
+                        r = bento_err_set(err, -r, "cannot open the write grant \"%s\"",
+                                          mp.v[i].grant);
+        }
+        if (r < 0) {
+                mount_points_done(&mp);
+                return r;
+        }
+        *ret = mp;
+        return 0;
+}
+
+/* The grant's root, opened without a symlink, when it is still the
+ * directory m was listed in: ESTALE when another took its place. */
+static int open_grant(const struct mount_point *m)
+{
+        int fd = bento_beneath_open_abs(m->grant, 0);
+        struct stat st;
+
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0 || st.st_dev != m->grant_id.dev || st.st_ino != m->grant_id.ino) {
+                close(fd);
+                return -ESTALE;
+        }
+        return fd;
+}
+
+/* The directory holding path, reached from root without a symlink and
+ * held (point-locks.h) before anything in it is looked at or made.  A
+ * failure to lock fills err; one to reach the directory does not. */
+static int open_held_dir(int root, const char *grant, const char *path, struct point_locks *l,
+                         char name[NAME_MAX + 1], struct bento_err *err)
+{
+        const char *rel = path + strlen(grant);
+        cleanup_free char *dir = strndup(path, (size_t) (strrchr(path, '/') - path));
+        int fd, r;
+
+        fd = bento_beneath_open_parent(root, rel + strspn(rel, "/"), 0, name);
+        if (fd < 0)
+                return fd;
+        r = dir ? point_locks_hold(l, fd, dir[0] ? dir : "/", err)
+                : bento_err_set(err, ENOMEM, "mount points");
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+static int make_one(struct mount_point *m, struct point_locks *l, struct bento_err *err)
+{
+        cleanup_close int root = open_grant(m);
+        cleanup_close int dir = -1;
+        char name[NAME_MAX + 1];
+        int r = root;
+
+        if (root >= 0)
+                r = dir = open_held_dir(root, m->grant, m->path, l, name, err);
+        if (r < 0 && err->code)
+                return r; /* the lock's failure, already said */
+        if (r >= 0)
+                r = bento_beneath_make(dir, name, m->dir, m->dir ? 0755 : 0644, 0, &m->id);
+        if (r == 0) {
+                m->state = MOUNT_POINT_MADE;
+                return point_locks_register(l, dir, name, &m->id, err);
+        }
+        /* There now, so not bento's: the shield mounts over it, and it stays. */
+        if (r == -EEXIST)
+                return 0;
+        return bento_err_set(err, -r,
+                             "cannot create the shield mount point \"%s\" inside the write grant "
+                             "\"%s\" without following a symlink",
+                             m->path, m->grant);
+}
+
+int mount_points_make(struct mount_points *mp, struct point_locks *l, struct bento_err *err)
+{
+        /* Deepest first within a grant: backwards, a parent comes first. */
+        for (size_t i = mp->n; i-- > 0;) {
+                int r = make_one(&mp->v[i], l, err);
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Hold every directory from the grant's root down to the one holding
+ * path, as far as they exist: a shield mounts on path, and those between
+ * are pinned (bound onto themselves, compile/mounts.c), so a name in each
+ * is a mount point of this run.  Returns the deepest one reached or
+ * -errno (err filled when a lock failed); *whole: it holds path. */
+static int hold_chain(const char *grant, const char *path, struct point_locks *l, bool *whole,
+                      struct bento_err *err)
+{
+        cleanup_free char *cur = strdup(path);
+        size_t len = strlen(grant);
+        int fd = bento_beneath_open_abs(grant, 0);
+
+        *whole = false;
+        while (fd >= 0) {
+                const char *next = path + len + strspn(path + len, "/");
+                size_t n = strcspn(next, "/");
+                char name[NAME_MAX + 1];
+                int r, sub;
+
+                if (!cur)
+                        r = bento_err_set(err, ENOMEM, "mount points");
+                else {
+                        cur[len] = '\0';
+                        r = point_locks_hold(l, fd, cur[0] ? cur : "/", err);
+                        cur[len] = path[len];
+                }
+                if (r < 0 || next[n] == '\0' || n > NAME_MAX) {
+                        *whole = r >= 0 && next[n] == '\0';
+                        if (r < 0 || n > NAME_MAX)
+                                close(fd);
+                        return r < 0 ? r : n > NAME_MAX ? -ENAMETOOLONG : fd;
+                }
+                memcpy(name, next, n);
+                name[n] = '\0';
+                sub = bento_beneath_open(fd, name, 0);
+                close(fd);
+                fd = sub;
+                len = (size_t) (next - path) + n;
+        }
+        return fd;
+}
+
+/* One shield mount in a write grant: its directories held; with
+ * must_exist, the mount point must be there (it was, or bento made it). */
+static int hold_target(const char *grant, const char *path, struct point_locks *l, bool must_exist,
+                       struct bento_err *err)
+{
+        bool whole;
+        cleanup_close int dir = hold_chain(grant, path, l, &whole, err);
+        struct stat st;
+
+        if (dir < 0 && err->code)
+                return dir;
+        /* Reached through a symlink: nothing of bento's can be there, and
+         * the runtime's own checks say what is wrong. */
+        if (!must_exist || dir == -ELOOP || dir == -ENOTDIR)
+                return 0;
+        if (dir < 0 || !whole || fstatat(dir, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return bento_err_setx(err, ESTALE,
+                                      "the shield mount point \"%s\" went away while the run was "
+                                      "being prepared",
+                                      path);
+        return 0;
+}
+
+int mount_points_hold(const struct policy *p, struct point_locks *l, bool must_exist,
+                      struct bento_err *err)
+{
+        for (size_t i = 0; i < p->n_shield_mounts; i++) {
+                const char *path = p->shield_mounts[i].path;
+                const char *grant = policy_holding_write(p, path);
+                int r = grant && path_beneath(grant, path)
+                            ? hold_target(grant, path, l, must_exist, err)
+                            : 0;
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The hook's point: whatever empty-able object is at the name now is
+ * recorded, for whichever run is the last in its directory. */
+static void hand_over_one(const struct mount_point *m, struct point_locks *l)
+{
+        cleanup_close int root = open_grant(m);
+        cleanup_close int dir = -1;
+        struct bento_err err = {0};
+        char name[NAME_MAX + 1];
+        struct stat st;
+
+        if (root >= 0)
+                dir = open_held_dir(root, m->grant, m->path, l, name, &err);
+        if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (err.code)
+                        fprintf(stderr, "[bento] note: \"%s\" was left in place: %s\n", m->path,
+                                err.msg);
+                return;
+        }
+        if ((S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) &&
+            point_locks_register(l, dir, name, &(struct bento_ident){st.st_dev, st.st_ino}, &err) <
+                0)
+                fprintf(stderr, "[bento] note: \"%s\" was left in place: %s\n", m->path, err.msg);
+}
+
+void mount_points_hand_over(const struct mount_points *mp, struct point_locks *l)
+{
+        for (size_t i = 0; i < mp->n; i++)
+                hand_over_one(&mp->v[i], l);
+}
+
+void mount_points_format_id(const struct bento_ident *id, char buf[48])
+{
+        snprintf(buf, 48, "%ju:%ju", (uintmax_t) id->dev, (uintmax_t) id->ino);
+}
+
+static bool clean_abs(const char *path)
+{
+        cleanup_free char *clean = path[0] == '/' ? path_clean(path) : NULL;
+
+        return clean && strcmp(clean, path) == 0;
+}
+
+/* One path of the group opened by grant (NULL: no group yet). */
+static int parse_path(struct mount_points *mp, const char *grant, const struct bento_ident *id,
+                      const char *path, struct bento_err *err)
+{
+        if (!grant || !clean_abs(path) || !path_beneath(grant, path))
+                return bento_err_setx(err, EINVAL,
+                                      "\"%s\" is not a clean absolute path beneath a %s grant",
+                                      path, MOUNT_POINTS_BENEATH);
+        if (add_point(mp, path, grant, false) < 0)
+                return bento_err_set(err, ENOMEM, "mount points");
+        mp->v[mp->n - 1].state = MOUNT_POINT_UNKNOWN;
+        mp->v[mp->n - 1].grant_id = *id;
+        return 0;
+}
+
+int mount_points_parse(const char *const *argv, size_t n, struct mount_points *ret,
+                       struct bento_err *err)
+{
+        struct mount_points mp = {0};
+        struct bento_ident id = {0};
+        const char *grant = NULL;
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                if (strcmp(argv[i], MOUNT_POINTS_BENEATH) != 0) {
+                        r = parse_path(&mp, grant, &id, argv[i], err);
+                        continue;
+                }
+                if (i + 2 >= n || !clean_abs(argv[i + 1]) ||
+                    point_ident_parse(argv[i + 2], strlen(argv[i + 2]), &id) < 0) {
+                        r = bento_err_setx(err, EINVAL,
+                                           "%s wants a clean absolute grant and its DEV:INO",
+                                           MOUNT_POINTS_BENEATH);
+                        break;
+                }
+                grant = argv[i + 1];
+                i += 2;
+        }
+        if (r < 0) {
+                mount_points_done(&mp);
+                return r;
+        }
+        *ret = mp;
+        return 0;
+}
+
+void mount_points_done(struct mount_points *mp)
+{
+        for (size_t i = 0; i < mp->n; i++) {
+                free(mp->v[i].path);
+                free(mp->v[i].grant);
+        }
+        free(mp->v);
+        *mp = (struct mount_points){0};
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The policy as it lands on this host: the manifest's paths resolved
+ * (spec/bento.md §1.9 then symlinks, §4.5 steps 1, 2 and 6), the credential
+ * shields anchored here (§5), and every refusal a run would make before
+ * anything is launched (§5.9, §4.5 step 5, §5.8's carvability rule).
+ * validate prints it, translate and run compile it; none of them computes
+ * any of it a second way.
+ *
+ * Resolution never fingerprints anything: the fingerprint covers the
+ * manifest as written (§2.1).  Nothing here creates or changes a host path;
+ * policy_prepare_writes() is the one step that does, and only once every
+ * refusal has been checked.
+ */
+#ifndef BENTO_POLICY_H
+#define BENTO_POLICY_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "manifest/manifest.h"
+#include "shields/shields.h"
+
+/* One manifest path in each of its spellings. */
+struct policy_path {
+        const char *written; /* as in the manifest (borrowed) */
+        char *expanded;      /* §1.9: `~` expanded, relative joined to the base */
+        char *real;          /* expanded with symlinks resolved (§5.6 "Existing") */
+        bool exists;         /* real names something (stat succeeded) */
+        bool is_dir;
+        int stat_errno; /* why stat failed, 0 when it did not */
+        dev_t dev;      /* what real named when it was resolved and checked: */
+        ino_t ino;      /* the bundle records it, the runtime verifies it */
+};
+
+/* The host facts resolution depends on; NULL members mean the process's
+ * own (environment, PATH, passwd).  Tests point them elsewhere. */
+struct policy_host {
+        const struct shield_env *shield_env; /* NULL: HOME, getuid(), /etc/passwd */
+        const char *path_env;                /* NULL: getenv("PATH") */
+};
+
+struct policy {
+        const struct manifest *m; /* borrowed; must outlive the policy */
+        struct policy_host host;  /* as given to policy_resolve() (borrowed members) */
+        bool host_given;
+        char *base; /* absolute directory of the manifest */
+        char *home; /* $HOME as used for `~`, NULL when unset */
+        struct policy_path entrypoint;
+        struct policy_path interpreter; /* written == "" when there is none */
+        struct policy_path *reads;
+        size_t n_reads;
+        struct policy_path *writes;
+        size_t n_writes;
+
+        /* Why the entrypoint or interpreter cannot start on this host
+         * (`entrypoint "<p>": <err>`, `interpreter "<i>" not found: <err>`). */
+        char **problems;
+        size_t n_problems;
+
+        /* The shields of this host plus the workspace rules of the write
+         * grants; NULL when no home anchors (then shields_error says why,
+         * and every run is refused). */
+        struct shield_set *shields;
+        char *shields_error;
+        bool *opted; /* per shield rule: opted in by an exact read grant */
+
+        /* What the sandbox shows besides the grants (§4.5 step 6): the
+         * existing system paths and the interpreter's read path, sorted. */
+        char **system_paths;
+        size_t n_system_paths;
+
+        /* The shields that need a mount (§5.8), in mount order. */
+        struct shield_mount *shield_mounts;
+        size_t n_shield_mounts;
+
+        /* Every refusal, in the order run checks them; the first refuses. */
+        struct shield_refusal *refusals;
+        size_t n_refusals;
+};
+
+/* §4.5 step 6: the system paths every sandbox gets read-only, each one
+ * that exists on the host (NULL-terminated).  inspect recognises them. */
+extern const char *const policy_system_candidates[];
+
+/* Resolve m on this host.  Fails only for what makes resolution itself
+ * impossible (`~user`, HOME unset or not absolute when `~` is used, a path
+ * still naming `~`, out of memory); everything a run would refuse is
+ * collected in the policy instead. */
+int policy_resolve(const struct manifest *m, const struct policy_host *host, struct policy **ret,
+                   struct bento_err *err);
+
+struct policy *policy_free(struct policy *p);
+
+/* §1.9 alone for one path, for display: *ret gets the expanded spelling. */
+int policy_expand(const char *path, const char *base, const char *home, char **ret,
+                  struct bento_err *err);
+
+/* The first refusal as run words it, or NULL when the run may proceed
+ * (problems and a missing shield anchor count as refusals too).  Heap
+ * string; the caller frees it. */
+char *policy_refusal(const struct policy *p);
+
+/* The innermost write grant (resolved) that path lies strictly beneath,
+ * or NULL. */
+const char *policy_holding_write(const struct policy *p, const char *path);
+
+/* §4.5 step 6: create the missing write directories (mkdir -p, 0700).
+ * Call only after policy_refusal() returned NULL.  The shields of a write
+ * grant depend on what is in it, so when a directory was created the
+ * policy is resolved again (*p replaced) and checked again; a refusal then
+ * fails with EPERM and its sentence.  1 when *p was replaced, 0 when every
+ * write directory existed (*p unchanged). */
+int policy_prepare_writes(struct policy **p, struct bento_err *err);
+
+static inline void cleanup_policy_fn(struct policy **p)
+{
+        policy_free(*p);
+}
+#define cleanup_policy __attribute__((cleanup(cleanup_policy_fn)))
+
+#endif

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Quoting and wrapping for human reports (text.h).
+ */
+#include "text.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Decode one UTF-8 sequence at s (len bytes left); returns its length and
+ * the code point, or 0 when the bytes are not valid UTF-8. */
+static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
+{
+        size_t n;
+        uint32_t c;
+
+        if (s[0] < 0x80)
+                return *cp = s[0], 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
+                n = 2, c = s[0] & 0x1f;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef)
+                n = 3, c = s[0] & 0x0f;
+        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+                n = 4, c = s[0] & 0x07;
+        else
+                return 0;
+        if (n > len)
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                c = (c << 6) | (s[i] & 0x3f);
+        }
+        if ((n == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) || (n == 4 && c < 0x10000) ||
+            c > 0x10ffff)
+                return 0;
+        *cp = c;
+        return n;
+}
+
+/* Code points that print as nothing or reorder what follows. */
+static bool invisible(uint32_t c)
+{
+        return (c >= 0x80 && c <= 0x9f) || c == 0xad || (c >= 0x200b && c <= 0x200f) ||
+               (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2069) || c == 0xfeff;
+}
+
+char *text_quote(const char *s)
+{
+        const unsigned char *p = (const unsigned char *) (s ? s : "(null)");
+        size_t len = strlen((const char *) p);
+        char *out = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&out, &size);
+
+        if (!f)
+                return NULL;
+        fputc('"', f);
+        for (size_t i = 0; i < len;) {
+                uint32_t c = 0;
+                size_t n = utf8_decode(p + i, len - i, &c);
+
+                if (n == 0) {
+                        fprintf(f, "\\x%02x", p[i]);
+                        i++;
+                        continue;
+                }
+                if (c == '"' || c == '\\')
+                        fprintf(f, "\\%c", (int) c);
+                else if (c == '\n')
+                        fputs("\\n", f);
+                else if (c == '\t')
+                        fputs("\\t", f);
+                else if (c == '\r')
+                        fputs("\\r", f);
+                else if (c < 0x20 || c == 0x7f)
+                        fprintf(f, "\\x%02x", (unsigned) c);
+                else if (invisible(c))
+                        fprintf(f, "\\u%04x", (unsigned) c);
+                else
+                        fwrite(p + i, 1, n, f);
+                i += n;
+        }
+        fputc('"', f);
+        if (fclose(f) != 0) {
+                free(out);
+                return NULL;
+        }
+        return out;
+}
+
+void text_wrap(FILE *f, const char *first, const char *cont, const char *text)
+{
+        size_t col = strlen(first), indent = strlen(cont);
+        bool line_empty = true;
+
+        fputs(first, f);
+        while (*text) {
+                size_t n = strcspn(text, " ");
+
+                if (n > 0) {
+                        if (!line_empty && col + 1 + n > TEXT_WIDTH) {
+                                fputc('\n', f);
+                                fputs(cont, f);
+                                col = indent;
+                                line_empty = true;
+                        }
+                        if (!line_empty) {
+                                fputc(' ', f);
+                                col++;
+                        }
+                        fwrite(text, 1, n, f);
+                        col += n;
+                        line_empty = false;
+                }
+                text += n;
+                text += strspn(text, " ");
+        }
+        fputc('\n', f);
+}
+
+char *text_printf(const char *fmt, ...)
+{
+        char *s = NULL;
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        return n < 0 ? NULL : s;
+}

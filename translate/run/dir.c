@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The run directory and the host paths a run creates (§4.5 steps 4 and 7,
+ * §5.8).  The directory is private (0700) and holds the bundle, the
+ * runtime's state and the hooks' reports; it goes away after the run,
+ * also after Ctrl-C.  Shield mount points on the host (a shielded path
+ * inside a write grant that did not exist yet) are made by bento before
+ * the run and removed after it, the very objects it made and only while
+ * they are empty, by the last run using their directory (policy/mount-points.h,
+ * policy/point-locks.h).  Removal of the run directory never
+ * follows a symlink and never leaves the run directory's file system.
+ *
+ * The directory must be out of the sandbox's reach: a TMPDIR inside a
+ * grant is bind-mounted into the sandbox with it, and the program could
+ * then rewrite the runtime's log, bento's report or the runtime's state
+ * (its copy of config.json, whose hooks the runtime runs on the host when
+ * it deletes the sandbox), or connect to the exec gate's socket.  Such a
+ * TMPDIR is passed over for /tmp, with a note.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "manifest/path.h"
+#include "run.h"
+
+/* The longest path below the run directory that must fit a unix socket
+ * address (struct sockaddr_un.sun_path, 108 bytes with its NUL). */
+#define RUN_DIR_SOCKET_TAIL "/bento-run-XXXXXX/exec-gate.sock"
+#define RUN_DIR_SUN_PATH    108
+
+/* The grant through which the sandbox would see the resolved path dir, or
+ * NULL.  Of the grants and the file systems the sandbox mounts fresh over
+ * the host's (/proc, /dev and what is below it, /tmp), the deepest one
+ * holding dir is what the sandbox shows there. */
+static const struct policy_path *visible_through(const struct policy *p, const char *dir)
+{
+        static const char *const fresh[] = {"/proc", "/dev", "/tmp"};
+        const struct policy_path *seen = NULL;
+        size_t depth = 0;
+
+        for (size_t i = 0; i < sizeof(fresh) / sizeof(fresh[0]); i++)
+                if (path_within(fresh[i], dir) && strlen(fresh[i]) > depth)
+                        depth = strlen(fresh[i]);
+        for (size_t i = 0; p && i < p->n_reads + p->n_writes; i++) {
+                const struct policy_path *g =
+                    i < p->n_reads ? &p->reads[i] : &p->writes[i - p->n_reads];
+
+                if (g->real && path_within(g->real, dir) && strlen(g->real) > depth) {
+                        depth = strlen(g->real);
+                        seen = g;
+                }
+        }
+        return seen;
+}
+
+/* Where the run directory goes: TMPDIR (when it is absolute and shallow
+ * enough for the gate's socket address) unless the sandbox would see it,
+ * then /tmp.  NULL (err set) when neither will do, or out of memory. */
+static const char *run_dir_parent(const struct policy *p, struct bento_err *err)
+{
+        const char *tmp = getenv("TMPDIR");
+        cleanup_free char *real = NULL;
+        const struct policy_path *g;
+
+        /* A TMPDIR too deep for the exec gate's socket address would make
+         * every exec-blocked run fail: use /tmp then. */
+        if (!tmp || tmp[0] != '/' || strlen(tmp) + strlen(RUN_DIR_SOCKET_TAIL) >= RUN_DIR_SUN_PATH)
+                tmp = "/tmp";
+        if (path_resolve(tmp, &real) < 0)
+                return bento_err_set(err, ENOMEM, "run directory"), NULL;
+        g = visible_through(p, real);
+        if (!g)
+                return tmp;
+        if (strcmp(tmp, "/tmp") != 0) {
+                fprintf(stderr,
+                        "[bento] note: TMPDIR \"%s\" lies inside the grant \"%s\", where the "
+                        "sandboxed program could reach bento's run directory; it goes in /tmp "
+                        "instead.\n",
+                        tmp, g->expanded);
+                free(real);
+                real = NULL;
+                if (path_resolve("/tmp", &real) < 0)
+                        return bento_err_set(err, ENOMEM, "run directory"), NULL;
+                if (!visible_through(p, real))
+                        return "/tmp";
+        }
+        bento_err_setx(err, EPERM,
+                       "the run directory would lie inside the grant \"%s\", where the sandboxed "
+                       "program could reach bento's own files; set TMPDIR to a directory outside "
+                       "the grants",
+                       g->expanded);
+        return NULL;
+}
+
+/* Where the bundle, the sandbox's root filesystem, the runtime's state, log
+ * and report live.  The rootfs holds only the mount points the runtime
+ * makes (a dozen directories and files, more for grants outside /tmp) and
+ * the merged-/usr symlinks; the rest are a few small files for the run's
+ * length.  On a disk file system each is a journaled mkdir or write on the
+ * critical path and an unlink (with a discard) afterwards, 2-4 ms a run on
+ * the CI machine's ext4; so when /dev/shm is a tmpfs bento keeps them
+ * there, in a private (0700) directory of its own, and otherwise in the run
+ * directory.  NULL when /dev/shm cannot be used. */
+static char *tmpfs_dir(const struct policy *p)
+{
+        char tmpl[] = "/dev/shm/bento-XXXXXX";
+        cleanup_free char *real = NULL;
+        struct statfs sfs;
+
+        if (statfs("/dev/shm", &sfs) < 0 || sfs.f_type != TMPFS_MAGIC ||
+            path_resolve("/dev/shm", &real) < 0 || visible_through(p, real) || !mkdtemp(tmpl))
+                return NULL;
+        return strdup(tmpl);
+}
+
+int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err)
+{
+        const char *tmp = run_dir_parent(p, err), *files;
+        cleanup_free char *tmpl = NULL;
+
+        if (!tmp)
+                return -err->code;
+        tmpl = path_join(tmp, "bento-run-XXXXXX");
+        if (!tmpl)
+                return bento_err_set(err, ENOMEM, "run directory");
+        if (!mkdtemp(tmpl))
+                return bento_err_set(err, errno, "cannot create a run directory in \"%s\"", tmp);
+        d->path = TAKE_PTR(tmpl);
+        d->shm = tmpfs_dir(p);
+        if (d->shm) {
+                d->rootfs = path_join(d->shm, "rootfs");
+                if (!d->rootfs || mkdir(d->rootfs, 0755) < 0)
+                        return bento_err_set(err, d->rootfs ? errno : ENOMEM,
+                                             "cannot create the root filesystem in \"%s\"", d->shm);
+        }
+        /* The files of the run go where the rootfs is: on the tmpfs when
+         * there is one.  The gate's socket beside the bundle, not in it:
+         * the gate is up before the bundle is written, and a bundle
+         * directory holds only a bundle. */
+        files = d->shm ? d->shm : d->path;
+        d->bundle = path_join(files, "bundle");
+        d->state = path_join(files, "state");
+        d->gate_socket = path_join(files, "exec-gate.sock");
+        d->egress_log = path_join(files, "egress.jsonl");
+        d->runtime_log = path_join(files, "runtime.log");
+        d->hooks_log = path_join(files, "hooks.log");
+        if (!d->bundle || !d->state || !d->gate_socket || !d->egress_log || !d->runtime_log ||
+            !d->hooks_log)
+                return bento_err_set(err, ENOMEM, "run directory");
+        return 0;
+}
+
+int run_dir_make_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err)
+{
+        /* Held before the listing: a point another run made and this one
+         * finds stays there until this run lets go. */
+        int r = mount_points_hold(p, &d->locks, false, err);
+
+        if (r >= 0)
+                r = mount_points_list(p, &d->points, err);
+        if (r >= 0)
+                r = mount_points_make(&d->points, &d->locks, err);
+        return r < 0 ? r : mount_points_hold(p, &d->locks, true, err);
+}
+
+void run_remove_mount_points(struct run_dir *d)
+{
+        point_locks_release(&d->locks);
+}
+
+/* rm -r below dirfd, staying on dev and never following a symlink. */
+static void remove_tree_at(int dirfd, dev_t dev, unsigned depth)
+{
+        cleanup_dir DIR *dir = NULL;
+        struct dirent *de;
+        int fd = dup(dirfd);
+
+        if (fd < 0)
+                return;
+        dir = fdopendir(fd);
+        if (!dir) {
+                close(fd);
+                return;
+        }
+        while ((de = readdir(dir))) {
+                struct stat st;
+                int sub;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                if (!S_ISDIR(st.st_mode)) {
+                        (void) unlinkat(dirfd, de->d_name, 0);
+                        continue;
+                }
+                /* A directory on another device is a mount that outlived the
+                 * sandbox: leave it (and say nothing) rather than empty it. */
+                if (st.st_dev != dev || depth > 64)
+                        continue;
+                sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub >= 0) {
+                        remove_tree_at(sub, dev, depth + 1);
+                        close(sub);
+                }
+                (void) unlinkat(dirfd, de->d_name, AT_REMOVEDIR);
+        }
+}
+
+/* rm -r dir, staying on its file system. */
+static void remove_tree(const char *dir)
+{
+        cleanup_close int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+
+        if (fd >= 0 && fstat(fd, &st) == 0)
+                remove_tree_at(fd, st.st_dev, 0);
+        (void) rmdir(dir);
+}
+
+void run_dir_cleanup(struct run_dir *d)
+{
+        run_remove_mount_points(d);
+        mount_points_done(&d->points);
+        if (d->shm)
+                remove_tree(d->shm);
+        if (d->path)
+                remove_tree(d->path);
+        free(d->shm);
+        free(d->rootfs);
+        free(d->path);
+        free(d->bundle);
+        free(d->state);
+        free(d->gate_socket);
+        free(d->egress_log);
+        free(d->runtime_log);
+        free(d->hooks_log);
+        *d = (struct run_dir){0};
+}

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento run (spec/bento.md §3.2): the approval check, the host probe and
+ * admission, a private bundle compiled into a 0700 run directory, the
+ * sandbox started through bento-runtime (and the exec gate when exec is
+ * blocked), the outcome explained, and everything it made removed on
+ * every path out.
+ *
+ * The pieces, one file each: dir.c (the run directory and the host
+ * paths a run creates), spawn.c (child programs and the wait),
+ * sandbox.c (the sandbox's life: one `bento-runtime run --report`), report.c
+ * (the words after the run), events.c (the --json stream), cli/cmd-run.c
+ * (the verb: flags and order of operations).
+ */
+#ifndef BENTO_RUN_H
+#define BENTO_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "host/admission.h"
+#include "policy/alias-scan.h"
+#include "err.h"
+#include "policy/mount-points.h"
+#include "policy/policy.h"
+
+#define RUN_ENV_MAX 256
+
+struct run_opts {
+        const char *manifest;
+        bool strict, allow_degraded, allow_unapproved, json;
+        bool no_exec_gate; /* admission found the exec block unenforceable */
+        const char *run_id;
+        char *env[RUN_ENV_MAX];
+        size_t n_env;
+        char *accept_alias[RUN_ENV_MAX]; /* --accept-alias trees, made absolute */
+        size_t n_accept_alias;
+};
+
+/* The run directory: <TMPDIR or /tmp>/bento-run-XXXXXX, mode 0700. */
+struct run_dir {
+        char *path;
+        char *shm;         /* /dev/shm/bento-XXXXXX (dir.c), or NULL */
+        char *bundle;      /* <shm or path>/bundle */
+        char *rootfs;      /* <shm>/rootfs, or NULL: <bundle>/rootfs */
+        char *state;       /* <shm or path>/state, bento-runtime --root */
+        char *gate_socket; /* <shm or path>/exec-gate.sock */
+        char *egress_log;  /* <shm or path>/egress.jsonl, the egress hook's report */
+        char *runtime_log; /* <shm or path>/runtime.log */
+        char *hooks_log;   /* <shm or path>/hooks.log, what the OCI hooks printed */
+        /* The shield mount points bento made in the write grants
+         * (policy/mount-points.h): removed afterwards, those very objects, while
+         * they are still empty. */
+        struct mount_points points;
+        /* The directories holding shield mount points this run uses, held
+         * so that no other run removes a point under its sandbox; the
+         * runtime inherits them (policy/point-locks.h). */
+        struct point_locks locks;
+};
+
+int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err);
+/* Create the shield mount points p needs in its write grants (after the
+ * write grants exist, before the sandbox starts), so that the runtime
+ * finds them and bento knows exactly what it made. */
+int run_dir_make_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err);
+/* The sandbox is gone: the mount points bento made that are still those
+ * objects and empty are removed when no other run uses their directory,
+ * else left to the last one; each once, so calling it again is free.
+ * Never follows a symlink. */
+void run_remove_mount_points(struct run_dir *d);
+
+/* Remove the mount points created by the run and the run directory.
+ * Safe on a partly made or zeroed run_dir; never follows a symlink. */
+void run_dir_cleanup(struct run_dir *d);
+
+/* How the target ended. */
+struct run_outcome {
+        bool started;   /* the target was started (the runtime's report says so) */
+        bool cancelled; /* SIGINT/SIGTERM to bento stopped it */
+        int exit_code;  /* 0-255, or 128+signal */
+        int signal;     /* the signal that killed the target, 0 if it exited */
+        long oom_kills; /* OOM kills in its cgroup, -1 when unknown */
+        char *failure;  /* why the sandbox could not be run, or NULL */
+        /* What the runtime said it applied (its report: state's facts). */
+        bool landlock_applied, seccomp_applied;
+};
+
+void run_outcome_done(struct run_outcome *o);
+
+/* §4.6 step 4: check that fds 0-2 are safe to hand to the target.
+ * ret_fds gets each descriptor to pass, -1 for a closed one (the target
+ * then gets /dev/null).  Fails with EPERM and the reason. */
+int run_screen_stdio(int ret_fds[3], struct bento_err *err);
+
+/* The sandbox's whole life: gate, then one `bento-runtime run --report`
+ * (create, start, wait, delete), its report read, the gate stopped.
+ * Target output goes to out_fd/err_fd (the terminal, or pipes for --json
+ * that on_output drains while the target runs). */
+struct run_stdio {
+        int in_fd, out_fd, err_fd;
+        /* --json: read ends of the stdout/stderr pipes, -1 otherwise. */
+        int out_pipe, err_pipe;
+        void (*on_output)(int stream, const char *data, size_t len, void *userdata);
+        void *userdata;
+};
+
+/* A destination the egress hook refused (host and port as the target
+ * asked, never a resolved address). */
+struct run_dest {
+        char *host, *port;
+};
+
+/* The egress hook's decisions (its --report file, docs/egress.md),
+ * deduplicated and sorted per kind. */
+struct run_egress {
+        struct run_dest *denied, *blocked, *untunneled;
+        size_t n_denied, n_blocked, n_untunneled;
+        long connections; /* every decision but internal faults */
+        long faults;
+        long at_capacity; /* refused because the proxy was at its limit */
+        bool truncated;
+        bool started, stopped; /* the daemon's first and last lines */
+        pid_t daemon;
+};
+
+/* Read the report; a missing file is an empty report. */
+int run_egress_read(const char *path, struct run_egress *ret, struct bento_err *err);
+/* The same after the sandbox is gone: a daemon that has not written its
+ * last line yet is given a moment to leave, then the report is read again.
+ * Still no last line means the proxy died while the target ran. */
+int run_egress_settle(const char *path, struct run_egress *ret, struct bento_err *err);
+/* §4.4: the proxy's lapses during the run (it died, dropped connections on
+ * a fault, hit its connection limit) degrade the network layer of r. */
+void run_egress_judge(const struct run_egress *e, struct host_report *r);
+void run_egress_done(struct run_egress *e);
+
+/* The exec gate's process for one run (gate.c): spawned as soon as
+ * the run directory exists, ready by the time the sandbox is created. */
+struct run_gate {
+        pid_t pid; /* 0: no gate (exec is not blocked, or not enforceable) */
+        int ready_fd;
+        bool in_use; /* a sandbox was created with it: it may be serving */
+        char *path;
+};
+
+int run_gate_spawn(struct run_gate *g, const char *socket, struct bento_err *err);
+/* Wait for the gate's listening socket (10 s at most). */
+int run_gate_ready(struct run_gate *g, struct bento_err *err);
+/* Stop it and reap it; safe on a gate never spawned or already stopped. */
+void run_gate_stop(struct run_gate *g);
+
+/* Called at most once, when the runtime says the target has been waited
+ * for (bento-runtime run --exit-fd): every sandboxed process has ended (a
+ * sandbox has its own PID namespace), and the runtime is only deleting it.
+ * Not called when that is not known (the runtime failed or went away). */
+struct run_on_exit {
+        void (*fn)(void *userdata);
+        void *userdata;
+};
+
+/* gate: spawned by the caller when exec is blocked (pid 0 otherwise);
+ * stopped here once the sandbox is deleted.  on_exit may be NULL. */
+int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
+                const struct run_stdio *io, const struct run_on_exit *on_exit,
+                struct run_outcome *out, struct bento_err *err);
+
+/* §5.12: files in write grants the host runs later unread. */
+/* What a name was before the run: its own lstat(2) (a regular file swapped
+ * for a symlink is a change), and the file it leads to by stat(2) (what
+ * the host would run). */
+struct run_file_facts {
+        bool present;
+        mode_t type; /* st_mode & S_IFMT */
+        dev_t dev;
+        ino_t ino;
+        off_t size;
+        struct timespec mtime;
+};
+
+struct run_autoexec_entry {
+        char *path;
+        struct run_file_facts self, target;
+};
+
+/* One `git rev-parse --git-path hooks` on its way (pid 0: none). */
+struct run_git_query {
+        pid_t pid;
+        int fd; /* its stdout */
+};
+
+struct run_autoexec {
+        struct run_autoexec_entry *entries;
+        size_t n;
+        char **hooks; /* per write grant: git's hooks directory before the run, or NULL */
+        size_t n_hooks;
+        struct run_git_query *asked; /* per write grant, from run_autoexec_ask() */
+        size_t n_asked;
+        struct run_git_query *after; /* per write grant, from run_autoexec_ask_after() */
+        size_t n_after;
+        struct run_git_config *configs; /* the git config files of the write grants */
+        size_t n_configs;
+        char **changed, **redirected, **unresolved; /* NULL-terminated, after compare */
+        size_t n_changed, n_redirected, n_unresolved;
+        char **settings; /* "<file>: <section.key>=<value>" added or changed by the run */
+        size_t n_settings;
+};
+
+/* A git config file inside a write grant and the settings in it that make
+ * git run a command, as they were before the run. */
+struct run_git_config {
+        char *path;
+        char **before;
+        size_t n_before;
+};
+
+/* The settings of a git config text that make git run a command, each as
+ * "section[.sub].key=value" (gitconfig.c).  0 or -ENOMEM. */
+int run_git_settings(const char *text, char ***ret, size_t *ret_n);
+
+/* Start asking git about the hooks directory of every write grant that
+ * exists, without waiting: git takes milliseconds, and bento has the
+ * bundle to write meanwhile.  run_autoexec_snapshot() collects the
+ * answers (and asks about grants created since).  a starts zeroed. */
+int run_autoexec_ask(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
+int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
+/* Once the sandbox is gone (and the mount points bento made in the write
+ * grants are removed): start asking git again, for the comparison, while
+ * the runtime deletes the sandbox.  Out of memory only means the
+ * comparison asks itself, later. */
+void run_autoexec_ask_after(const struct policy *p, struct run_autoexec *a);
+int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
+void run_autoexec_done(struct run_autoexec *a);
+
+/* §3.2.2 item 5: a name on PATH that resolves to another copy in the box,
+ * because the directory the host finds it in is not carried there. */
+struct run_shadow {
+        char *dir;     /* the PATH directory the box does not carry */
+        char *name;    /* the command; NULL when dir could not be listed */
+        char *carried; /* the carried PATH directory it resolves to inside */
+};
+
+struct run_shadows {
+        struct run_shadow *v;
+        size_t n;
+};
+
+/* The value name reaches the target with when the manifest passes it
+ * through (allowlisted, and set on this host or by --env); NULL when the
+ * target gets bento's default or nothing. */
+const char *run_passed_value(const struct manifest *m, const struct run_opts *o, const char *name);
+/* The shadowed names of path (the PATH passed through; NULL: none). */
+int run_path_shadows(const struct policy *p, const char *path, struct run_shadows *ret,
+                     struct bento_err *err);
+void run_shadows_done(struct run_shadows *s);
+
+struct run_blocked; /* blocked.h */
+
+/* Everything the words after a run are made from. */
+struct run_view {
+        const struct policy *p;
+        const struct run_opts *o;
+        const struct run_outcome *out;
+        const struct admission *a; /* a->report: the run's report after the merge */
+        const struct run_egress *egress;
+        const struct run_autoexec *autoexec;
+        const struct alias_scan *accepted; /* aliases under --accept-alias trees */
+        bool shortfall;                    /* §4.4: a guarantee lapsed; exit 124 */
+        char *const *env;                  /* the target's environment (NAME=VALUE) */
+        /* What the run recorded in provenance.blocked-hosts (§6.6), or NULL. */
+        const struct run_blocked *blocked;
+};
+
+/* The shadowed names of the PATH the run passed through (§3.2.2 item 5),
+ * into *ret (free with run_shadows_done()).  False when there are none to
+ * tell, or they could not be worked out; then *ret is empty. */
+bool run_view_shadows(const struct run_view *v, struct run_shadows *ret);
+
+/* Entry i is the first of its directory (the entries of one directory are
+ * consecutive). */
+bool run_shadow_new_dir(const struct run_shadows *s, size_t i);
+
+/* §8.2: the HOME note, on stderr. */
+void run_home_note(const struct policy *p);
+
+/* §3.2.2: the human notes after the run, on stderr. */
+void run_report_human(const struct run_view *v);
+
+/* §3.2.1 --json: one compact object per line on stdout.  Each returns 0 or
+ * -EIO when stdout could not be written (then the caller says so on stderr
+ * and exits 125). */
+int run_event_output(int stream, const char *data, size_t len);
+int run_event_verdict(const struct run_view *v);
+int run_event_refusal(const char *reason, const struct host_report *report);
+int run_event_failed(const char *reason, const struct run_view *v);
+
+#endif

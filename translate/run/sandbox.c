@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * One sandbox's life, driven through ONE `bento-runtime run --report`:
+ * process starts are a large share of a run's cost, and the lifecycle
+ * verbs took four (create, start, state, delete).  Plain `run` would hide
+ * what bento must know; its --report file (docs/man/bento-runtime.1) says
+ * it: whether the sandbox was created and the target started (a runtime
+ * failure and a target's exit can both be status 1), the target's exact
+ * wait status (an exit with 137 is not a SIGKILL), and the "bento" object
+ * `state` would have printed just before the delete (the OOM kills, what
+ * was applied).  The runtime's own messages go to its log only (its stderr
+ * is the target's); bento words a failure itself from the report and the
+ * log.
+ *
+ *   exec gate ready (the caller spawned it, when exec is blocked) -> run
+ *   (create, start, wait, delete, in the runtime; its --exit-fd says when
+ *   the target was waited for, and the caller's on_exit starts then,
+ *   while the runtime deletes) -> report, and on every
+ *   path out: stop the gate, and `delete --force` when no report says
+ *   what became of the sandbox.
+ *
+ * The runtime has a process group of its own, so a Ctrl-C reaches bento
+ * alone.  SIGINT and SIGTERM are taken through a signalfd while it runs:
+ * the first one kills the sandbox (`kill --all`, again until the runtime
+ * is gone: a sandbox still being created cannot be killed yet), the
+ * runtime then deletes it and ends, and the run ends as cancelled; bento
+ * restores the default disposition, so a second one ends bento at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "compile/compile.h"
+#include "fileio.h"
+#include "json.h"
+#include "spawn.h"
+#include "run.h"
+
+#define REPORT_MAX_BYTES (4u << 20)
+#define LOG_MAX_BYTES    (1u << 20)
+/* After a cancel: how often the sandbox is killed again while the runtime
+ * is still there (it may still have been creating it). */
+#define KILL_AGAIN_MS 200
+
+struct sandbox {
+        const struct run_dir *d;
+        const struct run_stdio *io;
+        char *runtime;
+        char *report; /* report.json beside the state, run --report */
+        struct run_gate *gate;
+        char id[48];
+        pid_t pid; /* the runtime's `run`, until reaped */
+        int pidfd;
+        int exit_fd; /* read end of the runtime's --exit-fd, until its line or EOF */
+        char exit_line[16];
+        size_t exit_len;
+        const struct run_on_exit *on_exit;
+};
+
+/* What the report says (docs/man/bento-runtime.1, run --report). */
+struct report {
+        bool valid, created, started, waited;
+        int exit_code, signal;
+};
+
+void run_outcome_done(struct run_outcome *o)
+{
+        free(o->failure);
+        o->failure = NULL;
+}
+
+/* {runtime, --root, state, --log, log, --log-format, json, verb, args...} */
+static int runtime_call(struct sandbox *sb, const char *const *args,
+                        const struct run_spawn_fds *fds, int *status, struct bento_err *err)
+{
+        const char *argv[16] = {sb->runtime,        "--root",       sb->d->state, "--log",
+                                sb->d->runtime_log, "--log-format", "json"};
+        size_t n = 7;
+
+        for (; *args && n < 15; args++)
+                argv[n++] = *args;
+        argv[n] = NULL;
+        return run_call((char *const *) argv, fds, status, err);
+}
+
+static char *runtime_log_error(const struct sandbox *sb);
+
+/* What a hook (bento-egress) printed, on one line, for a failure message:
+ * the hook runs outside the sandbox, but its words may quote what the
+ * target sent, so control characters are dropped. */
+static char *hooks_said(const struct sandbox *sb)
+{
+        cleanup_free char *data = NULL;
+        struct bento_err ignored = {0};
+        size_t len = 0, w = 0;
+
+        if (bento_read_file(sb->d->hooks_log, LOG_MAX_BYTES, &data, &len, &ignored) < 0 || len == 0)
+                return NULL;
+        for (size_t i = 0; i < len; i++) {
+                unsigned char ch = (unsigned char) data[i];
+
+                if (ch == '\n' || ch == '\t')
+                        data[w++] = ' ';
+                else if (ch >= 0x20 && ch != 0x7f)
+                        data[w++] = data[i];
+        }
+        while (w > 0 && data[w - 1] == ' ')
+                w--;
+        data[w] = '\0';
+        return w ? TAKE_PTR(data) : NULL;
+}
+
+/* The runtime's last error, with what a failed hook said, if anything. */
+static char *runtime_error(const struct sandbox *sb)
+{
+        cleanup_free char *base = runtime_log_error(sb), *hooks = hooks_said(sb);
+        char *msg = NULL;
+
+        if (!base || !hooks)
+                return base ? TAKE_PTR(base) : NULL;
+        if (asprintf(&msg, "%s (the hook said: %s)", base, hooks) < 0)
+                return TAKE_PTR(base);
+        return msg;
+}
+
+/* The runtime's last error, from its JSON log. */
+static char *runtime_log_error(const struct sandbox *sb)
+{
+        cleanup_free char *data = NULL;
+        struct bento_err ignored = {0};
+        char *last = NULL;
+        size_t len = 0;
+
+        if (bento_read_file(sb->d->runtime_log, LOG_MAX_BYTES, &data, &len, &ignored) < 0)
+                return strdup("bento-runtime failed and left no log");
+        for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                struct bento_json *j = NULL, *msg, *level;
+
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                if (bento_json_parse(line, strlen(line), LOG_MAX_BYTES, &j, &ignored) < 0)
+                        continue;
+                msg = bento_json_get(j, "msg");
+                level = bento_json_get(j, "level");
+                if (msg && msg->type == BENTO_JSON_STRING && level &&
+                    level->type == BENTO_JSON_STRING && strcmp(level->u.string.s, "error") == 0) {
+                        free(last);
+                        last = strdup(msg->u.string.s);
+                }
+                bento_json_free(j);
+        }
+        return last ? last : strdup("bento-runtime failed without saying why");
+}
+
+static void kill_sandbox(struct sandbox *sb)
+{
+        struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
+        struct bento_err ignored = {0};
+        int status;
+
+        (void) runtime_call(sb, (const char *const[]){"kill", "--all", sb->id, "KILL", NULL}, &fds,
+                            &status, &ignored);
+}
+
+/* After the first SIGINT or SIGTERM: a second one ends bento at once, so
+ * the signals get their default action back and are no longer blocked. */
+static void default_signals(void)
+{
+        sigset_t set;
+
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+static void drain(struct sandbox *sb, int fd, int stream)
+{
+        char buf[16384];
+        ssize_t n = read(fd, buf, sizeof(buf));
+
+        if (n > 0 && sb->io->on_output)
+                sb->io->on_output(stream, buf, (size_t) n, sb->io->userdata);
+}
+
+/* Read what is left in the output pipes (--json): what the target wrote
+ * just before it exited. */
+static void drain_rest(struct sandbox *sb, const struct pollfd *p)
+{
+        for (int i = 2; i < 4; i++)
+                if (p[i].fd >= 0) {
+                        int fl = fcntl(p[i].fd, F_GETFL);
+
+                        (void) fcntl(p[i].fd, F_SETFL, fl | O_NONBLOCK);
+                        drain(sb, p[i].fd, i - 1);
+                }
+}
+
+/* The runtime's --exit-fd: a whole line (the target's wait status) calls
+ * on_exit; end of file (or a full buffer) before one does not.  Either
+ * way the descriptor is closed then. */
+static void read_exit_fd(struct sandbox *sb, struct pollfd *p)
+{
+        size_t room = sizeof(sb->exit_line) - 1 - sb->exit_len;
+        ssize_t n = read(sb->exit_fd, sb->exit_line + sb->exit_len, room);
+        bool whole;
+
+        if (n < 0 && errno == EINTR)
+                return;
+        if (n > 0)
+                sb->exit_len += (size_t) n;
+        whole = memchr(sb->exit_line, '\n', sb->exit_len) != NULL;
+        if (n > 0 && !whole && (size_t) n < room)
+                return; /* the rest of the line is still coming */
+        if (whole && sb->on_exit && sb->on_exit->fn)
+                sb->on_exit->fn(sb->on_exit->userdata);
+        close(sb->exit_fd);
+        sb->exit_fd = -1;
+        p->fd = -1;
+}
+
+/* Wait for the runtime; forward output (--json); turn the first SIGINT or
+ * SIGTERM into a kill of the whole sandbox, repeated until the runtime is
+ * gone. */
+static int wait_runtime(struct sandbox *sb, int sigfd, struct run_outcome *out)
+{
+        struct pollfd p[5] = {{.fd = sb->pidfd, .events = POLLIN},
+                              {.fd = sigfd, .events = POLLIN},
+                              {.fd = sb->io->out_pipe, .events = POLLIN},
+                              {.fd = sb->io->err_pipe, .events = POLLIN},
+                              {.fd = sb->exit_fd, .events = POLLIN}};
+        int status = 0;
+
+        for (;;) {
+                int n = poll(p, 5, out->cancelled ? KILL_AGAIN_MS : -1);
+                if (n < 0 && errno != EINTR)
+                        return -errno;
+                if (n == 0)
+                        kill_sandbox(sb);
+                if (n > 0 && (p[1].revents & POLLIN)) {
+                        struct signalfd_siginfo si;
+
+                        if (read(sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
+                                out->cancelled = true;
+                                default_signals();
+                                kill_sandbox(sb);
+                                p[1].fd = -1;
+                        }
+                }
+                for (int i = 2; n > 0 && i < 4; i++) {
+                        if (p[i].revents & POLLIN)
+                                drain(sb, p[i].fd, i - 1);
+                        else if (p[i].revents & (POLLHUP | POLLERR))
+                                p[i].fd = -1;
+                }
+                if (n > 0 && (p[4].revents & (POLLIN | POLLHUP | POLLERR)))
+                        read_exit_fd(sb, &p[4]);
+                if (n > 0 && (p[0].revents & POLLIN))
+                        break;
+        }
+        if (run_wait(sb->pid, &status) < 0)
+                return -ECHILD;
+        sb->pid = 0;
+        drain_rest(sb, p);
+        return 0;
+}
+
+static bool json_true(const struct bento_json *obj, const char *key)
+{
+        const struct bento_json *v = bento_json_get(obj, key);
+
+        return v && v->type == BENTO_JSON_BOOL && v->u.boolean;
+}
+
+static bool json_int(const struct bento_json *obj, const char *key, long *ret)
+{
+        const struct bento_json *v = obj ? bento_json_get(obj, key) : NULL;
+
+        if (!v || v->type != BENTO_JSON_NUMBER || !v->u.number.fits_i64)
+                return false;
+        *ret = (long) v->u.number.i;
+        return true;
+}
+
+/* The target's end, from the report's "status". */
+static void read_status(const struct bento_json *j, struct report *rep)
+{
+        const struct bento_json *st = bento_json_get(j, "status");
+        long v;
+
+        if (!st || st->type != BENTO_JSON_OBJECT)
+                return;
+        if (json_int(st, "signaled", &v) && v > 0 && v < 128) {
+                rep->signal = (int) v;
+                rep->exit_code = 128 + rep->signal;
+                rep->waited = true;
+        } else if (json_int(st, "exited", &v) && v >= 0 && v <= 255) {
+                rep->exit_code = (int) v;
+                rep->waited = true;
+        }
+}
+
+/* The runtime's report: what became of the sandbox, and the runtime's
+ * account of it (OOM kills, what was applied). */
+static void read_report(const struct sandbox *sb, struct report *rep, struct run_outcome *out)
+{
+        cleanup_free char *data = NULL;
+        struct bento_err ignored = {0};
+        struct bento_json *j = NULL, *b, *v;
+        size_t len = 0;
+        long n;
+
+        *rep = (struct report){.valid = false};
+        out->oom_kills = -1;
+        if (bento_read_file(sb->report, REPORT_MAX_BYTES, &data, &len, &ignored) < 0 ||
+            bento_json_parse(data, len, REPORT_MAX_BYTES, &j, &ignored) < 0)
+                return;
+        rep->valid = j->type == BENTO_JSON_OBJECT;
+        rep->created = rep->valid && json_true(j, "created");
+        rep->started = rep->created && json_true(j, "started");
+        if (rep->started)
+                read_status(j, rep);
+        b = rep->created ? bento_json_get(j, "bento") : NULL;
+        if (b && b->type == BENTO_JSON_OBJECT) {
+                if (json_int(b, "oomKills", &n))
+                        out->oom_kills = n;
+                out->seccomp_applied = bento_json_get(b, "seccomp");
+                v = bento_json_get(b, "landlock");
+                out->landlock_applied = v && bento_json_get(v, "abi");
+        }
+        bento_json_free(j);
+}
+
+/* The sandbox's outcome in bento's words, from the report. */
+static int judge(struct sandbox *sb, const struct report *rep, struct run_outcome *out,
+                 struct bento_err *err)
+{
+        if (!rep->valid || !rep->created) {
+                out->failure = runtime_error(sb);
+                return bento_err_setx(err, EIO, "the sandbox could not be created: %s",
+                                      out->failure ? out->failure : "bento-runtime failed");
+        }
+        if (!rep->started) {
+                out->failure = runtime_error(sb);
+                return bento_err_setx(err, EIO,
+                                      "the sandbox applied its layers but could not start the "
+                                      "target: %s. The script never ran, so this exit status is "
+                                      "bento's, not the script's; check the entrypoint and the "
+                                      "interpreter with `bento validate`",
+                                      out->failure ? out->failure : "bento-runtime failed");
+        }
+        out->started = true;
+        if (!rep->waited) {
+                out->failure = runtime_error(sb);
+                return bento_err_setx(err, EIO, "bento-runtime lost the target: %s",
+                                      out->failure ? out->failure : "bento-runtime failed");
+        }
+        out->exit_code = rep->exit_code;
+        out->signal = rep->signal;
+        return 0;
+}
+
+/* On every path out: a runtime that is still there (bento failed while
+ * waiting) is killed with its sandbox, and a sandbox no report accounts
+ * for is deleted; then the gate goes. */
+static void destroy(struct sandbox *sb, const struct report *rep)
+{
+        struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
+        struct bento_err ignored = {0};
+        int status;
+
+        if (sb->pid > 0) {
+                kill_sandbox(sb);
+                kill(sb->pid, SIGKILL);
+                (void) run_wait(sb->pid, &status);
+                sb->pid = 0;
+        }
+        if (!rep->valid) {
+                fds.err = STDERR_FILENO;
+                (void) runtime_call(sb, (const char *const[]){"delete", "--force", sb->id, NULL},
+                                    &fds, &status, &ignored);
+        }
+        if (sb->pidfd >= 0)
+                close(sb->pidfd);
+        sb->pidfd = -1;
+        if (sb->exit_fd >= 0)
+                close(sb->exit_fd);
+        sb->exit_fd = -1;
+        /* It leaves by itself once no sandboxed process is left; if it
+         * does not, the sandbox is gone anyway (the runtime deleted it). */
+        run_gate_stop(sb->gate);
+}
+
+/* The runtime holds the mount point locks too: a bento killed while the
+ * sandbox lives leaves them held until the runtime has deleted it
+ * (policy/point-locks.h); its container gets none of them.  It gets copies
+ * (sharing the lock) above its own descriptors, 0-2 and --exit-fd 3,
+ * which would otherwise be dup2()ed over one of them. */
+static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err)
+{
+        cleanup_free int *fds = calloc(d->locks.n + 1, sizeof(*fds));
+        size_t n = fds ? point_locks_fds(&d->locks, fds, d->locks.n) : 0;
+
+        if (!fds)
+                return bento_err_set(err, ENOMEM, "mount point locks");
+        for (size_t i = 0; i < n; i++) {
+                keep[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 4);
+                if (keep[i] < 0) {
+                        int e = errno;
+
+                        while (i-- > 0)
+                                close(keep[i]);
+                        if (e == EMFILE)
+                                return bento_err_setx(err, EMFILE,
+                                                      "cannot pass the %zu mount point locks on "
+                                                      "to bento-runtime: the open file limit "
+                                                      "(RLIMIT_NOFILE) is too low for them",
+                                                      n);
+                        return bento_err_set(err, e, "cannot pass the mount point locks on");
+                }
+        }
+        return (int) n;
+}
+
+/* One `bento-runtime run --report --exit-fd 3`, in a process group of its
+ * own, holding the n_keep descriptors in keep. */
+static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep,
+                              struct bento_err *err)
+{
+        const char *argv[] = {
+            sb->runtime, "--root", sb->d->state, "--log",       sb->d->runtime_log, "--log-format",
+            "json",      "run",    "--bundle",   sb->d->bundle, "--report",         sb->report,
+            "--exit-fd", "3",      sb->id,       NULL};
+        cleanup_free char **env = run_spawn_env_for_runtime();
+        struct run_spawn_fds fds = {.in = sb->io->in_fd,
+                                    .out = sb->io->out_fd,
+                                    .err = sb->io->err_fd,
+                                    .extra = -1,
+                                    .extra_as = 3,
+                                    .keep = keep,
+                                    .n_keep = n_keep,
+                                    .own_group = true,
+                                    .env = env};
+        int pipefd[2];
+        int r;
+
+        if (!env)
+                return bento_err_set(err, ENOMEM, "cannot start bento-runtime");
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return bento_err_set(err, errno, "cannot start bento-runtime");
+        sb->exit_fd = pipefd[0];
+        fds.extra = pipefd[1];
+        r = run_spawn((char *const *) argv, &fds, &sb->pid, err);
+        close(pipefd[1]);
+        return r;
+}
+
+static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
+{
+        /* one per mount point lock: lock_copies() fills the first n */
+        cleanup_free int *keep = calloc(sb->d->locks.n + 1, sizeof(*keep));
+        int n, r;
+
+        if (!keep)
+                return bento_err_set(err, ENOMEM, "spawn");
+        n = r = lock_copies(sb->d, keep, err);
+        if (r < 0)
+                return r;
+        r = spawn_runtime_with(sb, keep, (size_t) n, err);
+        for (int i = 0; i < n; i++)
+                close(keep[i]);
+        if (r < 0)
+                return r;
+        sb->pidfd = (int) syscall(SYS_pidfd_open, sb->pid, 0);
+        if (sb->pidfd < 0)
+                return bento_err_set(err, errno, "cannot watch bento-runtime");
+        return 0;
+}
+
+static int block_signals(sigset_t *old, struct bento_err *err)
+{
+        sigset_t set;
+        int fd;
+
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, &set, old) < 0)
+                return bento_err_set(err, errno, "signals");
+        fd = signalfd(-1, &set, SFD_CLOEXEC);
+        if (fd < 0)
+                return bento_err_set(err, errno, "signals");
+        return fd;
+}
+
+int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
+                const struct run_stdio *io, const struct run_on_exit *on_exit,
+                struct run_outcome *out, struct bento_err *err)
+{
+        struct sandbox sb = {
+            .d = d, .io = io, .gate = gate, .pidfd = -1, .exit_fd = -1, .on_exit = on_exit};
+        struct report rep = {.valid = false};
+        cleanup_close int sigfd = -1;
+        sigset_t old;
+        int r;
+
+        sb.runtime = compile_helper_path("BENTO_RUNTIME", "bento-runtime");
+        if (!sb.runtime || asprintf(&sb.report, "%s/report.json", d->shm ? d->shm : d->path) < 0) {
+                free(sb.runtime);
+                return bento_err_set(err, ENOMEM, "run");
+        }
+        if (o->run_id)
+                snprintf(sb.id, sizeof(sb.id), "bento-run-%s", o->run_id);
+        else
+                snprintf(sb.id, sizeof(sb.id), "bento-run-%s", strrchr(d->path, '-') + 1);
+        out->oom_kills = -1;
+        sigfd = block_signals(&old, err);
+        r = sigfd < 0 ? sigfd : 0;
+        if (r >= 0 && gate->pid > 0)
+                r = run_gate_ready(gate, err);
+        if (r >= 0)
+                r = spawn_runtime(&sb, err);
+        if (r >= 0)
+                r = wait_runtime(&sb, sigfd, out);
+        if (r >= 0) {
+                read_report(&sb, &rep, out);
+                r = judge(&sb, &rep, out, err);
+        }
+        /* The init connects to the gate when it installs its filter, after
+         * create: a gate of a sandbox never created had nobody to wait for. */
+        gate->in_use = rep.created && gate->pid > 0;
+        destroy(&sb, &rep);
+        if (sigfd >= 0 && !out->cancelled)
+                sigprocmask(SIG_SETMASK, &old, NULL);
+        free(sb.runtime);
+        free(sb.report);
+        if (r < 0 && !err->msg[0])
+                return bento_err_set(err, -r, "the sandbox could not be run");
+        return r;
+}

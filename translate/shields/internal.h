@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Helpers shared by the shield-*.c files and nothing else: the one place
+ * rules enter a set (resolution, drops and deduplication happen there, so
+ * every origin obeys the same rules).
+ */
+#ifndef BENTO_SHIELD_INTERNAL_H
+#define BENTO_SHIELD_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "manifest/path.h"
+#include "shields.h"
+
+/* The variable through env's lookup, NULL when unset. */
+const char *shield_env_get(const struct shield_env *env, const char *name);
+
+/* What a rule added by shield_set_add() holds besides its path; the
+ * fields mean what they do in struct shield_rule (grant is copied). */
+struct shield_rule_spec {
+        enum shield_deny deny;
+        bool dir;
+        enum shield_holds holds;
+        const char *source;
+        enum shield_origin origin;
+        const char *grant;
+        bool reads_as_dot;
+};
+
+/* Add a rule built at literal.  Returns 0 when kept (or merged into an
+ * equal rule), 1 when dropped as unshieldable (§5.6), -ENOMEM. */
+int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
+                   struct bento_err *err);
+
+/* Record an unshieldable relocation (deduplicated). */
+int shield_set_report(struct shield_set *s, const char *variable, const char *value,
+                      struct bento_err *err);
+
+/* shieldable() against the literal (cleaned, unresolved) anchors. */
+bool shield_shieldable_literal(const struct shield_set *s, const char *path);
+
+/* §5.5 relocations and §5.4's XDG_RUNTIME_DIR rule. */
+int shields_add_relocations(struct shield_set *s, const struct shield_env *env,
+                            struct bento_err *err);
+
+/* §5.6 credential-link expansion over the rules present now. */
+int shields_expand_links(struct shield_set *s, struct bento_err *err);
+
+#endif

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Which shields need a mount, and of what kind (§5.8).  Mounting every one
+ * of the ~1,100 rules would be slow and would create mount points all over
+ * the host; a rule only matters where the sandbox can see it (an exposed
+ * path reaches it) and where it would make a difference (a hidden store
+ * that exists or could be created through a write grant; a write shield
+ * under a write grant, since a read-only grant already forbids writes).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "internal.h"
+
+/* Does an exposed path reach path: hold it, or lie inside it? */
+static bool reaches(const struct path_index *ix, const char *path)
+{
+        size_t lo, hi;
+
+        if (path_index_holds(ix, path))
+                return true;
+        path_index_beneath(ix, path, &lo, &hi);
+        return lo < hi;
+}
+
+/* The paths cleaned once, not once per rule (a large manifest has hundreds
+ * of grants and the shields a thousand rules).  NULL when out of memory. */
+static char **clean_all(const char *const *paths, size_t n)
+{
+        cleanup_strv char **v = calloc(n + 1, sizeof(char *));
+
+        for (size_t i = 0; v && i < n; i++) {
+                v[i] = path_clean(paths[i]);
+                if (!v[i])
+                        return NULL;
+        }
+        return TAKE_PTR(v);
+}
+
+/* One decision per rule: 0 not needed, 1 needed. */
+static bool needed(const struct shield_rule *r, bool exists, const struct path_index *exposed,
+                   const struct path_index *writes)
+{
+        if (!reaches(exposed, r->path))
+                return false;
+        if (r->deny == SHIELD_DENY_ALL && exists)
+                return true;
+        return reaches(writes, r->path);
+}
+
+static enum shield_mount_kind kind_of(const struct shield_rule *r, bool exists, bool is_dir)
+{
+        bool dir = exists ? is_dir : r->dir;
+
+        if (r->deny == SHIELD_DENY_ALL)
+                return dir ? SHIELD_MOUNT_HIDDEN_DIR : SHIELD_MOUNT_HIDDEN_FILE;
+        if (exists)
+                return SHIELD_MOUNT_READ_ONLY;
+        return dir ? SHIELD_MOUNT_DISCARDED : SHIELD_MOUNT_READ_ONLY_FILE;
+}
+
+/* A hidden path inside a readable-but-read-only tree must be mounted even
+ * when nothing else asks for it: the parent's rebind would show it.  dirs
+ * lists the needed DenyWrite dirs that exist. */
+static bool inside_needed_write_dir(const struct shield_set *s, const size_t *dirs, size_t n_dirs,
+                                    const struct shield_rule *r)
+{
+        for (size_t j = 0; j < n_dirs; j++)
+                if (path_beneath(s->rules[dirs[j]].path, r->path))
+                        return true;
+        return false;
+}
+
+static int mount_cmp(const void *a, const void *b)
+{
+        const struct shield_mount *x = a, *y = b;
+        int c;
+
+        /* DenyWrite mounts first so a hidden child lands after its parent. */
+        if (x->rule->deny != y->rule->deny)
+                return x->rule->deny == SHIELD_DENY_WRITE ? -1 : 1;
+        c = strcmp(x->path, y->path);
+        return c ? c : (int) x->kind - (int) y->kind;
+}
+
+/* The cleaned write grants, indexed; the index borrows the strings. */
+struct write_index {
+        char **paths;
+        struct path_index ix;
+};
+
+static void write_index_done(struct write_index *w)
+{
+        path_index_done(&w->ix);
+        strv_free(w->paths);
+}
+
+static int write_index_init(struct write_index *w, const struct shield_exposure *x)
+{
+        *w = (struct write_index){0};
+        w->paths = clean_all(x->writes, x->n_writes);
+        if (!w->paths || path_index_init(&w->ix, (const char *const *) w->paths, x->n_writes) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* §5.8's first pass: which rules an exposed path reaches, and whether
+ * each exists (and is a directory) on the host. */
+static int decide(const struct shield_set *s, const struct shield_exposure *x,
+                  const struct write_index *wr, bool *need, bool *exists, bool *is_dir)
+{
+        cleanup_strv char **exposed = clean_all(x->exposed, x->n_exposed);
+        struct path_index ex = {0};
+        int r = -ENOMEM;
+
+        if (exposed && path_index_init(&ex, (const char *const *) exposed, x->n_exposed) >= 0) {
+                for (size_t i = 0; i < s->n_rules; i++) {
+                        const struct shield_rule *rule = &s->rules[i];
+                        mode_t type = 0;
+
+                        exists[i] = path_follow_type(rule->path, &type) == 0;
+                        is_dir[i] = exists[i] && type == S_IFDIR;
+                        if (rule->deny == SHIELD_DENY_ALL && x->opted && x->opted[i])
+                                continue;
+                        need[i] = needed(rule, exists[i], &ex, &wr->ix);
+                }
+                r = 0;
+        }
+        path_index_done(&ex);
+        return r;
+}
+
+/* Is dir a write grant itself, or outside every write grant? */
+static bool grant_boundary(const struct write_index *wr, const char *dir)
+{
+        size_t lo, hi;
+
+        path_index_equal(&wr->ix, dir, strlen(dir), &lo, &hi);
+        return lo < hi || !path_index_holds(&wr->ix, dir);
+}
+
+/* Where the shield for a missing rule path goes: the path itself while its
+ * parent exists, else the topmost missing directory below the write grant
+ * that holds it.  Writes the mount point into out (strlen(path) + 1 bytes)
+ * and returns whether it moved up. */
+static bool lift(const struct write_index *wr, const char *path, char *out)
+{
+        size_t len = strlen(path);
+        mode_t type;
+
+        memcpy(out, path, len + 1);
+        for (;;) {
+                char *slash = strrchr(out, '/');
+
+                if (!slash || slash == out)
+                        break;
+                *slash = '\0';
+                if (grant_boundary(wr, out) || path_type(out, &type) == 0) {
+                        *slash = '/';
+                        break;
+                }
+        }
+        return strlen(out) != len;
+}
+
+/* Two rules lifted to one directory (.cargo/config and .cargo/config.toml
+ * both to .cargo) share one mount: the stricter kind stays. */
+static size_t drop_duplicate(struct shield_mount *m, size_t n)
+{
+        for (size_t j = 0; j + 1 < n; j++) {
+                if (strcmp(m[j].path, m[n - 1].path) != 0)
+                        continue;
+                if (m[n - 1].kind == SHIELD_MOUNT_HIDDEN_DIR)
+                        m[j] = m[n - 1];
+                return n - 1;
+        }
+        return n;
+}
+
+static size_t paths_size(const struct shield_set *s)
+{
+        size_t total = 0;
+
+        for (size_t i = 0; i < s->n_rules; i++)
+                total += strlen(s->rules[i].path) + 1;
+        return total;
+}
+
+/* The mounts of the needed rules, their paths (lifted where §5.8's missing
+ * parents call for it) copied into the buffer after the array. */
+static size_t place(const struct shield_set *s, const struct write_index *wr, const bool *need,
+                    const bool *exists, const bool *is_dir, struct shield_mount *m, char *buf)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < s->n_rules; i++) {
+                const struct shield_rule *r = &s->rules[i];
+                bool lifted;
+
+                if (!need[i])
+                        continue;
+                if (exists[i])
+                        memcpy(buf, r->path, strlen(r->path) + 1);
+                lifted = !exists[i] && lift(wr, r->path, buf);
+                m[n++] = (struct shield_mount){
+                    .rule = r,
+                    .kind = lifted ? kind_of(&(struct shield_rule){.deny = r->deny, .dir = true},
+                                             false, true)
+                                   : kind_of(r, exists[i], is_dir[i]),
+                    .path = buf,
+                    .lifted = lifted};
+                buf += strlen(buf) + 1;
+                if (lifted)
+                        n = drop_duplicate(m, n);
+        }
+        return n;
+}
+
+/* The second pass: a hidden store inside a needed read-only tree.  It only
+ * ever marks DenyAll rules, so the needed DenyWrite dirs are known before
+ * it starts. */
+static void force_inside_read_only(const struct shield_set *s, const bool *opted, bool *need,
+                                   const bool *exists, size_t *dirs)
+{
+        size_t n_dirs = 0;
+
+        for (size_t j = 0; j < s->n_rules; j++)
+                if (need[j] && exists[j] && s->rules[j].deny == SHIELD_DENY_WRITE &&
+                    s->rules[j].dir)
+                        dirs[n_dirs++] = j;
+        for (size_t i = 0; i < s->n_rules; i++)
+                if (!need[i] && s->rules[i].deny == SHIELD_DENY_ALL && exists[i] &&
+                    !(opted && opted[i]))
+                        need[i] = inside_needed_write_dir(s, dirs, n_dirs, &s->rules[i]);
+}
+
+int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
+                   struct shield_mount **ret, size_t *ret_n, struct bento_err *err)
+{
+        cleanup_free bool *need = calloc(s->n_rules + 1, sizeof(bool));
+        cleanup_free bool *exists = calloc(s->n_rules + 1, sizeof(bool));
+        cleanup_free bool *is_dir = calloc(s->n_rules + 1, sizeof(bool));
+        cleanup_free size_t *dirs = calloc(s->n_rules + 1, sizeof(size_t));
+        size_t array = (s->n_rules + 1) * sizeof(struct shield_mount);
+        cleanup_free struct shield_mount *m = calloc(1, array + paths_size(s) + 1);
+        struct write_index wr = {0};
+        size_t n;
+
+        if (!need || !exists || !is_dir || !m || !dirs || write_index_init(&wr, x) < 0 ||
+            decide(s, x, &wr, need, exists, is_dir) < 0) {
+                write_index_done(&wr);
+                return bento_err_set(err, ENOMEM, "shield mounts");
+        }
+        force_inside_read_only(s, x->opted, need, exists, dirs);
+        n = place(s, &wr, need, exists, is_dir, m, (char *) m + array);
+        write_index_done(&wr);
+        qsort(m, n, sizeof(*m), mount_cmp);
+        *ret = TAKE_PTR(m);
+        *ret_n = n;
+        return 0;
+}

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The rule set (§5.6): the single entry point through which rules are
+ * added, so every origin gets the same resolution, drops and
+ * deduplication; the unshieldable-relocation reports; the read-side
+ * queries (§5.2 covers and strictest-wins, shieldable()); and the
+ * credential-link expansion that follows dotfile-farm symlinks out of a
+ * store to where the secret really lives.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "internal.h"
+
+static const char *const holds_names[SHIELD_HOLDS_MAX] = {
+    [SHIELD_HOLDS_NONE] = "",
+    [SHIELD_HOLDS_CREDENTIALS] = "credentials",
+    [SHIELD_HOLDS_PRIVATE_DATA] = "private-data",
+    [SHIELD_HOLDS_HISTORY] = "history",
+    [SHIELD_HOLDS_PERSISTENCE] = "persistence",
+    [SHIELD_HOLDS_SERVICES] = "services",
+    [SHIELD_HOLDS_UNKNOWN] = "unknown",
+};
+
+static const char *const mount_kind_names[SHIELD_MOUNT_MAX] = {
+    [SHIELD_MOUNT_HIDDEN_DIR] = "hidden",   [SHIELD_MOUNT_HIDDEN_FILE] = "hidden",
+    [SHIELD_MOUNT_READ_ONLY] = "read-only", [SHIELD_MOUNT_READ_ONLY_FILE] = "read-only",
+    [SHIELD_MOUNT_DISCARDED] = "discarded",
+};
+
+const char *shield_holds_to_string(enum shield_holds h)
+{
+        return h < SHIELD_HOLDS_MAX ? holds_names[h] : "unknown";
+}
+
+const char *shield_mount_kind_to_string(enum shield_mount_kind k)
+{
+        return k < SHIELD_MOUNT_MAX ? mount_kind_names[k] : "hidden";
+}
+
+const char *shield_env_get(const struct shield_env *env, const char *name)
+{
+        if (env->getenv)
+                return env->getenv(name, env->userdata);
+        return getenv(name);
+}
+
+static bool shieldable_against(char *const *anchors, size_t n, const char *path)
+{
+        if (strcmp(path, "/") == 0 || strcmp(path, "/dev/null") == 0)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (path_within(path, anchors[i]))
+                        return false;
+        return true;
+}
+
+bool shields_shieldable(const struct shield_set *s, const char *path)
+{
+        cleanup_free char *c = path_clean(path);
+
+        return c && shieldable_against(s->resolved_anchors, s->n_anchors, c);
+}
+
+bool shield_shieldable_literal(const struct shield_set *s, const char *path)
+{
+        cleanup_free char *c = path_clean(path);
+
+        return c && shieldable_against(s->anchors, s->n_anchors, c);
+}
+
+/* §5.6's exception: a home rule that lands exactly on an anchor nested
+ * inside another anchor stays, hiding that whole (inner) home. */
+static bool on_nested_anchor(const struct shield_set *s, const char *path)
+{
+        for (size_t i = 0; i < s->n_anchors; i++) {
+                if (strcmp(path, s->resolved_anchors[i]) != 0)
+                        continue;
+                for (size_t j = 0; j < s->n_anchors; j++)
+                        if (path_beneath(s->resolved_anchors[j], path))
+                                return true;
+        }
+        return false;
+}
+
+/* FNV-1a. */
+static size_t path_hash(const char *p)
+{
+        uint64_t h = 0xcbf29ce484222325ULL;
+
+        for (; *p; p++)
+                h = (h ^ (unsigned char) *p) * 0x100000001b3ULL;
+        return (size_t) h;
+}
+
+static void hash_insert(size_t *slots, size_t cap, const struct shield_rule *rules, size_t i)
+{
+        size_t j = path_hash(rules[i].path) & (cap - 1);
+
+        while (slots[j])
+                j = (j + 1) & (cap - 1);
+        slots[j] = i + 1;
+}
+
+/* Bring the table up to every rule (at most half full).  -ENOMEM. */
+static int hash_update(struct shield_set *s)
+{
+        if ((s->n_rules + 1) * 2 > s->cap_hashed) {
+                size_t cap = s->cap_hashed ? s->cap_hashed : 256;
+                size_t *slots;
+
+                while ((s->n_rules + 1) * 2 > cap)
+                        cap *= 2;
+                slots = calloc(cap, sizeof(*slots));
+                if (!slots)
+                        return -ENOMEM;
+                free(s->hashed);
+                s->hashed = slots;
+                s->cap_hashed = cap;
+                s->n_hashed = 0;
+        }
+        for (; s->n_hashed < s->n_rules; s->n_hashed++)
+                hash_insert(s->hashed, s->cap_hashed, s->rules, s->n_hashed);
+        return 0;
+}
+
+/* The first rule equal to (path, deny, dir), or NULL. */
+static struct shield_rule *find_equal(const struct shield_set *s, const char *path,
+                                      enum shield_deny deny, bool dir)
+{
+        struct shield_rule *best = NULL;
+
+        for (size_t j = path_hash(path) & (s->cap_hashed - 1); s->hashed[j];
+             j = (j + 1) & (s->cap_hashed - 1)) {
+                struct shield_rule *r = &s->rules[s->hashed[j] - 1];
+
+                if (r->deny == deny && r->dir == dir && strcmp(r->path, path) == 0 &&
+                    (!best || r < best))
+                        best = r;
+        }
+        return best;
+}
+
+/* An equal rule is merged: a default claim (no source) wins over a
+ * relocation's, since the source is diagnostic only.  -ENOMEM, 0 no
+ * equal rule, 1 merged. */
+static int merge_duplicate(struct shield_set *s, const char *path, enum shield_deny deny, bool dir,
+                           const char *source, enum shield_origin origin)
+{
+        struct shield_rule *r;
+
+        if (hash_update(s) < 0)
+                return -ENOMEM;
+        r = find_equal(s, path, deny, dir);
+        if (!r)
+                return 0;
+        if (r->source && !source) {
+                r->source = NULL;
+                r->origin = origin;
+        }
+        return 1;
+}
+
+static int grow(void **items, size_t *cap, size_t n, size_t size)
+{
+        size_t want = *cap ? *cap * 2 : 64;
+        void *p;
+
+        if (n < *cap)
+                return 0;
+        p = reallocarray(*items, want, size);
+        if (!p)
+                return -ENOMEM;
+        *items = p;
+        *cap = want;
+        return 0;
+}
+
+/* cppcheck 2.10 ignores __attribute__((cleanup)), so it reports g, which
+ * cleanup_free releases on every early return, as leaked there. */
+int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
+                   struct bento_err *err)
+{
+        cleanup_free char *lit = path_clean(literal), *path = NULL, *g = NULL;
+        struct shield_rule *r;
+        int dup;
+
+        if (!lit || path_resolve(lit, &path) < 0 || (spec->grant && !(g = strdup(spec->grant))))
+                return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
+        if (strcmp(path, "/") == 0)
+                return 1; /* cppcheck-suppress memleak */
+        if (!shields_shieldable(s, path) &&
+            !(spec->origin == SHIELD_ORIGIN_HOME && on_nested_anchor(s, path)))
+                return 1; /* cppcheck-suppress memleak */
+        dup = merge_duplicate(s, path, spec->deny, spec->dir, spec->source, spec->origin);
+        if (dup > 0)
+                return 0; /* cppcheck-suppress memleak */
+        if (dup < 0 || grow((void **) &s->rules, &s->cap_rules, s->n_rules, sizeof(*s->rules)) < 0)
+                /* cppcheck-suppress memleak */
+                return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
+        r = &s->rules[s->n_rules++];
+        *r = (struct shield_rule){
+            .path = TAKE_PTR(path),
+            .literal = TAKE_PTR(lit),
+            .deny = spec->deny,
+            .dir = spec->dir,
+            .holds = spec->holds,
+            .source = spec->source,
+            .origin = spec->origin,
+            .grant = TAKE_PTR(g),
+            .reads_as_dot = spec->reads_as_dot,
+        };
+        return 0;
+}
+
+int shield_set_report(struct shield_set *s, const char *variable, const char *value,
+                      struct bento_err *err)
+{
+        struct shield_unshieldable *u;
+
+        for (size_t i = 0; i < s->n_unshieldable; i++)
+                if (strcmp(s->unshieldable[i].variable, variable) == 0 &&
+                    strcmp(s->unshieldable[i].value, value) == 0)
+                        return 0;
+        if (grow((void **) &s->unshieldable, &s->cap_unshieldable, s->n_unshieldable,
+                 sizeof(*s->unshieldable)) < 0)
+                return bento_err_set(err, ENOMEM, "unshieldable %s", variable);
+        u = &s->unshieldable[s->n_unshieldable];
+        u->variable = variable;
+        u->value = strdup(value);
+        if (!u->value)
+                return bento_err_set(err, ENOMEM, "unshieldable %s", variable);
+        s->n_unshieldable++;
+        return 0;
+}
+
+struct shield_set *shield_set_free(struct shield_set *s)
+{
+        if (!s)
+                return NULL;
+        strv_free(s->anchors);
+        strv_free(s->resolved_anchors);
+        free(s->runtime_dir);
+        for (size_t i = 0; i < s->n_rules; i++) {
+                free(s->rules[i].path);
+                free(s->rules[i].literal);
+                free(s->rules[i].grant);
+        }
+        free(s->rules);
+        free(s->hashed);
+        for (size_t i = 0; i < s->n_unshieldable; i++)
+                free(s->unshieldable[i].value);
+        free(s->unshieldable);
+        free(s);
+        return NULL;
+}
+
+bool shield_rule_covers(const struct shield_rule *r, const char *path)
+{
+        cleanup_free char *c = path_clean(path);
+
+        if (!c)
+                return false;
+        return r->dir ? path_within(r->path, c) : strcmp(r->path, c) == 0;
+}
+
+/* Lower is stricter: DenyAll before DenyWrite, a dir before a file. */
+static int strictness(const struct shield_rule *r)
+{
+        return (r->deny == SHIELD_DENY_ALL ? 0 : 2) + (r->dir ? 0 : 1);
+}
+
+const struct shield_rule *shields_covering(const struct shield_set *s, const char *path)
+{
+        cleanup_free char *c = path_clean(path); /* once, not once per rule */
+        const struct shield_rule *best = NULL;
+
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < s->n_rules; i++) {
+                const struct shield_rule *r = &s->rules[i];
+                bool covers = r->dir ? path_within(r->path, c) : strcmp(r->path, c) == 0;
+
+                if (covers && (!best || strictness(r) < strictness(best)))
+                        best = r;
+        }
+        return best;
+}
+
+static bool inside_anchor(const struct shield_set *s, const char *path)
+{
+        for (size_t i = 0; i < s->n_anchors; i++)
+                if (path_within(s->anchors[i], path) || path_within(s->resolved_anchors[i], path))
+                        return true;
+        return false;
+}
+
+/* The part of a store rule a link walk needs; copied because adding rules
+ * may move s->rules. */
+struct link_walk {
+        struct shield_set *s;
+        enum shield_holds holds;
+        const char *source;
+};
+
+static int walk_links(const struct link_walk *w, const char *dir, bool is_dir, unsigned depth,
+                      struct bento_err *err);
+
+/* A symlink entry inside a store: shield its target where it lives. */
+static int link_entry(const struct link_walk *w, const char *full, struct bento_err *err)
+{
+        cleanup_free char *target = NULL;
+        struct stat st;
+        int r;
+
+        if (path_resolve(full, &target) < 0)
+                return bento_err_set(err, ENOMEM, "credential link \"%s\"", full);
+        if (strcmp(target, full) == 0 || !inside_anchor(w->s, target))
+                return 0;
+        r = shield_set_add(w->s, target,
+                           &(struct shield_rule_spec){
+                               .deny = SHIELD_DENY_ALL,
+                               .dir = path_stat(target, &st) == 0 && S_ISDIR(st.st_mode),
+                               .holds = w->holds,
+                               .source = w->source,
+                               .origin = SHIELD_ORIGIN_LINK,
+                           },
+                           err);
+        return r < 0 ? r : 0;
+}
+
+/* type is the S_IF* type the directory listed; 0 asks lstat(2). */
+static int walk_entry(const struct link_walk *w, const char *dir, const char *name, mode_t type,
+                      unsigned depth, struct bento_err *err)
+{
+        cleanup_free char *full = path_join(dir, name);
+
+        if (!full)
+                return bento_err_set(err, ENOMEM, "credential links");
+        if (type == 0 && path_type(full, &type) < 0)
+                return 0;
+        if (type == S_IFLNK)
+                return link_entry(w, full, err);
+        if (type == S_IFDIR && depth < SHIELD_WALK_DEPTH_MAX)
+                return walk_links(w, full, true, depth + 1, err);
+        return 0;
+}
+
+/* Could dir be opened as a directory?  False only when the host already
+ * said it is missing or neither a directory nor a link. */
+static bool may_open(const char *dir)
+{
+        mode_t type;
+
+        if (path_type(dir, &type) < 0)
+                return errno != ENOENT && errno != ENOTDIR;
+        return type == S_IFDIR || type == S_IFLNK;
+}
+
+/* One directory of a link walk, for path_list(). */
+struct link_dir {
+        const struct link_walk *w;
+        const char *dir;
+        unsigned depth;
+        struct bento_err *err;
+        int r;
+};
+
+static int link_dir_entry(const char *name, mode_t type, void *userdata)
+{
+        struct link_dir *ld = userdata;
+
+        ld->r = walk_entry(ld->w, ld->dir, name, type, ld->depth, ld->err);
+        return ld->r < 0;
+}
+
+/* is_dir: the walk already knows dir is a directory.  One that cannot be
+ * listed is passed over: the walk cannot see links in it. */
+static int walk_links(const struct link_walk *w, const char *dir, bool is_dir, unsigned depth,
+                      struct bento_err *err)
+{
+        struct link_dir ld = {w, dir, depth, err, 0};
+
+        if (is_dir || may_open(dir))
+                (void) path_list(dir, link_dir_entry, &ld);
+        return ld.r < 0 ? ld.r : 0;
+}
+
+int shields_expand_links(struct shield_set *s, struct bento_err *err)
+{
+        size_t n = s->n_rules;
+
+        for (size_t i = 0; i < n; i++) {
+                struct link_walk w = {s, s->rules[i].holds, s->rules[i].source};
+                cleanup_free char *dir = NULL;
+                int r;
+
+                if (s->rules[i].deny != SHIELD_DENY_ALL || !s->rules[i].dir ||
+                    (w.holds != SHIELD_HOLDS_CREDENTIALS && w.holds != SHIELD_HOLDS_HISTORY &&
+                     w.holds != SHIELD_HOLDS_PERSISTENCE))
+                        continue;
+                dir = strdup(s->rules[i].path);
+                if (!dir)
+                        return bento_err_set(err, ENOMEM, "credential links");
+                r = walk_links(&w, dir, false, 1, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Credential shields (spec/bento.md §5): the mandatory deny-list that keeps
+ * credential stores, shell start-up files and service sockets out of reach
+ * whatever a manifest grants.  This module only computes policy: the rule
+ * set per home anchor (§5.1–§5.6), the workspace rules per write grant
+ * (§5.7), the grant checks and the read opt-in (§5.9, §5.10), and which
+ * rules need a mount and of what kind (§5.8).  Turning those decisions into
+ * OCI mounts is the compiler's job.
+ *
+ * Everything that reads the host's identity comes in through struct
+ * shield_env, so tests can point the module at fake homes and a fake passwd
+ * file.  Paths handed in are absolute; rules carry two spellings: `literal`
+ * (built from the anchor, cleaned, not symlink-resolved: what a manifest
+ * would name, and what opt-in compares against) and `path` (symlink-resolved:
+ * what gets mounted and what containment checks use).
+ */
+#ifndef BENTO_SHIELDS_H
+#define BENTO_SHIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+/* Walk bound for credential-link expansion and the .git/modules walk. */
+#define SHIELD_WALK_DEPTH_MAX 64
+
+enum shield_deny {
+        SHIELD_DENY_ALL,   /* hidden: no read, write or create */
+        SHIELD_DENY_WRITE, /* readable, not writable or creatable */
+        SHIELD_DENY_MAX,
+};
+
+enum shield_holds {
+        SHIELD_HOLDS_NONE, /* DenyWrite rules */
+        SHIELD_HOLDS_CREDENTIALS,
+        SHIELD_HOLDS_PRIVATE_DATA,
+        SHIELD_HOLDS_HISTORY,
+        SHIELD_HOLDS_PERSISTENCE,
+        SHIELD_HOLDS_SERVICES,
+        SHIELD_HOLDS_UNKNOWN,
+        SHIELD_HOLDS_MAX,
+};
+
+/* Where a rule came from; opt-in (§5.10) applies to every built-in origin,
+ * the workspace checks (§5.7) only to SHIELD_ORIGIN_WORKSPACE. */
+enum shield_origin {
+        SHIELD_ORIGIN_HOME,
+        SHIELD_ORIGIN_RELOCATION,
+        SHIELD_ORIGIN_RUNTIME,
+        SHIELD_ORIGIN_LINK,
+        SHIELD_ORIGIN_WORKSPACE,
+        SHIELD_ORIGIN_MAX,
+};
+
+/* One row of the §5.3 table (rules.c). */
+struct shield_home_rule {
+        const char *rel; /* relative to the anchor */
+        enum shield_deny deny;
+        bool dir;
+        enum shield_holds holds;
+};
+
+extern const struct shield_home_rule shield_home_rules[];
+extern const size_t shield_home_rules_n;
+
+struct shield_rule {
+        char *path;    /* absolute, cleaned, symlink-resolved */
+        char *literal; /* absolute, cleaned, as built (before symlink resolution) */
+        enum shield_deny deny;
+        bool dir;
+        enum shield_holds holds;
+        const char *source; /* static: the relocating variable, NULL for defaults */
+        enum shield_origin origin;
+        char *grant; /* workspace rules: the resolved write grant; NULL otherwise */
+        /* A missing file the sandbox must see as "." rather than empty:
+         * git's commondir, where "." keeps the gitdir its own common dir
+         * (an empty commondir makes git stop with an error). */
+        bool reads_as_dot;
+};
+
+/* An environment value that would have moved a shield somewhere it cannot
+ * be mounted (§5.5): dropped from the rules, but never silently. */
+struct shield_unshieldable {
+        const char *variable; /* static */
+        char *value;          /* the offending path as the variable gave it */
+};
+
+/* The host identity, injectable.  getenv == NULL means the process
+ * environment (getenv(3)); home is read through getenv("HOME") as well
+ * when home_set is false. */
+struct shield_env {
+        const char *home; /* $HOME, NULL when unset */
+        bool home_set;    /* use `home` instead of looking HOME up */
+        uid_t uid;
+        const char *passwd_path; /* NULL: /etc/passwd */
+        const char *(*getenv)(const char *name, void *userdata);
+        void *userdata;
+};
+
+struct shield_set {
+        char **anchors;          /* cleaned, in §5.1 order */
+        char **resolved_anchors; /* the same, symlink-resolved */
+        size_t n_anchors;
+        char *runtime_dir; /* cleaned absolute XDG_RUNTIME_DIR, or NULL */
+        struct shield_rule *rules;
+        size_t n_rules, cap_rules;
+        /* resolve.c's lookup of equal rules: 1 + rule index per
+         * slot (0 empty) over the first n_hashed rules. */
+        size_t *hashed;
+        size_t cap_hashed, n_hashed;
+        struct shield_unshieldable *unshieldable;
+        size_t n_unshieldable, cap_unshieldable;
+};
+
+/* §5.1: the passwd home of uid, parsed from the passwd file directly (never
+ * through NSS, §3.7).  *ret is a heap string, or NULL when the file or the
+ * entry is missing (not an error: the caller decides). */
+int shields_passwd_home(const char *passwd_path, uid_t uid, char **ret, struct bento_err *err);
+
+/* §5.1: the anchors, cleaned and deduplicated, as a NULL-terminated strv.
+ * Fails with ENOENT "no usable home directory ..." when there is none. */
+int shields_find_anchors(const struct shield_env *env, char ***ret, struct bento_err *err);
+
+/* Build every home, runtime and relocation rule and the credential-link
+ * expansion for env.  *ret is freed with shield_set_free(). */
+int shields_build(const struct shield_env *env, struct shield_set **ret, struct bento_err *err);
+
+/* §5.7: add the workspace rules for write grants (resolved, absolute). */
+int shields_add_workspace(struct shield_set *s, const char *const *writes, size_t n_writes,
+                          struct bento_err *err);
+
+struct shield_set *shield_set_free(struct shield_set *s);
+
+/* §5.6 shieldable(): false for "/", "/dev/null", an anchor or an ancestor of
+ * one (against the resolved anchors). */
+bool shields_shieldable(const struct shield_set *s, const char *path);
+
+/* Does rule cover path (§5.2: equal, or strictly beneath a dir rule, on
+ * component boundaries; path is cleaned first)? */
+bool shield_rule_covers(const struct shield_rule *r, const char *path);
+
+/* The strictest rule covering path, or NULL. */
+const struct shield_rule *shields_covering(const struct shield_set *s, const char *path);
+
+/* §5.10: *ret gets one bool per rule (s->n_rules), true when a read grant
+ * (§1.9-resolved, not symlink-resolved) string-equals a built-in DenyAll
+ * rule's literal path.  Caller frees. */
+int shields_opt_ins(const struct shield_set *s, const char *const *reads, size_t n_reads,
+                    bool **ret, struct bento_err *err);
+
+/* §5.9 checks, numbered as the spec numbers them. */
+enum shield_check {
+        SHIELD_CHECK_WRITE_ROOT = 1,
+        SHIELD_CHECK_READ_INSIDE,
+        SHIELD_CHECK_WRITE_INSIDE_DENY_ALL,
+        SHIELD_CHECK_CASE_FOLDED,
+        SHIELD_CHECK_WORKSPACE_REDIRECT,
+        SHIELD_CHECK_WRITE_DENY_WRITE,
+        SHIELD_CHECK_WRITE_CONTAINS,
+        SHIELD_CHECK_PROC_PID,
+        SHIELD_CHECK_MANAGED_MOUNT,
+        SHIELD_CHECK_LOOP,
+        SHIELD_CHECK_WRITE_NOT_DIR,
+        SHIELD_CHECK_EXPOSES_TARGET, /* 12: entrypoint or interpreter inside a shield */
+        SHIELD_CHECK_CARVE,          /* §5.8: a shield mount point that cannot be made */
+        SHIELD_CHECK_JOURNAL,        /* a write grant holds the approval journal */
+        SHIELD_CHECK_MAX,
+};
+
+struct shield_refusal {
+        enum shield_check check;
+        char *grant;   /* as the caller spelled it */
+        char *message; /* the full refusal sentence */
+};
+
+/* A grant as §1.9 resolved it (absolute, `~` expanded, not symlink-resolved)
+ * and as written in the manifest (for messages; NULL: use path). */
+struct shield_grant {
+        const char *path;
+        const char *as_written;
+};
+
+/* The grants shields_check_grants() reviews.  opted is the
+ * shields_opt_ins() answer for reads (NULL: computed there). */
+struct shield_grants {
+        const struct shield_grant *reads;
+        size_t n_reads;
+        const struct shield_grant *writes;
+        size_t n_writes;
+        const bool *opted;
+};
+
+/* Run §5.9 checks 1–11 over the grants in in.  Every refusal is returned,
+ * ordered by check number then grant order, so *ret[0] is the one that
+ * refuses a run and validate can print them all.  *ret is freed with
+ * shield_refusals_free(). */
+int shields_check_grants(const struct shield_set *s, const struct shield_grants *in,
+                         struct shield_refusal **ret, size_t *ret_n, struct bento_err *err);
+
+void shield_refusals_free(struct shield_refusal *r, size_t n);
+
+/* §5.8 mount kinds.  The compiler maps HIDDEN_DIR and DISCARDED to an empty
+ * read-only / scratch tmpfs, the two *_FILE kinds to a bind of an empty
+ * read-only file, and READ_ONLY to a read-only rebind of the path itself. */
+enum shield_mount_kind {
+        SHIELD_MOUNT_HIDDEN_DIR,     /* DenyAll dir: reported "hidden" */
+        SHIELD_MOUNT_HIDDEN_FILE,    /* DenyAll file: reported "hidden" */
+        SHIELD_MOUNT_READ_ONLY,      /* DenyWrite, exists: "read-only" */
+        SHIELD_MOUNT_READ_ONLY_FILE, /* DenyWrite file, missing: "read-only" */
+        SHIELD_MOUNT_DISCARDED,      /* DenyWrite dir, missing: "discarded" */
+        SHIELD_MOUNT_MAX,
+};
+
+/* Where a shield is mounted: usually the rule's own path.  A missing
+ * shield whose parent is missing too inside a write grant is mounted at the
+ * topmost missing directory instead (kind HIDDEN_DIR or DISCARDED): the
+ * runtime would otherwise have to create ordinary directories above the
+ * mount point, which the sandbox could rename away with the mount inside
+ * and replace with ones of its own (threat-model.md, "shield ancestors"). */
+struct shield_mount {
+        const struct shield_rule *rule; /* points into the set */
+        enum shield_mount_kind kind;
+        const char *path; /* the mount point; points into the same allocation */
+        bool lifted;      /* path is an ancestor of rule->path */
+};
+
+/* What shields_needed() weighs the rules against.  exposed = every
+ * resolved grant and system mount path; writes = the resolved write grants;
+ * opted as for struct shield_grants (NULL: nothing opted in). */
+struct shield_exposure {
+        const char *const *exposed;
+        size_t n_exposed;
+        const char *const *writes;
+        size_t n_writes;
+        const bool *opted;
+};
+
+/* §5.8: the needed rules and their mount kinds, DenyWrite mounts first and
+ * DenyAll mounts after.  *ret is one allocation, freed with free(); its
+ * rules point into s. */
+int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
+                   struct shield_mount **ret, size_t *ret_n, struct bento_err *err);
+
+/* "credentials", "private-data", ...; "" for SHIELD_HOLDS_NONE. */
+const char *shield_holds_to_string(enum shield_holds h);
+/* "hidden", "read-only", "discarded". */
+const char *shield_mount_kind_to_string(enum shield_mount_kind k);
+
+static inline void cleanup_shield_set_fn(struct shield_set **s)
+{
+        shield_set_free(*s);
+}
+#define cleanup_shield_set __attribute__((cleanup(cleanup_shield_set_fn)))
+
+#endif
