@@ -17,12 +17,6 @@
  * exit status (125). */
 int cli_load_manifest(const char *path, struct manifest **ret);
 
-/* Why a manifest could not be loaded, as the CLI words it (without the
- * "bento: " prefix): the rendered problems, or a pointer to what a script
- * handed over by mistake probably meant.  Heap string, NULL on ENOMEM. */
-char *cli_load_error(const char *path, const struct manifest_problems *p,
-                     const struct bento_err *err);
-
 /* §1.7: an --env argument must be NAME=VALUE with NAME in the manifest's
  * allowlist.  Returns 0, or prints why not and returns 125. */
 int cli_check_env_override(const struct manifest *m, const char *arg);

@@ -74,7 +74,7 @@ static int load(const char *path, struct approval_name *name, struct trust_loade
 
         if (approval_load(path, true, name, ret, &problems, &err) == 0)
                 return 0;
-        shown = cli_load_error(path, &problems, &err);
+        shown = manifest_load_error(path, &problems, &err);
         fprintf(stderr, "bento: %s\n", shown ? shown : err.msg);
         manifest_problems_done(&problems);
         return BENTO_EXIT_REFUSED;

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#define BENTO_EXIT_REFUSED 125
+#include "run/run.h" /* BENTO_EXIT_REFUSED */
 
 struct bento_verb {
         const char *name;

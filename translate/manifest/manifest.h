@@ -147,4 +147,10 @@ static inline void cleanup_manifest_fn(struct manifest **m)
 }
 #define cleanup_manifest __attribute__((cleanup(cleanup_manifest_fn)))
 
+/* Why a manifest could not be loaded, as bento words it (without the
+ * "bento: " prefix): the rendered problems, or a pointer to what a script
+ * handed over by mistake probably meant.  Heap string, NULL on ENOMEM. */
+char *manifest_load_error(const char *path, const struct manifest_problems *p,
+                          const struct bento_err *err);
+
 #endif

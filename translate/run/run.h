@@ -28,6 +28,10 @@
 
 #define RUN_ENV_MAX 256
 
+/* bento's own exit status when it refuses or fails (docs/cli/bento.md,
+ * "EXIT STATUS"); every verb uses it. */
+#define BENTO_EXIT_REFUSED 125
+
 struct run_opts {
         const char *manifest;
         bool strict, allow_degraded, allow_unapproved, json;
@@ -295,4 +299,12 @@ int run_event_verdict(const struct run_view *v);
 int run_event_refusal(const char *reason, const struct host_report *report);
 int run_event_failed(const char *reason, const struct run_view *v);
 
+/* The whole of `bento run` after its flags (pipeline.c): takes ownership of
+ * o's --accept-alias strings.  Returns the exit status. */
+int run_pipeline(struct run_opts *o);
+
+/* A refusal in the output mode o asks for: a refusal event with --json
+ * (report, when given, says which layers were checked), else
+ * "bento: refusing to run: reason" wrapped on stderr.  Returns 125. */
+int run_refuse(const struct run_opts *o, const char *reason, const struct host_report *report);
 #endif
