@@ -109,11 +109,11 @@ static void list_one(struct rt_store *store, const char *id, bool json, bool qui
 
 int cmd_list(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {
-            {"format", 'f', true, 'f', "FORMAT", "table (default) or json"},
-            {"quiet", 'q', false, 'q', NULL, "only the ids"},
-            {NULL, 0, false, 0, NULL, NULL}};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        static const struct bento_opt opts[] = {
+            {"format", 'f', BENTO_OPT_VALUE, 'f', "FORMAT", "table (default) or json"},
+            {"quiet", 'q', BENTO_OPT_FLAG, 'q', NULL, "only the ids"},
+            {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL}};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
         const char *value = NULL;
