@@ -24,6 +24,15 @@ int rt_args_next(struct bento_argv *a, const struct bento_opt *opts, int *ret_id
         return r;
 }
 
+int rt_args_none(struct bento_argv *a, struct bento_err *err)
+{
+        static const struct bento_opt none[] = {{NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL}};
+        const char *value = NULL;
+        int id;
+
+        return rt_args_next(a, none, &id, &value, err);
+}
+
 int rt_args_parse_uint(const char *s, const char *what, int *ret, struct bento_err *err)
 {
         char *end = NULL;

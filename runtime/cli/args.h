@@ -23,6 +23,10 @@
 int rt_args_next(struct bento_argv *a, const struct bento_opt *opts, int *ret_id,
                  const char **ret_value, struct bento_err *err);
 
+/* A verb without options of its own: only --help and "--".  Returns 0
+ * with a->i at the first positional argument, or a negative errno. */
+int rt_args_none(struct bento_argv *a, struct bento_err *err);
+
 /* Parse a non-negative decimal integer that fits in an int. */
 int rt_args_parse_uint(const char *s, const char *what, int *ret, struct bento_err *err);
 

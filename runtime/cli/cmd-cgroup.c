@@ -83,6 +83,8 @@ static int freeze_verb(const struct rt_global *g, int argc, char **argv, bool fr
         const char *id;
         int r;
 
+        if (rt_args_none(&a, &err) < 0)
+                return rt_log_err(&err);
         if (need_id(verb, &a, &id) < 0)
                 return 1;
         r = rt_store_open(g->root, &store, &err);

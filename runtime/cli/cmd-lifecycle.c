@@ -86,13 +86,11 @@ static int do_start(struct rt_store *store, void *data, struct bento_err *err)
 
 int cmd_start(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct bento_opt none[] = {{NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL}};
         struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_err err = {0};
-        const char *value = NULL, *id;
-        int opt;
+        const char *id;
 
-        if (rt_args_next(&a, none, &opt, &value, &err) < 0)
+        if (rt_args_none(&a, &err) < 0)
                 return rt_log_err(&err);
         if (need_one_id("start", &a, 0, &id) < 0)
                 return 1;

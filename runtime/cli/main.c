@@ -187,16 +187,20 @@ static void print_help(void)
 
 int cmd_help(const struct rt_global *g, int argc, char **argv)
 {
-        (void) g;
-        if (argc == 1) {
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_err err = {0};
+
+        if (rt_args_none(&a, &err) < 0)
+                return rt_log_err(&err);
+        if (a.i == argc) {
                 print_help();
                 return 0;
         }
-        for (size_t i = 0; argc == 2 && i < N_COMMANDS; i++)
-                if (!strcmp(argv[1], commands[i].name)) {
+        for (size_t i = 0; argc - a.i == 1 && i < N_COMMANDS; i++)
+                if (!strcmp(argv[a.i], commands[i].name)) {
                         /* a verb with options prints them itself */
-                        char *args[] = {argv[1], (char *) "--help", NULL};
-                        return commands[i].bare ? (rt_verb_help(argv[1], NULL), 0)
+                        char *args[] = {argv[a.i], (char *) "--help", NULL};
+                        return commands[i].bare ? (rt_verb_help(argv[a.i], NULL), 0)
                                                 : commands[i].fn(g, 2, args);
                 }
         rt_log_error("help: expected at most one verb name");
