@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Command-line parsing for bento-egress (see options.h). */
+/* Command-line parsing for bento-egress (see options.h), with the shared
+ * parser (bundle/argv.h). */
 #include "options.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "argv.h"
 #include "listener.h"
 
 enum {
@@ -31,26 +32,26 @@ enum {
         OPT_VERSION,
 };
 
-static const struct option long_options[] = {
-    {"allow", required_argument, NULL, OPT_ALLOW},
-    {"report", required_argument, NULL, OPT_REPORT},
-    {"report-dir", required_argument, NULL, OPT_REPORT_DIR},
-    {"report-max", required_argument, NULL, OPT_REPORT_MAX},
-    {"rules-annotation", required_argument, NULL, OPT_ANNOTATION},
-    {"hosts-file", required_argument, NULL, OPT_HOSTS_FILE},
-    {"resolv-conf", required_argument, NULL, OPT_RESOLV_CONF},
-    {"log", required_argument, NULL, OPT_LOG},
-    {"max-connections", required_argument, NULL, OPT_MAX_CONNS},
-    {"head-timeout", required_argument, NULL, OPT_HEAD_TIMEOUT},
-    {"dial-timeout", required_argument, NULL, OPT_DIAL_TIMEOUT},
-    {"first-byte-timeout", required_argument, NULL, OPT_FIRST_BYTE_TIMEOUT},
-    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
-    {"max-tunnel-time", required_argument, NULL, OPT_MAX_TUNNEL_TIME},
-    {"allow-interfaces", no_argument, NULL, OPT_ALLOW_INTERFACES},
-    {"check", no_argument, NULL, OPT_CHECK},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0},
+static const struct bento_opt options[] = {
+    {"allow", 'a', BENTO_OPT_VALUE, OPT_ALLOW, "HOST:PORT", NULL},
+    {"report", 0, BENTO_OPT_VALUE, OPT_REPORT, "FILE", NULL},
+    {"report-dir", 0, BENTO_OPT_VALUE, OPT_REPORT_DIR, "DIR", NULL},
+    {"report-max", 0, BENTO_OPT_VALUE, OPT_REPORT_MAX, "N", NULL},
+    {"rules-annotation", 0, BENTO_OPT_VALUE, OPT_ANNOTATION, "NAME", NULL},
+    {"hosts-file", 0, BENTO_OPT_VALUE, OPT_HOSTS_FILE, "FILE", NULL},
+    {"resolv-conf", 0, BENTO_OPT_VALUE, OPT_RESOLV_CONF, "FILE", NULL},
+    {"log", 0, BENTO_OPT_VALUE, OPT_LOG, "FILE", NULL},
+    {"max-connections", 0, BENTO_OPT_VALUE, OPT_MAX_CONNS, "N", NULL},
+    {"head-timeout", 0, BENTO_OPT_VALUE, OPT_HEAD_TIMEOUT, "S", NULL},
+    {"dial-timeout", 0, BENTO_OPT_VALUE, OPT_DIAL_TIMEOUT, "S", NULL},
+    {"first-byte-timeout", 0, BENTO_OPT_VALUE, OPT_FIRST_BYTE_TIMEOUT, "S", NULL},
+    {"idle-timeout", 0, BENTO_OPT_VALUE, OPT_IDLE_TIMEOUT, "S", NULL},
+    {"max-tunnel-time", 0, BENTO_OPT_VALUE, OPT_MAX_TUNNEL_TIME, "S", NULL},
+    {"allow-interfaces", 0, BENTO_OPT_FLAG, OPT_ALLOW_INTERFACES, NULL, NULL},
+    {"check", 0, BENTO_OPT_FLAG, OPT_CHECK, NULL, NULL},
+    {"help", 'h', BENTO_OPT_FLAG, OPT_HELP, NULL, NULL},
+    {"version", 0, BENTO_OPT_FLAG, OPT_VERSION, NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
 };
 
 void egress_usage(FILE *f)
@@ -242,30 +243,28 @@ static int one_option(int c, const char *arg, struct egress_config *cfg, struct 
 
 int egress_options_parse(int argc, char **argv, struct egress_config *cfg, struct bento_err *err)
 {
-        int mode = EGRESS_MODE_HOOK, c;
+        /* options end at the first operand, which is then refused */
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv_hit h;
+        int mode = EGRESS_MODE_HOOK, r;
 
         defaults(cfg);
-        optind = 1;
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, "+a:h", long_options, NULL)) != -1) {
-                if (c == '?' || c == ':')
-                        return bento_err_setx(err, EINVAL,
-                                              "unknown option or missing value: \"%s\" (see "
-                                              "bento-egress --help)",
-                                              argv[optind - 1]);
-                if (c == OPT_HELP)
+        while ((r = bento_argv_next(&a, options, &h, err)) > 0) {
+                if (h.id == OPT_HELP)
                         mode = EGRESS_MODE_HELP;
-                else if (c == OPT_VERSION)
+                else if (h.id == OPT_VERSION)
                         mode = EGRESS_MODE_VERSION;
-                else if (c == OPT_CHECK)
+                else if (h.id == OPT_CHECK)
                         mode = EGRESS_MODE_CHECK;
-                else if (one_option(c, optarg, cfg, err) < 0)
+                else if (one_option(h.id, h.value, cfg, err) < 0)
                         return -EINVAL;
         }
-        if (optind < argc)
+        if (r < 0)
+                return r;
+        if (a.i < argc)
                 return bento_err_setx(err, EINVAL,
                                       "unexpected argument \"%s\" (rules are given with --allow)",
-                                      argv[optind]);
+                                      argv[a.i]);
         if (cfg->report && cfg->report_dir)
                 return bento_err_setx(err, EINVAL, "--report and --report-dir exclude each other");
         return mode;

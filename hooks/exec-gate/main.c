@@ -2,16 +2,17 @@
 /*
  * bento-exec-gate: command line.  The gate is the seccomp agent a bento
  * bundle names in linux.seccomp.listenerPath for `exec: none`; see
- * docs/exec-gate.md and gate.h.
+ * docs/exec-gate.md and gate.h.  The options are parsed with the parser
+ * every bento program shares (bundle/argv.h).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "argv.h"
 #include "gate.h"
 
 #define PROG "bento-exec-gate"
@@ -88,36 +89,36 @@ static bool parse_uint(const char *s, unsigned long min, unsigned long max, unsi
 
 enum { OPT_READY_FD = 0x100 };
 
-static const struct option options[] = {
-    {"socket", required_argument, NULL, 's'},
-    {"ready-fd", required_argument, NULL, OPT_READY_FD},
-    {"timeout", required_argument, NULL, 't'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+static const struct bento_opt options[] = {
+    {"socket", 's', BENTO_OPT_VALUE, 's', "PATH", NULL},
+    {"ready-fd", 0, BENTO_OPT_VALUE, OPT_READY_FD, "N", NULL},
+    {"timeout", 't', BENTO_OPT_VALUE, 't', "SECONDS", NULL},
+    {"verbose", 'v', BENTO_OPT_FLAG, 'v', NULL, NULL},
+    {"help", 'h', BENTO_OPT_FLAG, 'h', NULL, NULL},
+    {"version", 'V', BENTO_OPT_FLAG, 'V', NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
 };
 
 /* Returns -1 to go on, or an exit status. */
-static int parse_option(int c, struct gate_opts *o)
+static int parse_option(int c, const char *value, struct gate_opts *o)
 {
         unsigned long v = 0;
 
         switch (c) {
         case 's':
-                o->socket_path = optarg;
+                o->socket_path = value;
                 return -1;
         case OPT_READY_FD:
-                if (!parse_uint(optarg, 3, 65535, &v) || fcntl((int) v, F_GETFD) < 0)
-                        return usage_error(o, "--ready-fd: '%s' is not an open fd above 2", optarg);
+                if (!parse_uint(value, 3, 65535, &v) || fcntl((int) v, F_GETFD) < 0)
+                        return usage_error(o, "--ready-fd: '%s' is not an open fd above 2", value);
                 o->ready_fd = (int) v;
                 return -1;
         case 't':
-                if (!parse_uint(optarg, 1, GATE_TIMEOUT_MAX, &v))
+                if (!parse_uint(value, 1, GATE_TIMEOUT_MAX, &v))
                         return usage_error(o,
                                            "--timeout: '%s' is not a number of seconds "
                                            "between 1 and 86400",
-                                           optarg);
+                                           value);
                 o->timeout_s = (unsigned int) v;
                 return -1;
         case 'v':
@@ -134,23 +135,36 @@ static int parse_option(int c, struct gate_opts *o)
         }
 }
 
+/* Where the options end (bundle/argv.h: at the first operand or after
+ * "--"), found before they are checked: in wrapper mode the wrapped
+ * command decides the exit status of usage errors. */
+static char **wrapped_command(int argc, char **argv)
+{
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+
+        while (bento_argv_next(&a, options, &h, &err) != 0)
+                ;
+        return a.i < argc ? argv + a.i : NULL;
+}
+
 int main(int argc, char **argv)
 {
         struct gate_opts o = {.ready_fd = -1, .timeout_s = GATE_TIMEOUT_DEFAULT};
-        int c;
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+        int r;
 
-        /* the wrapped command decides the exit status of usage errors */
-        for (int i = 1; i < argc; i++)
-                if (strcmp(argv[i], "--") == 0 && i + 1 < argc)
-                        o.command = argv + i + 1;
-        /* "+": options stop at the command */
-        while ((c = getopt_long(argc, argv, "+s:t:vhV", options, NULL)) != -1) {
-                int r = parse_option(c, &o);
-
+        o.command = wrapped_command(argc, argv);
+        while ((r = bento_argv_next(&a, options, &h, &err)) > 0) {
+                r = parse_option(h.id, h.value, &o);
                 if (r >= 0)
                         return r;
         }
-        o.command = optind < argc ? argv + optind : NULL;
+        if (r < 0)
+                return usage_error(&o, "%s", err.msg);
         if (!o.socket_path)
                 return usage_error(&o, "--socket PATH is required");
         if (o.socket_path[0] == '\0')

@@ -33,4 +33,3 @@ pid_t rt_clone3(uint64_t flags, int *ret_pidfd)
 {
         return rt_clone3_into(flags, -1, ret_pidfd);
 }
-

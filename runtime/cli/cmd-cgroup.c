@@ -61,7 +61,7 @@ static int open_container(struct rt_store *store, const char *id, bool exclusive
         return r;
 }
 
-static int need_id(const char *verb, const struct rt_args *a, const char **ret)
+static int need_id(const char *verb, const struct bento_argv *a, const char **ret)
 {
         if (a->argc - a->i != 1) {
                 rt_log_error("%s: expected a container id%s", verb,
@@ -76,13 +76,15 @@ static int need_id(const char *verb, const struct rt_args *a, const char **ret)
 static int freeze_verb(const struct rt_global *g, int argc, char **argv, bool freeze)
 {
         const char *verb = freeze ? "pause" : "resume";
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
         struct opened o;
         const char *id;
         int r;
 
+        if (rt_args_none(&a, &err) < 0)
+                return rt_log_err(&err);
         if (need_id(verb, &a, &id) < 0)
                 return 1;
         r = rt_store_open(g->root, &store, &err);
@@ -134,9 +136,10 @@ static void print_pids(const pid_t *pids, size_t n, bool json)
 
 int cmd_ps(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {{"format", 'f', true, 'f', "FORMAT", "table or json"},
-                                             {NULL, 0, false, 0}};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        static const struct bento_opt opts[] = {
+            {"format", 'f', BENTO_OPT_VALUE, 'f', "FORMAT", "table or json"},
+            {NULL, 0, BENTO_OPT_FLAG, 0}};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
         cleanup_free pid_t *pids = NULL;
@@ -216,24 +219,26 @@ static const struct {
     [U_KERNEL_TCP] = {"kernel-memory-tcp", "memory", "kernelTCP", false},
 };
 
-static const struct rt_opt update_opts[] = {
-    {"resources", 'r', true, U_RESOURCES, "FILE", "linux.resources as JSON (- reads stdin)"},
-    {"memory", 'm', true, U_MEMORY, "BYTES", "memory.limit"},
-    {"memory-swap", 0, true, U_SWAP, "BYTES", "memory.swap (memory plus swap)"},
-    {"memory-reservation", 0, true, U_RESERVATION, "BYTES", "memory.reservation"},
-    {"cpu-quota", 0, true, U_QUOTA, "USEC", "cpu.quota per period"},
-    {"cpu-period", 0, true, U_PERIOD, "USEC", "cpu.period"},
-    {"cpu-shares", 0, true, U_SHARES, "N", "cpu.shares"},
-    {"cpu-share", 0, true, U_SHARES, "N", "the same, as runc and crun spell it"},
-    {"cpuset-cpus", 0, true, U_CPUS, "LIST", "cpu.cpus"},
-    {"cpuset-mems", 0, true, U_MEMS, "LIST", "cpu.mems"},
-    {"pids-limit", 0, true, U_PIDS, "N", "pids.limit"},
-    {"blkio-weight", 0, true, U_BLKIO_WEIGHT, "N", "blockIO.weight (10-1000)"},
-    {"cpu-rt-period", 0, true, U_RT_PERIOD, "USEC", "cpu.realtimePeriod"},
-    {"cpu-rt-runtime", 0, true, U_RT_RUNTIME, "USEC", "cpu.realtimeRuntime"},
-    {"kernel-memory", 0, true, U_KERNEL, "BYTES", "accepted and ignored with a warning"},
-    {"kernel-memory-tcp", 0, true, U_KERNEL_TCP, "BYTES", "accepted and ignored with a warning"},
-    {NULL, 0, false, 0},
+static const struct bento_opt update_opts[] = {
+    {"resources", 'r', BENTO_OPT_VALUE, U_RESOURCES, "FILE",
+     "linux.resources as JSON (- reads stdin)"},
+    {"memory", 'm', BENTO_OPT_VALUE, U_MEMORY, "BYTES", "memory.limit"},
+    {"memory-swap", 0, BENTO_OPT_VALUE, U_SWAP, "BYTES", "memory.swap (memory plus swap)"},
+    {"memory-reservation", 0, BENTO_OPT_VALUE, U_RESERVATION, "BYTES", "memory.reservation"},
+    {"cpu-quota", 0, BENTO_OPT_VALUE, U_QUOTA, "USEC", "cpu.quota per period"},
+    {"cpu-period", 0, BENTO_OPT_VALUE, U_PERIOD, "USEC", "cpu.period"},
+    {"cpu-shares", 0, BENTO_OPT_VALUE, U_SHARES, "N", "cpu.shares"},
+    {"cpu-share", 0, BENTO_OPT_VALUE, U_SHARES, "N", "the same, as runc and crun spell it"},
+    {"cpuset-cpus", 0, BENTO_OPT_VALUE, U_CPUS, "LIST", "cpu.cpus"},
+    {"cpuset-mems", 0, BENTO_OPT_VALUE, U_MEMS, "LIST", "cpu.mems"},
+    {"pids-limit", 0, BENTO_OPT_VALUE, U_PIDS, "N", "pids.limit"},
+    {"blkio-weight", 0, BENTO_OPT_VALUE, U_BLKIO_WEIGHT, "N", "blockIO.weight (10-1000)"},
+    {"cpu-rt-period", 0, BENTO_OPT_VALUE, U_RT_PERIOD, "USEC", "cpu.realtimePeriod"},
+    {"cpu-rt-runtime", 0, BENTO_OPT_VALUE, U_RT_RUNTIME, "USEC", "cpu.realtimeRuntime"},
+    {"kernel-memory", 0, BENTO_OPT_VALUE, U_KERNEL, "BYTES", "accepted and ignored with a warning"},
+    {"kernel-memory-tcp", 0, BENTO_OPT_VALUE, U_KERNEL_TCP, "BYTES",
+     "accepted and ignored with a warning"},
+    {NULL, 0, BENTO_OPT_FLAG, 0},
 };
 
 static int load_resources(const char *path, struct bento_json **ret, struct bento_err *err)
@@ -286,7 +291,7 @@ static int set_flag(struct bento_json *res, int which, const char *value, struct
         return 0;
 }
 
-static int parse_update(struct rt_args *a, struct bento_json **ret, struct bento_err *err)
+static int parse_update(struct bento_argv *a, struct bento_json **ret, struct bento_err *err)
 {
         const char *values[U_N] = {NULL};
         const char *value = NULL;
@@ -321,7 +326,7 @@ static int update_record(struct opened *o, const struct bento_json *res, struct 
 
 int cmd_update(const struct rt_global *g, int argc, char **argv)
 {
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
         cleanup_bento_json struct bento_json *res = NULL;

@@ -32,20 +32,21 @@ enum {
         OPT_NO_NEW_PRIVS,
 };
 
-static const struct rt_opt exec_opts[] = {
-    {"process", 'p', true, OPT_PROCESS, "FILE", "the whole process, as process in config.json"},
-    {"detach", 'd', false, OPT_DETACH, NULL, "return once the process runs"},
-    {"pid-file", 0, true, OPT_PID_FILE, "FILE", "write the process's pid to FILE"},
-    {"console-socket", 0, true, OPT_CONSOLE_SOCKET, "PATH",
+static const struct bento_opt exec_opts[] = {
+    {"process", 'p', BENTO_OPT_VALUE, OPT_PROCESS, "FILE",
+     "the whole process, as process in config.json"},
+    {"detach", 'd', BENTO_OPT_FLAG, OPT_DETACH, NULL, "return once the process runs"},
+    {"pid-file", 0, BENTO_OPT_VALUE, OPT_PID_FILE, "FILE", "write the process's pid to FILE"},
+    {"console-socket", 0, BENTO_OPT_VALUE, OPT_CONSOLE_SOCKET, "PATH",
      "send the terminal's master to this unix socket"},
-    {"tty", 't', false, OPT_TTY, NULL, "give the process a terminal"},
-    {"preserve-fds", 0, true, OPT_PRESERVE_FDS, "N", "pass descriptors 3 to 3+N-1"},
-    {"cwd", 0, true, OPT_CWD, "DIR", "working directory (absolute)"},
-    {"env", 'e', true, OPT_ENV, "KEY=VALUE", "set a variable (repeatable)"},
-    {"user", 'u', true, OPT_USER, "UID[:GID]", "run as this user (numbers)"},
-    {"cap", 'c', true, OPT_CAP, "CAP", "add a capability (repeatable)"},
-    {"no-new-privs", 0, false, OPT_NO_NEW_PRIVS, NULL, "set no_new_privs"},
-    {NULL, 0, false, 0, NULL, NULL},
+    {"tty", 't', BENTO_OPT_FLAG, OPT_TTY, NULL, "give the process a terminal"},
+    {"preserve-fds", 0, BENTO_OPT_VALUE, OPT_PRESERVE_FDS, "N", "pass descriptors 3 to 3+N-1"},
+    {"cwd", 0, BENTO_OPT_VALUE, OPT_CWD, "DIR", "working directory (absolute)"},
+    {"env", 'e', BENTO_OPT_VALUE, OPT_ENV, "KEY=VALUE", "set a variable (repeatable)"},
+    {"user", 'u', BENTO_OPT_VALUE, OPT_USER, "UID[:GID]", "run as this user (numbers)"},
+    {"cap", 'c', BENTO_OPT_VALUE, OPT_CAP, "CAP", "add a capability (repeatable)"},
+    {"no-new-privs", 0, BENTO_OPT_FLAG, OPT_NO_NEW_PRIVS, NULL, "set no_new_privs"},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
 };
 
 static int parse_id(const char *s, uint32_t *ret)
@@ -119,7 +120,7 @@ static int apply_opt(struct rt_exec_opts *o, int id, const char *value, struct b
 }
 
 /* The id, then the command unless --process gives the whole process. */
-static int check_positional(struct rt_exec_opts *o, struct rt_args *a, struct bento_err *err)
+static int check_positional(struct rt_exec_opts *o, struct bento_argv *a, struct bento_err *err)
 {
         if (a->i >= a->argc)
                 return bento_err_setx(err, EINVAL, "exec: expected a container id");
@@ -143,7 +144,7 @@ static int check_positional(struct rt_exec_opts *o, struct rt_args *a, struct be
 
 static int parse(struct rt_exec_opts *o, int argc, char **argv, struct bento_err *err)
 {
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         const char *value = NULL;
         int id, r;
 

@@ -29,7 +29,7 @@ static int with_store(const struct rt_global *g,
         return r < 0 ? rt_log_err(&err) : 0;
 }
 
-static int need_one_id(const char *verb, struct rt_args *a, int max_extra, const char **ret_id)
+static int need_one_id(const char *verb, struct bento_argv *a, int max_extra, const char **ret_id)
 {
         int left = a->argc - a->i;
 
@@ -56,7 +56,7 @@ static int do_create(struct rt_store *store, void *data, struct bento_err *err)
 int cmd_create(const struct rt_global *g, int argc, char **argv)
 {
         struct rt_create_opts o = {.id = NULL};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_err err = {0};
 
         if (rt_create_opts_parse(&a, &o, NULL, &err) < 0)
@@ -86,13 +86,11 @@ static int do_start(struct rt_store *store, void *data, struct bento_err *err)
 
 int cmd_start(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt none[] = {{NULL, 0, false, 0, NULL, NULL}};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_err err = {0};
-        const char *value = NULL, *id;
-        int opt;
+        const char *id;
 
-        if (rt_args_next(&a, none, &opt, &value, &err) < 0)
+        if (rt_args_none(&a, &err) < 0)
                 return rt_log_err(&err);
         if (need_one_id("start", &a, 0, &id) < 0)
                 return 1;
@@ -114,11 +112,11 @@ static int do_kill(struct rt_store *store, void *data, struct bento_err *err)
 
 int cmd_kill(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {
-            {"all", 'a', false, 'a', NULL, "signal every process of the container"},
-            {"signal", 's', true, 's', "SIGNAL", "a name (TERM, SIGKILL) or a number"},
-            {NULL, 0, false, 0, NULL, NULL}};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        static const struct bento_opt opts[] = {
+            {"all", 'a', BENTO_OPT_FLAG, 'a', NULL, "signal every process of the container"},
+            {"signal", 's', BENTO_OPT_VALUE, 's', "SIGNAL", "a name (TERM, SIGKILL) or a number"},
+            {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL}};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct kill_req k = {.sig = 15};
         struct bento_err err = {0};
         const char *value = NULL;
@@ -194,12 +192,12 @@ static int do_delete_matching(struct rt_store *store, void *data, struct bento_e
 
 int cmd_delete(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {
-            {"force", 'f', false, 'f', NULL, "kill a running container first"},
-            {"regex", 'r', false, 'r', NULL,
+        static const struct bento_opt opts[] = {
+            {"force", 'f', BENTO_OPT_FLAG, 'f', NULL, "kill a running container first"},
+            {"regex", 'r', BENTO_OPT_FLAG, 'r', NULL,
              "ID is an extended regular expression: delete every container it matches"},
-            {NULL, 0, false, 0, NULL, NULL}};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+            {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL}};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct delete_req d = {.force = false};
         struct bento_err err = {0};
         const char *value = NULL;

@@ -227,7 +227,7 @@ int cmd_run(const struct rt_global *g, int argc, char **argv)
         struct rt_create_opts o = {.id = NULL};
         struct rt_run_opts ro = RT_RUN_OPTS_INIT;
         struct rt_run_report rep = RT_RUN_REPORT_INIT;
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0}, rerr = {0};
         int r;

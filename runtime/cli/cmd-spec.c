@@ -107,11 +107,12 @@ static int write_spec(const char *dir, bool rootless, struct bento_err *err)
 
 int cmd_spec(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {
-            {"bundle", 'b', true, 'b', "DIR", "where to write config.json (default: here)"},
-            {"rootless", 0, false, 'r', NULL, "a config for a runtime without root"},
-            {NULL, 0, false, 0, NULL, NULL}};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        static const struct bento_opt opts[] = {
+            {"bundle", 'b', BENTO_OPT_VALUE, 'b', "DIR",
+             "where to write config.json (default: here)"},
+            {"rootless", 0, BENTO_OPT_FLAG, 'r', NULL, "a config for a runtime without root"},
+            {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL}};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_err err = {0};
         const char *value = NULL, *dir = ".";
         bool rootless = false;
@@ -133,8 +134,8 @@ int cmd_spec(const struct rt_global *g, int argc, char **argv)
 
 int cmd_features(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt none[] = {{NULL, 0, false, 0}};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        static const struct bento_opt none[] = {{NULL, 0, BENTO_OPT_FLAG, 0}};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_err err = {0};
         const char *value = NULL;
         int id, r;

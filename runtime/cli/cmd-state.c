@@ -60,24 +60,29 @@ static int print_state(const char *id, const struct rt_snapshot *s, bool verbose
 
 int cmd_state(const struct rt_global *g, int argc, char **argv)
 {
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
         struct rt_snapshot s;
+        const char *id;
         int r;
 
-        if (argc != 2) {
+        if (rt_args_none(&a, &err) < 0)
+                return rt_log_err(&err);
+        if (argc - a.i != 1) {
                 rt_log_error("state: expected a container id");
                 rt_usage("state", true);
                 return 1;
         }
+        id = argv[a.i];
         r = rt_store_open(g->root, &store, &err);
         if (r >= 0)
-                r = rt_snapshot_take(&store, argv[1], true, &s, &err);
+                r = rt_snapshot_take(&store, id, true, &s, &err);
         if (r >= 0) {
                 r = rt_snapshot_add_oom_kills(&s, &err);
                 rt_snapshot_add_mounts(&s);
                 if (r >= 0)
-                        r = print_state(argv[1], &s, true, stdout, &err);
+                        r = print_state(id, &s, true, stdout, &err);
                 rt_snapshot_close(&s);
         }
         rt_store_close(&store);
@@ -109,11 +114,11 @@ static void list_one(struct rt_store *store, const char *id, bool json, bool qui
 
 int cmd_list(const struct rt_global *g, int argc, char **argv)
 {
-        static const struct rt_opt opts[] = {
-            {"format", 'f', true, 'f', "FORMAT", "table (default) or json"},
-            {"quiet", 'q', false, 'q', NULL, "only the ids"},
-            {NULL, 0, false, 0, NULL, NULL}};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        static const struct bento_opt opts[] = {
+            {"format", 'f', BENTO_OPT_VALUE, 'f', "FORMAT", "table (default) or json"},
+            {"quiet", 'q', BENTO_OPT_FLAG, 'q', NULL, "only the ids"},
+            {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL}};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0};
         const char *value = NULL;

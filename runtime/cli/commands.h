@@ -39,10 +39,10 @@ int cmd_help(const struct rt_global *g, int argc, char **argv);
 /* Print a verb's usage line (used by --help and by usage errors). */
 void rt_usage(const char *verb, bool to_stderr);
 
-struct rt_opt;
+struct bento_opt;
 
 /* `VERB --help`: the usage line, what the verb does, and its options (opts,
  * the verb's parse table; NULL or empty for none) on stdout. */
-void rt_verb_help(const char *verb, const struct rt_opt *opts);
+void rt_verb_help(const char *verb, const struct bento_opt *opts);
 
 #endif

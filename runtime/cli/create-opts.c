@@ -25,32 +25,35 @@ enum {
 /* run's own options first: create parses the same table from
  * create_opts, past them, so `create --detach` is an unknown option */
 #define N_RUN_ONLY 4
-static const struct rt_opt run_opts[] = {
-    {"detach", 'd', false, OPT_DETACH, NULL, "return once the container runs; do not wait"},
-    {"keep", 0, false, OPT_KEEP, NULL, "do not delete the container after it ended"},
-    {"report", 0, true, OPT_REPORT, "FILE",
+static const struct bento_opt run_opts[] = {
+    {"detach", 'd', BENTO_OPT_FLAG, OPT_DETACH, NULL,
+     "return once the container runs; do not wait"},
+    {"keep", 0, BENTO_OPT_FLAG, OPT_KEEP, NULL, "do not delete the container after it ended"},
+    {"report", 0, BENTO_OPT_VALUE, OPT_REPORT, "FILE",
      "write what the exit status cannot say to FILE (foreground only)"},
-    {"exit-fd", 0, true, OPT_EXIT_FD, "N",
+    {"exit-fd", 0, BENTO_OPT_VALUE, OPT_EXIT_FD, "N",
      "write the wait status to descriptor N as soon as the init is reaped"},
-    {"bundle", 'b', true, OPT_BUNDLE, "DIR", "the bundle (default: the current directory)"},
-    {"config", 'f', true, OPT_CONFIG, "FILE",
+    {"bundle", 'b', BENTO_OPT_VALUE, OPT_BUNDLE, "DIR",
+     "the bundle (default: the current directory)"},
+    {"config", 'f', BENTO_OPT_VALUE, OPT_CONFIG, "FILE",
      "read the config from FILE (relative to the current directory) instead of the "
      "bundle's config.json; root.path and the like still start at the bundle"},
-    {"pid-file", 0, true, OPT_PID_FILE, "FILE", "write the init's pid to FILE"},
-    {"console-socket", 0, true, OPT_CONSOLE_SOCKET, "PATH",
+    {"pid-file", 0, BENTO_OPT_VALUE, OPT_PID_FILE, "FILE", "write the init's pid to FILE"},
+    {"console-socket", 0, BENTO_OPT_VALUE, OPT_CONSOLE_SOCKET, "PATH",
      "send the terminal's master to this unix socket (process.terminal)"},
-    {"no-pivot", 0, false, OPT_NO_PIVOT, NULL, "move the root instead of pivot_root"},
-    {"no-new-keyring", 0, false, OPT_NO_NEW_KEYRING, NULL, "keep the caller's session keyring"},
-    {"no-subreaper", 0, false, OPT_NO_SUBREAPER, NULL,
+    {"no-pivot", 0, BENTO_OPT_FLAG, OPT_NO_PIVOT, NULL, "move the root instead of pivot_root"},
+    {"no-new-keyring", 0, BENTO_OPT_FLAG, OPT_NO_NEW_KEYRING, NULL,
+     "keep the caller's session keyring"},
+    {"no-subreaper", 0, BENTO_OPT_FLAG, OPT_NO_SUBREAPER, NULL,
      "a foreground run does not make itself a subreaper (runc and crun's flag)"},
-    {"preserve-fds", 0, true, OPT_PRESERVE_FDS, "N",
+    {"preserve-fds", 0, BENTO_OPT_VALUE, OPT_PRESERVE_FDS, "N",
      "pass descriptors 3 to 3+N-1 to the container"},
-    {NULL, 0, false, 0, NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
 };
-static const struct rt_opt *const create_opts = run_opts + N_RUN_ONLY;
+static const struct bento_opt *const create_opts = run_opts + N_RUN_ONLY;
 
-int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, struct rt_run_opts *ret_run,
-                         struct bento_err *err)
+int rt_create_opts_parse(struct bento_argv *a, struct rt_create_opts *o,
+                         struct rt_run_opts *ret_run, struct bento_err *err)
 {
         struct rt_run_opts run = RT_RUN_OPTS_INIT;
         const char *value = NULL;

@@ -25,7 +25,7 @@ struct rt_run_opts {
 /* Parse create options; with ret_run (run) --detach, --keep, --report and
  * --exit-fd are accepted too and go to *ret_run; without it they are
  * errors. */
-int rt_create_opts_parse(struct rt_args *a, struct rt_create_opts *o, struct rt_run_opts *ret_run,
-                         struct bento_err *err);
+int rt_create_opts_parse(struct bento_argv *a, struct rt_create_opts *o,
+                         struct rt_run_opts *ret_run, struct bento_err *err);
 
 #endif

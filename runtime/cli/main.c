@@ -76,23 +76,26 @@ enum {
         OPT_HELP,
 };
 
-static const struct rt_opt global_opts[] = {
-    {"root", 0, true, OPT_ROOT, "DIR",
+static const struct bento_opt global_opts[] = {
+    {"root", 0, BENTO_OPT_VALUE, OPT_ROOT, "DIR",
      "state directory (default /run/bento-runtime, or $XDG_RUNTIME_DIR/bento-runtime when "
      "not root)"},
-    {"log", 0, true, OPT_LOG, "FILE", "also write errors, warnings and debug messages to FILE"},
-    {"log-format", 0, true, OPT_LOG_FORMAT, "FORMAT", "text (default) or json"},
-    {"log-level", 0, true, OPT_LOG_LEVEL, "LEVEL", "error, warning (default), info or debug"},
-    {"debug", 0, false, OPT_DEBUG, NULL, "the same as --log-level debug"},
-    {"systemd-cgroup", 0, false, OPT_SYSTEMD_CGROUP, NULL, "the same as --cgroup-manager systemd"},
-    {"cgroup-manager", 0, true, OPT_CGROUP_MANAGER, "MANAGER",
+    {"log", 0, BENTO_OPT_VALUE, OPT_LOG, "FILE",
+     "also write errors, warnings and debug messages to FILE"},
+    {"log-format", 0, BENTO_OPT_VALUE, OPT_LOG_FORMAT, "FORMAT", "text (default) or json"},
+    {"log-level", 0, BENTO_OPT_VALUE, OPT_LOG_LEVEL, "LEVEL",
+     "error, warning (default), info or debug"},
+    {"debug", 0, BENTO_OPT_FLAG, OPT_DEBUG, NULL, "the same as --log-level debug"},
+    {"systemd-cgroup", 0, BENTO_OPT_FLAG, OPT_SYSTEMD_CGROUP, NULL,
+     "the same as --cgroup-manager systemd"},
+    {"cgroup-manager", 0, BENTO_OPT_VALUE, OPT_CGROUP_MANAGER, "MANAGER",
      "cgroupfs (default), systemd (a transient scope) or disabled (no cgroup at all; "
      "linux.resources is then not enforced, with a warning)"},
-    {"rootless", 0, true, OPT_ROOTLESS, "BOOL",
+    {"rootless", 0, BENTO_OPT_VALUE, OPT_ROOTLESS, "BOOL",
      "accepted for runc compatibility; rootless mode is detected from the effective uid"},
-    {"version", 'v', false, OPT_VERSION, NULL, "print the version and the feature line"},
-    {"help", 'h', false, OPT_HELP, NULL, "print this help"},
-    {NULL, 0, false, 0, NULL, NULL},
+    {"version", 'v', BENTO_OPT_FLAG, OPT_VERSION, NULL, "print the version and the feature line"},
+    {"help", 'h', BENTO_OPT_FLAG, OPT_HELP, NULL, "print this help"},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
 };
 
 void rt_usage(const char *verb, bool to_stderr)
@@ -105,7 +108,7 @@ void rt_usage(const char *verb, bool to_stderr)
 }
 
 /* "--name, -n VALUE" for the option list. */
-static void option_head(const struct rt_opt *o, char *buf, size_t size)
+static void option_head(const struct bento_opt *o, char *buf, size_t size)
 {
         int n = snprintf(buf, size, "--%s", o->name);
 
@@ -139,7 +142,7 @@ static void print_wrapped(const char *text, int col)
         putchar('\n');
 }
 
-static void print_options(const struct rt_opt *opts)
+static void print_options(const struct bento_opt *opts)
 {
         for (; opts && opts->name; opts++) {
                 char head[64];
@@ -150,7 +153,7 @@ static void print_options(const struct rt_opt *opts)
         }
 }
 
-void rt_verb_help(const char *verb, const struct rt_opt *opts)
+void rt_verb_help(const char *verb, const struct bento_opt *opts)
 {
         for (size_t i = 0; i < N_COMMANDS; i++) {
                 if (strcmp(verb, commands[i].name) != 0)
@@ -184,16 +187,20 @@ static void print_help(void)
 
 int cmd_help(const struct rt_global *g, int argc, char **argv)
 {
-        (void) g;
-        if (argc == 1) {
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_err err = {0};
+
+        if (rt_args_none(&a, &err) < 0)
+                return rt_log_err(&err);
+        if (a.i == argc) {
                 print_help();
                 return 0;
         }
-        for (size_t i = 0; argc == 2 && i < N_COMMANDS; i++)
-                if (!strcmp(argv[1], commands[i].name)) {
+        for (size_t i = 0; argc - a.i == 1 && i < N_COMMANDS; i++)
+                if (!strcmp(argv[a.i], commands[i].name)) {
                         /* a verb with options prints them itself */
-                        char *args[] = {argv[1], (char *) "--help", NULL};
-                        return commands[i].bare ? (rt_verb_help(argv[1], NULL), 0)
+                        char *args[] = {argv[a.i], (char *) "--help", NULL};
+                        return commands[i].bare ? (rt_verb_help(argv[a.i], NULL), 0)
                                                 : commands[i].fn(g, 2, args);
                 }
         rt_log_error("help: expected at most one verb name");
@@ -275,7 +282,7 @@ static int apply_global(struct rt_global *g, int id, const char *value, bool *re
 int main(int argc, char **argv)
 {
         struct rt_global g = {.log_level = RT_LOG_WARNING};
-        struct rt_args a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_err err = {0};
         const char *value = NULL;
         bool done = false;

@@ -530,6 +530,21 @@ def test_d4_d5_env_allowlist(world):
     assert "not set on this host" not in res.err
 
 
+def test_env_flag_with_an_equals_sign(world):
+    """--env=NAME=VALUE is --env NAME=VALUE (bundle/argv.c): the value, up
+    to its own '=', reaches the target; a name outside the allowlist is
+    still refused in that spelling."""
+    m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\nenv: [HOME, FOO]\n",
+                       script="echo \"HOME=$HOME\"\necho \"FOO=${FOO-unset}\"\n")
+    world.approve(m)
+    res = world.run(m, "--env=HOME=x", "--env=FOO=a=b")
+    assert res.rc == 0, res
+    assert res.out == "HOME=x\nFOO=a=b\n", res
+    res = world.bento("run", m, "--env=OTHER=v")
+    assert res.rc == 125 and "not in the manifest's env allowlist" in prose(res.err), res
+    assert "HOME=" not in res.out
+
+
 def events(res):
     return [json.loads(line) for line in res.out.splitlines()]
 
@@ -642,21 +657,26 @@ def test_d8_json_usage_error_is_a_refusal_event(world):
     assert ev["report"] == {"layers": [], "fully_enforced": False}
 
 
-def test_d10_run_id(world):
+@pytest.mark.parametrize("spelling", ["--run-id ID", "--run-id=ID"])
+def test_d10_run_id(world, spelling):
+    def flag(rid):
+        return spelling.replace("ID", rid).split(" ")
+
     m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\n", script="echo ran\n")
     world.approve(m)
-    res = world.run(m, "--run-id", "bad-id!")
+    res = world.run(m, *flag("bad-id!"))
     assert res.rc == 125, res
     assert "must be 1-64 characters of letters, digits, or underscore" in prose(res.err)
-    res = world.run(m, "--run-id", "job_1")
+    res = world.run(m, *flag("job_1"))
     assert res.rc == 125, res
     assert "sets no resource limits" in prose(res.err)
     assert res.out == ""
 
 
 def test_i4_run_id_names_the_sandbox_cgroup(world):
-    """A valid --run-id on a manifest with limits: the sandbox's cgroup is
-    named after it while it runs, and gone afterwards."""
+    """A valid --run-id on a manifest with limits (given as --run-id=ID):
+    the sandbox's cgroup is named after it while it runs, and gone
+    afterwards."""
     rid = "job_" + os.urandom(4).hex()
     os.makedirs(os.path.join(world.work, "ws"))
     m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\nexec: all\nwrite: [./ws]\n"
@@ -664,7 +684,7 @@ def test_i4_run_id_names_the_sandbox_cgroup(world):
                        script="echo started\ni=0; while [ ! -e ws/go ] && [ $i -lt 300 ]; do "
                               "sleep 0.1; i=$((i+1)); done\n")
     world.approve(m)
-    p, out, err = _start(world, m, "--run-id", rid)
+    p, out, err = _start(world, m, "--run-id=" + rid)
     try:
         wait_for(lambda: _said(out, "started"), timeout=30, what="the script to start")
         named = harness.cgroup_dirs_named("bento-run-" + rid)

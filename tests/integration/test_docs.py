@@ -8,8 +8,9 @@ made"): one source per page, docs/cli/*.md and docs/manifest.md.
     lists are the page's synopsis and summary, and bento(1) lists every verb;
   * the committed roff pages are what their sources make, and every page in
     docs/man renders without a warning;
-  * every flag a verb's parser (translate/cli/cmd-<verb>.c) accepts is in its
-    page, and every flag a page documents is accepted by the parser;
+  * every flag in a verb's table (cmd_<verb>_opts in translate/cli/cmd-<verb>.c,
+    what bundle/argv.c parses) is in its page, every flag a page documents is
+    accepted, and the page and the table agree on which flags take a value;
   * the manifest reference's example loads, and a script passed instead of
     a manifest is pointed at bento-manifest(5);
   * `make install` puts the section 1 and 5 pages in place.
@@ -157,13 +158,28 @@ def test_page_renders_without_warnings(name):
 
 # -- flags --------------------------------------------------------------------------
 
-FLAG_LITERAL = re.compile(r'"(--?[A-Za-z][A-Za-z0-9-]*)=?"')
+# A row of a verb's flag table (bundle/argv.h): {"name", 'c' or 0, BENTO_OPT_KIND, ...}
+TABLE_ROW = re.compile(r'\{"([a-z][a-z0-9-]*)", *(?:\'(.)\'|0), *BENTO_OPT_(FLAG|VALUE|BOOL),')
+
+
+def table_rows(verb):
+    """[(name, short, kind)] of the table cmd_<verb>_opts in translate/cli/cmd-<verb>.c,
+    the one list of what the verb parses."""
+    with open(os.path.join(ROOT, "translate", "cli", "cmd-%s.c" % verb)) as f:
+        src = f.read()
+    m = re.search(r"const struct bento_opt cmd_%s_opts\[\] = \{(.*?)\n\};" % verb, src, re.S)
+    assert m, "translate/cli/cmd-%s.c has no table cmd_%s_opts" % (verb, verb)
+    return TABLE_ROW.findall(m.group(1))
 
 
 def parsed_flags(verb):
-    """The flag strings translate/cli/cmd-<verb>.c compares arguments with."""
-    with open(os.path.join(ROOT, "translate", "cli", "cmd-%s.c" % verb)) as f:
-        return set(FLAG_LITERAL.findall(f.read()))
+    """The flags the verb's table names: --name, and -c for a short one."""
+    flags = set()
+    for name, short, _ in table_rows(verb):
+        flags.add("--" + name)
+        if short:
+            flags.add("-" + short)
+    return flags
 
 
 def documented(verb):
@@ -187,9 +203,23 @@ def documented(verb):
 def test_every_parsed_flag_is_documented(verb):
     names = {f for f, _, _ in documented(verb)}
     missing = sorted(parsed_flags(verb) - names)
-    assert not missing, "translate/cli/cmd-%s.c accepts %s, which docs/cli/bento-%s.md does not " \
+    assert not missing, "the table in translate/cli/cmd-%s.c has %s, which docs/cli/bento-%s.md does not " \
         "document" % (verb, missing, verb)
     assert {"-h", "--help"} <= names
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_documented_values_are_the_tables(verb):
+    """A flag the page shows with a value is one the table gives a value,
+    and the other way round."""
+    takes = {}
+    for name, short, kind in table_rows(verb):
+        takes["--" + name] = kind == "VALUE"
+        if short:
+            takes["-" + short] = kind == "VALUE"
+    for flag, needs_value, glued in documented(verb):
+        if flag in takes:
+            assert takes[flag] == (needs_value or glued), (verb, flag)
 
 
 @pytest.mark.parametrize("verb", VERBS)
@@ -200,8 +230,8 @@ def test_every_documented_flag_is_parsed(verb, tmp_path):
     positional = {"version": [], "doctor": []}.get(verb, [str(tmp_path / "none.yaml")])
     required = ["-o", str(tmp_path / "b")] if verb == "translate" else []
     for flag, needs_value, glued in documented(verb):
-        assert flag in known, "docs/cli/bento-%s.md documents %s, which translate/cli/cmd-%s.c " \
-            "does not parse" % (verb, flag, verb)
+        assert flag in known, "docs/cli/bento-%s.md documents %s, which the table in " \
+            "translate/cli/cmd-%s.c does not have" % (verb, flag, verb)
         if flag in ("-h", "--help"):
             continue
         args = [flag + "=" + "x"] if glued else [flag] + (["ID_1"] if needs_value else [])

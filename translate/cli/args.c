@@ -1,42 +1,54 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Argument checks the verbs share (§3.1): booleans spelled as Go's
- * strconv.ParseBool spells them, boolean flags (--json, --json=<bool>)
- * built on them, and the count of a verb's one operand.  Only the last
- * prints (a usage error); a bad flag value is worded by the verb.
+ * How bento's verbs use the shared command-line parser (bundle/argv.h):
+ * flags and operands in any order, as the Go original's flag library took
+ * them, every boolean flag also as --flag=<bool> in strconv.ParseBool's
+ * spellings, and bento's wording of the usage errors (§3.1).  Only the
+ * last two functions print (a usage error).
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 
-int cli_parse_bool(const char *s, bool *ret)
+void cli_argv_init(struct bento_argv *a, int argc, char **argv)
 {
-        static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
-        static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
-
-        for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-                if (strcmp(s, yes[i]) == 0)
-                        return *ret = true, 0;
-                if (strcmp(s, no[i]) == 0)
-                        return *ret = false, 0;
-        }
-        return -EINVAL;
+        /* --help was answered by main.c before the verb ran (help NULL) */
+        *a = (struct bento_argv){.argc = argc, .argv = argv, .i = 1, .mixed = true};
 }
 
-int cli_bool_flag(const char *arg, const char *name, bool *ret)
+void cli_flag_problem(const struct bento_argv *a, struct bento_err *err)
 {
-        size_t n = strlen(name);
+        const char *name = a->what ? a->what->name : "";
+        const char *eq = a->bad ? strchr(a->bad, '=') : NULL;
 
-        if (strncmp(arg, name, n) != 0)
-                return 0;
-        if (arg[n] == '\0')
-                return *ret = true, 1;
-        if (arg[n] != '=')
-                return 0;
-        return cli_parse_bool(arg + n + 1, ret) < 0 ? -EINVAL : 1;
+        switch (a->fault) {
+        case BENTO_ARGV_UNKNOWN:
+                bento_err_setx(err, EINVAL, "unknown flag: %s", a->bad);
+                break;
+        case BENTO_ARGV_NEEDS_VALUE:
+                bento_err_setx(err, EINVAL, "--%s needs a value", name);
+                break;
+        case BENTO_ARGV_NO_VALUE:
+                bento_err_setx(err, EINVAL, "--%s takes no value", name);
+                break;
+        case BENTO_ARGV_BAD_BOOL:
+                bento_err_setx(err, EINVAL, "invalid value for --%s: %s (want true or false)", name,
+                               eq ? eq + 1 : "");
+                break;
+        case BENTO_ARGV_OK:
+        default:
+                break;
+        }
+}
+
+int cli_usage_problem(const char *verb, const struct bento_argv *a, struct bento_err *err)
+{
+        cli_flag_problem(a, err);
+        return bento_usage_error(verb, "%s", err->msg);
 }
 
 int cli_one_operand(const char *verb, const char *what, int n)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "argv.h"
 #include "manifest/manifest.h"
 
 /* Load and validate the manifest at path.  Returns 0 with *ret set, or
@@ -21,16 +22,18 @@ int cli_load_manifest(const char *path, struct manifest **ret);
  * allowlist.  Returns 0, or prints why not and returns 125. */
 int cli_check_env_override(const struct manifest *m, const char *arg);
 
-/* A boolean as Go's strconv.ParseBool spells it (1 t T TRUE true True, and
- * 0 f F FALSE false False; §3.1).  Returns 0 with *ret set, or -EINVAL
- * with *ret untouched. */
-int cli_parse_bool(const char *s, bool *ret);
+/* A verb's command line (argv[0] is the verb) for bento_argv_next: flags
+ * and operands mixed, operands handed back in order, "--" ending the
+ * flags. */
+void cli_argv_init(struct bento_argv *a, int argc, char **argv);
 
-/* A boolean flag such as --json: name alone means true, name=<bool> takes
- * cli_parse_bool()'s spellings.  Returns 1 with *ret set when arg is the
- * flag, 0 when it is some other argument, -EINVAL (*ret untouched) for
- * name= with a bad value. */
-int cli_bool_flag(const char *arg, const char *name, bool *ret);
+/* After bento_argv_next failed: err reworded the way bento words usage
+ * errors ("unknown flag: --x", "--env needs a value", "invalid value for
+ * --json: x (want true or false)"). */
+void cli_flag_problem(const struct bento_argv *a, struct bento_err *err);
+
+/* The same, printed as the verb's usage error; returns 125. */
+int cli_usage_problem(const char *verb, const struct bento_argv *a, struct bento_err *err);
 
 /* A verb that takes exactly one operand (what: "a manifest path") got n:
  * 0, or the usage error for none or too many (printed; returns 125). */

@@ -59,23 +59,29 @@ static void ctx_done(struct approve_ctx *c)
         free(c->unresolved);
 }
 
+enum { APPROVE_YES };
+
+const struct bento_opt cmd_approve_opts[] = {
+    {"yes", 'y', BENTO_OPT_BOOL, APPROVE_YES, NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
 static int parse_args(int argc, char **argv, struct approve_opts *o)
 {
-        int npos = 0;
-        bool dashdash = false;
+        struct bento_argv a;
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+        int npos = 0, r;
 
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i];
-
-                if (!dashdash && strcmp(a, "--") == 0)
-                        dashdash = true;
-                else if (!dashdash && (strcmp(a, "--yes") == 0 || strcmp(a, "-y") == 0))
-                        o->yes = true;
-                else if (!dashdash && a[0] == '-' && a[1] != '\0')
-                        return bento_usage_error("approve", "unknown flag: %s", a);
-                else if (npos++ == 0)
-                        o->path = a;
+        cli_argv_init(&a, argc, argv);
+        while ((r = bento_argv_next(&a, cmd_approve_opts, &h, &err)) > 0) {
+                if (h.id == BENTO_ARGV_OPERAND && npos++ == 0)
+                        o->path = h.value;
+                else if (h.id == APPROVE_YES)
+                        o->yes = h.on;
         }
+        if (r < 0)
+                return cli_usage_problem("approve", &a, &err);
         return cli_one_operand("approve", "a manifest path", npos);
 }
 

@@ -35,28 +35,29 @@ struct doctor {
         bool json;
 };
 
+enum { DOCTOR_JSON };
+
+const struct bento_opt cmd_doctor_opts[] = {
+    {"json", 0, BENTO_OPT_BOOL, DOCTOR_JSON, NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
 static int parse_args(int argc, char **argv, struct doctor *d)
 {
-        int npos = 0;
+        struct bento_argv a;
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+        int npos = 0, r;
 
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i];
-                int json = cli_bool_flag(a, "--json", &d->json);
-
-                if (strcmp(a, "--") == 0) {
-                        npos += argc - i - 1;
-                        break;
-                }
-                if (json < 0)
-                        return bento_usage_error("doctor", "invalid value for --json: %s",
-                                                 a + strlen("--json="));
-                if (json > 0)
-                        continue;
-                if (a[0] == '-' && a[1] != '\0')
-                        return bento_usage_error("doctor", "unknown flag: %s", a);
-                else
+        cli_argv_init(&a, argc, argv);
+        while ((r = bento_argv_next(&a, cmd_doctor_opts, &h, &err)) > 0) {
+                if (h.id == BENTO_ARGV_OPERAND)
                         npos++;
+                else if (h.id == DOCTOR_JSON)
+                        d->json = h.on;
         }
+        if (r < 0)
+                return cli_usage_problem("doctor", &a, &err);
         if (npos > 0)
                 return bento_usage_error("doctor", "doctor takes no arguments, but got %d", npos);
         return 0;

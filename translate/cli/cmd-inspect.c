@@ -18,27 +18,42 @@
 
 #define INSPECT_EXIT_FLAGGED 3
 
+enum { INSPECT_JSON };
+
+const struct bento_opt cmd_inspect_opts[] = {
+    {"json", 0, BENTO_OPT_BOOL, INSPECT_JSON, NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
+/* The bundle directory, or the usage error (printed; 125). */
+static int parse_args(int argc, char **argv, const char **ret_dir, bool *ret_json)
+{
+        struct bento_argv a;
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+        int npos = 0, r;
+
+        cli_argv_init(&a, argc, argv);
+        while ((r = bento_argv_next(&a, cmd_inspect_opts, &h, &err)) > 0) {
+                if (h.id == BENTO_ARGV_OPERAND && npos++ == 0)
+                        *ret_dir = h.value;
+                else if (h.id == INSPECT_JSON)
+                        *ret_json = h.on;
+        }
+        if (r < 0)
+                return cli_usage_problem("inspect", &a, &err);
+        return cli_one_operand("inspect", "a bundle directory", npos);
+}
+
 int cmd_inspect(int argc, char **argv)
 {
         struct inspect_report r = {0};
         struct bento_err err = {0};
         const char *dir = NULL;
-        bool json = false, dashdash = false;
-        int npos = 0, rc;
+        bool json = false;
+        int rc;
 
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i];
-
-                if (!dashdash && strcmp(a, "--") == 0)
-                        dashdash = true;
-                else if (!dashdash && strcmp(a, "--json") == 0)
-                        json = true;
-                else if (!dashdash && a[0] == '-' && a[1] != '\0')
-                        return bento_usage_error("inspect", "unknown flag: %s", a);
-                else if (npos++ == 0)
-                        dir = a;
-        }
-        rc = cli_one_operand("inspect", "a bundle directory", npos);
+        rc = parse_args(argc, argv, &dir, &json);
         if (rc != 0)
                 return rc;
         if (inspect_bundle(dir, &r, &err) < 0) {

@@ -27,19 +27,43 @@ static char *absolute_path(const char *p)
         return cwd ? path_join(cwd, p) : NULL;
 }
 
+enum {
+        RUN_STRICT,
+        RUN_ALLOW_DEGRADED,
+        RUN_ALLOW_UNAPPROVED,
+        RUN_ENV,
+        RUN_ACCEPT_ALIAS,
+        RUN_RUN_ID,
+        RUN_JSON,
+};
+
+const struct bento_opt cmd_run_opts[] = {
+    {"strict", 0, BENTO_OPT_BOOL, RUN_STRICT, NULL, NULL},
+    {"allow-degraded", 0, BENTO_OPT_BOOL, RUN_ALLOW_DEGRADED, NULL, NULL},
+    {"allow-unapproved", 0, BENTO_OPT_BOOL, RUN_ALLOW_UNAPPROVED, NULL, NULL},
+    {"env", 0, BENTO_OPT_VALUE, RUN_ENV, "NAME=VALUE", NULL},
+    {"accept-alias", 0, BENTO_OPT_VALUE, RUN_ACCEPT_ALIAS, "TREE", NULL},
+    {"run-id", 0, BENTO_OPT_VALUE, RUN_RUN_ID, "ID", NULL},
+    {"json", 0, BENTO_OPT_BOOL, RUN_JSON, NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
 /* §3.1: scanned left to right before anything else, so that even a usage
- * error is answered as a refusal event.  The last --json wins. */
+ * error is answered as a refusal event.  The same parser as parse_args()
+ * (a flag's value is the next word, "--" ends the flags), going on past
+ * what it cannot parse; the last --json wins. */
 static bool json_wanted(int argc, char **argv)
 {
+        struct bento_argv a;
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
         bool json = false;
+        int r;
 
-        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-                if (cli_bool_flag(argv[i], "--json", &json) != 0)
-                        continue; /* a bad value leaves json as it was */
-                if (strcmp(argv[i], "--env") == 0 || strcmp(argv[i], "--run-id") == 0 ||
-                    strcmp(argv[i], "--accept-alias") == 0)
-                        i++;
-        }
+        cli_argv_init(&a, argc, argv);
+        while ((r = bento_argv_next(&a, cmd_run_opts, &h, &err)) != 0)
+                if (r > 0 && h.id == RUN_JSON)
+                        json = h.on;
         return json;
 }
 
@@ -50,46 +74,60 @@ static int usage(const struct run_opts *o, const char *msg)
         return bento_usage_error("run", "%s", msg);
 }
 
+/* One flag or operand; 0, or the usage error's exit status. */
+static int take(struct run_opts *o, const struct bento_argv_hit *h, int *npos)
+{
+        switch (h->id) {
+        case BENTO_ARGV_OPERAND:
+                if ((*npos)++ == 0)
+                        o->manifest = h->value;
+                return 0;
+        case RUN_STRICT:
+                o->strict = h->on;
+                return 0;
+        case RUN_ALLOW_DEGRADED:
+                o->allow_degraded = h->on;
+                return 0;
+        case RUN_ALLOW_UNAPPROVED:
+                o->allow_unapproved = h->on;
+                return 0;
+        case RUN_ENV:
+                if (o->n_env == RUN_ENV_MAX)
+                        return usage(o, "too many --env values");
+                o->env[o->n_env++] = (char *) h->value;
+                return 0;
+        case RUN_RUN_ID:
+                o->run_id = h->value;
+                return 0;
+        case RUN_ACCEPT_ALIAS:
+                if (o->n_accept_alias == RUN_ENV_MAX)
+                        return usage(o, "too many --accept-alias trees");
+                o->accept_alias[o->n_accept_alias] = absolute_path(h->value);
+                if (!o->accept_alias[o->n_accept_alias++])
+                        return usage(o, "out of memory");
+                return 0;
+        default:
+                return 0; /* --json: json_wanted() has set o->json */
+        }
+}
+
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
-        int npos = 0;
-        bool dashdash = false, json_again = false;
+        struct bento_argv a;
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+        int npos = 0, r;
 
         o->json = json_wanted(argc, argv);
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i];
-                /* Only checked here: json_wanted() has set o->json. */
-                int json = cli_bool_flag(a, "--json", &json_again);
-
-                if (dashdash || a[0] != '-' || a[1] == '\0') {
-                        if (npos++ == 0)
-                                o->manifest = a;
-                } else if (strcmp(a, "--") == 0)
-                        dashdash = true;
-                else if (strcmp(a, "--strict") == 0)
-                        o->strict = true;
-                else if (strcmp(a, "--allow-degraded") == 0)
-                        o->allow_degraded = true;
-                else if (strcmp(a, "--allow-unapproved") == 0)
-                        o->allow_unapproved = true;
-                else if (json < 0)
-                        return usage(o, "invalid value for --json (want true or false)");
-                else if (json > 0)
-                        continue;
-                else if (strcmp(a, "--env") == 0 && i + 1 < argc) {
-                        if (o->n_env == RUN_ENV_MAX)
-                                return usage(o, "too many --env values");
-                        o->env[o->n_env++] = argv[++i];
-                } else if (strcmp(a, "--run-id") == 0 && i + 1 < argc)
-                        o->run_id = argv[++i];
-                else if (strcmp(a, "--accept-alias") == 0 && i + 1 < argc) {
-                        if (o->n_accept_alias == RUN_ENV_MAX)
-                                return usage(o, "too many --accept-alias trees");
-                        o->accept_alias[o->n_accept_alias] = absolute_path(argv[++i]);
-                        if (!o->accept_alias[o->n_accept_alias++])
-                                return usage(o, "out of memory");
-                } else
-                        return usage(o, "unknown flag, or a flag without its value");
+        cli_argv_init(&a, argc, argv);
+        while ((r = bento_argv_next(&a, cmd_run_opts, &h, &err)) > 0) {
+                r = take(o, &h, &npos);
+                if (r != 0)
+                        return r;
+        }
+        if (r < 0) {
+                cli_flag_problem(&a, &err);
+                return usage(o, err.msg);
         }
         if (npos == 0)
                 return usage(o, "run needs a manifest path");

@@ -33,29 +33,38 @@ struct translate_opts {
         size_t n_env;
 };
 
+enum { TRANSLATE_OUTPUT, TRANSLATE_JSON, TRANSLATE_ENV };
+
+const struct bento_opt cmd_translate_opts[] = {
+    {"output", 'o', BENTO_OPT_VALUE, TRANSLATE_OUTPUT, "DIR", NULL},
+    {"json", 0, BENTO_OPT_BOOL, TRANSLATE_JSON, NULL, NULL},
+    {"env", 0, BENTO_OPT_VALUE, TRANSLATE_ENV, "NAME=VALUE", NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
 static int parse_args(int argc, char **argv, struct translate_opts *o)
 {
-        int npos = 0;
+        struct bento_argv a;
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+        int npos = 0, r;
 
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i];
-
-                if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc)
-                        o->out = argv[++i];
-                else if (strncmp(a, "--output=", 9) == 0)
-                        o->out = a + 9;
-                else if (strcmp(a, "--json") == 0)
-                        o->json = true;
-                else if (strcmp(a, "--env") == 0 && i + 1 < argc) {
+        cli_argv_init(&a, argc, argv);
+        while ((r = bento_argv_next(&a, cmd_translate_opts, &h, &err)) > 0) {
+                if (h.id == BENTO_ARGV_OPERAND && npos++ == 0)
+                        o->manifest = h.value;
+                else if (h.id == TRANSLATE_OUTPUT)
+                        o->out = h.value;
+                else if (h.id == TRANSLATE_JSON)
+                        o->json = h.on;
+                else if (h.id == TRANSLATE_ENV) {
                         if (o->n_env == ENV_MAX)
                                 return bento_usage_error("translate", "too many --env values");
-                        o->env[o->n_env++] = argv[++i];
-                } else if (a[0] == '-' && a[1] != '\0')
-                        return bento_usage_error("translate", "unknown flag or missing value: %s",
-                                                 a);
-                else if (npos++ == 0)
-                        o->manifest = a;
+                        o->env[o->n_env++] = (char *) h.value;
+                }
         }
+        if (r < 0)
+                return cli_usage_problem("translate", &a, &err);
         if (npos != 1)
                 return bento_usage_error("translate", "translate takes exactly one manifest path");
         if (!o->out || !*o->out)

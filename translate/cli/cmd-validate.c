@@ -34,31 +34,35 @@ struct validate_opts {
         bool json, strict, relocatable;
 };
 
+enum { VALIDATE_JSON, VALIDATE_STRICT, VALIDATE_RELOCATABLE };
+
+const struct bento_opt cmd_validate_opts[] = {
+    {"json", 0, BENTO_OPT_BOOL, VALIDATE_JSON, NULL, NULL},
+    {"strict", 0, BENTO_OPT_BOOL, VALIDATE_STRICT, NULL, NULL},
+    {"relocatable", 0, BENTO_OPT_BOOL, VALIDATE_RELOCATABLE, NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
 static int parse_args(int argc, char **argv, struct validate_opts *o)
 {
-        int npos = 0;
-        bool dashdash = false;
+        struct bento_argv a;
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+        int npos = 0, r;
 
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i];
-                int json = dashdash ? 0 : cli_bool_flag(a, "--json", &o->json);
-
-                if (json < 0)
-                        return bento_usage_error("validate", "invalid value for --json: %s",
-                                                 a + strlen("--json="));
-                if (json > 0)
-                        continue;
-                if (!dashdash && strcmp(a, "--") == 0)
-                        dashdash = true;
-                else if (!dashdash && strcmp(a, "--strict") == 0)
-                        o->strict = true;
-                else if (!dashdash && strcmp(a, "--relocatable") == 0)
-                        o->relocatable = true;
-                else if (!dashdash && a[0] == '-' && a[1] != '\0')
-                        return bento_usage_error("validate", "unknown flag: %s", a);
-                else if (npos++ == 0)
-                        o->path = a;
+        cli_argv_init(&a, argc, argv);
+        while ((r = bento_argv_next(&a, cmd_validate_opts, &h, &err)) > 0) {
+                if (h.id == BENTO_ARGV_OPERAND && npos++ == 0)
+                        o->path = h.value;
+                else if (h.id == VALIDATE_JSON)
+                        o->json = h.on;
+                else if (h.id == VALIDATE_STRICT)
+                        o->strict = h.on;
+                else if (h.id == VALIDATE_RELOCATABLE)
+                        o->relocatable = h.on;
         }
+        if (r < 0)
+                return cli_usage_problem("validate", &a, &err);
         return cli_one_operand("validate", "a manifest path", npos);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "cli.h"
 #include "commands.h"
 
 #ifndef BENTO_VERSION
@@ -40,15 +41,27 @@ static void print_build(void)
 #endif
 }
 
+/* No flags of its own: --help (answered by main.c) and "--". */
+const struct bento_opt cmd_version_opts[] = {
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
 int cmd_version(int argc, char **argv)
 {
         struct utsname u;
         bool verified = strcmp(PLATFORM_ARCH, "amd64") == 0;
+        struct bento_argv a;
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+        int npos = 0, r;
 
-        if (argc > 1)
-                return bento_usage_error("version", "version takes no arguments, but got %d",
-                                         argc - 1);
-        (void) argv;
+        cli_argv_init(&a, argc, argv);
+        while ((r = bento_argv_next(&a, cmd_version_opts, &h, &err)) > 0)
+                npos++;
+        if (r < 0)
+                return cli_usage_problem("version", &a, &err);
+        if (npos > 0)
+                return bento_usage_error("version", "version takes no arguments, but got %d", npos);
         print_build();
         printf("Platform: linux/%s (%s)\n", PLATFORM_ARCH, verified ? "verified" : "not verified");
         /* Only amd64 has been verified (§0); say so instead of implying it. */

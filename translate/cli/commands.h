@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "argv.h"
 #include "run/run.h" /* BENTO_EXIT_REFUSED */
 
 struct bento_verb {
@@ -17,6 +18,7 @@ struct bento_verb {
         int (*run)(int argc, char **argv); /* argv[0] is the verb */
         const char *use;                   /* the usage line */
         const char *summary;               /* one line for --help */
+        const struct bento_opt *opts;      /* its flags (bundle/argv.h), in cmd-<verb>.c */
 };
 
 extern const struct bento_verb bento_verbs[];
@@ -24,6 +26,16 @@ extern const size_t bento_n_verbs;
 
 /* The row for a verb name, or NULL. */
 const struct bento_verb *bento_find_verb(const char *name);
+
+/* Each verb's flag table, the one list of what it parses (the docs test
+ * reads them: every flag in a table is in the verb's page and back). */
+extern const struct bento_opt cmd_run_opts[];
+extern const struct bento_opt cmd_translate_opts[];
+extern const struct bento_opt cmd_validate_opts[];
+extern const struct bento_opt cmd_inspect_opts[];
+extern const struct bento_opt cmd_approve_opts[];
+extern const struct bento_opt cmd_doctor_opts[];
+extern const struct bento_opt cmd_version_opts[];
 
 int cmd_run(int argc, char **argv);
 /* The poststop hook of a translated bundle (compile/compile.c), not a user verb. */

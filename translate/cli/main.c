@@ -3,12 +3,15 @@
  * bento: the command line around the manifest (spec/bento.md §3).  This file
  * is only the dispatcher: global --help and --version, then the verb named
  * in the table of commands.c.  A verb's --help is the text generated from
- * its manual page source (help-text.h).
+ * its manual page source (help-text.h), answered here with the verb's own
+ * flag table so that a flag's value is never taken for --help.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "argv.h"
+#include "cli.h"
 #include "commands.h"
 #include "compile/compile.h"
 #include "help-text.h"
@@ -26,51 +29,78 @@ static int help(FILE *f)
         return 0;
 }
 
-/* "--help" anywhere before a bare "--" asks for the verb's help. */
-static bool wants_help(int argc, char **argv)
+/* `bento VERB --help`: the text made from the verb's page. */
+static void verb_help(const char *verb, const struct bento_opt *opts)
 {
-        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-                if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-                        return true;
-        return false;
+        const struct bento_verb *v = bento_find_verb(verb);
+        const char *text = v ? bento_help_text(v->name) : NULL;
+
+        (void) opts;
+        /* A verb without a page still gets its usage line; the docs test
+         * fails until the page is written. */
+        if (text)
+                fputs(text, stdout);
+        else if (v)
+                printf("usage: %s\n\n%s.\n", v->use, v->summary);
+}
+
+/* --help or -h among the verb's flags (before a bare "--", not as a
+ * flag's value) prints its help and exits 0 (bundle/argv.h), before the
+ * verb does anything and whatever else is wrong with the command line. */
+static void answer_help(const struct bento_verb *v, int argc, char **argv)
+{
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1, .mixed = true};
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
+
+        a.help = verb_help;
+        while (bento_argv_next(&a, v->opts, &h, &err) != 0)
+                ;
+}
+
+enum { GLOBAL_HELP, GLOBAL_VERSION };
+
+static const struct bento_opt global_opts[] = {
+    {"help", 'h', BENTO_OPT_FLAG, GLOBAL_HELP, NULL, NULL},
+    {"version", 0, BENTO_OPT_FLAG, GLOBAL_VERSION, NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
+static int bad_global_flag(const struct bento_argv *a, struct bento_err *err)
+{
+        cli_flag_problem(a, err);
+        fprintf(stderr, "bento: %s\nRun `bento --help` for the flags it takes.\n", err->msg);
+        return BENTO_EXIT_REFUSED;
 }
 
 int main(int argc, char **argv)
 {
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv_hit h;
+        struct bento_err err = {0};
         const struct bento_verb *v;
+        const char *verb;
+        int r = bento_argv_next(&a, global_opts, &h, &err);
 
-        if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-            strcmp(argv[1], "help") == 0)
+        if (r < 0)
+                return bad_global_flag(&a, &err);
+        if (r > 0)
+                return h.id == GLOBAL_VERSION ? cmd_version(1, argv + a.i - 1) : help(stdout);
+        if (a.i >= argc || strcmp(argv[a.i], "help") == 0)
                 return help(stdout);
-        if (strcmp(argv[1], "--version") == 0)
-                return cmd_version(1, argv + 1);
-        if (argv[1][0] == '-') {
-                fprintf(stderr,
-                        "bento: unknown flag: %s\nRun `bento --help` for the flags it "
-                        "takes.\n",
-                        argv[1]);
-                return BENTO_EXIT_REFUSED;
-        }
-        if (strcmp(argv[1], COMPILE_CLEANUP_VERB) == 0)
-                return cmd_remove_mount_points(argc - 1, argv + 1);
-        v = bento_find_verb(argv[1]);
+        verb = argv[a.i];
+        argc -= a.i;
+        argv += a.i;
+        if (strcmp(verb, COMPILE_CLEANUP_VERB) == 0)
+                return cmd_remove_mount_points(argc, argv);
+        v = bento_find_verb(verb);
         if (!v) {
                 fprintf(stderr,
                         "bento: unknown command \"%s\"\nRun `bento --help` to see the "
                         "commands.\n",
-                        argv[1]);
+                        verb);
                 return BENTO_EXIT_REFUSED;
         }
-        if (wants_help(argc - 1, argv + 1)) {
-                const char *text = bento_help_text(v->name);
-
-                /* A verb without a page still gets its usage line; the docs
-                 * test fails until the page is written. */
-                if (text)
-                        fputs(text, stdout);
-                else
-                        printf("usage: %s\n\n%s.\n", v->use, v->summary);
-                return 0;
-        }
-        return v->run(argc - 1, argv + 1);
+        answer_help(v, argc, argv);
+        return v->run(argc, argv);
 }
