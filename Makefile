@@ -8,6 +8,7 @@
 #   STATIC=0   link them shared ("Link mode" below);
 #   BUILDDIR=  where everything goes (build); SANITIZE=1 ASan/UBSan;
 #   WERROR=0   warnings are not errors.
+# The same commit gives the same binaries in any directory (`make check-repro`).
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -103,6 +104,14 @@ LDFLAGS ?=
 ALL_CFLAGS := -std=gnu17 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) -fPIE -MMD -MP \
               -Ibundle -DBENTO_VERSION='"$(VERSION)"' -DBENTO_COMMIT='"$(GIT_COMMIT)"' \
               -DBENTO_BUILD_DATE='"$(BUILD_DATE)"' $(CFLAGS)
+# ---- Reproducible builds ----------------------------------------------------
+# The checkout's directory (and an out-of-tree BUILDDIR's) stays out of the
+# binaries' debug info and __FILE__ strings, so one commit built in two
+# directories gives the same bytes (`make check-repro`).  GIT_COMMIT and
+# BUILD_DATE above come from the commit, not from the clock.
+REPRO_CFLAGS := -ffile-prefix-map=$(CURDIR)=. -ffile-prefix-map=$(abspath $(BUILDDIR))=build
+ALL_CFLAGS += $(REPRO_CFLAGS)
+# ---- end of reproducible builds ---------------------------------------------
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now,-z,noexecstack $(LDSAN) $(LDFLAGS)
 
 BUNDLE_SRC := $(wildcard bundle/*.c)
@@ -133,7 +142,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
 PROBE := $(BUILDDIR)/tests/bento-probe
 
 .PHONY: bench all debug check check-unit check-integration check-adversarial check-debug check-layering lint fuzz \
-        check-soak \
+        check-soak check-repro \
         fuzz-smoke demo install clean deps docs check-docs
 
 all: $(BINS)
@@ -302,6 +311,7 @@ check: deps
 	$(MAKE) check-layering
 	$(MAKE) check-docs
 	$(MAKE) check-unit
+	$(MAKE) check-repro
 	$(MAKE) check-integration
 	$(MAKE) check-soak
 	$(MAKE) check-adversarial
@@ -332,6 +342,14 @@ check-debug:
 	$(MAKE) BUILDDIR=build/debug SANITIZE=1 all build/debug/tests/bento-probe
 	rm -rf $(SANITIZER_LOGS) && mkdir -p $(SANITIZER_LOGS) && chmod 1777 $(SANITIZER_LOGS)
 	$(SANITIZER_ENV) BENTO_BUILD=$(abspath build/debug) $(PYTHON) -m pytest -q -ra $(DEBUG_TESTS)
+
+# ---- check-repro ----------------------------------------------------------
+# The checked-out commit built in two directories must give the same
+# programs, byte for byte (contrib/check-repro.sh; the -ffile-prefix-map
+# flags above).  Two full builds: about two minutes on the 2-core CI machine.
+check-repro:
+	STATIC=$(STATIC) contrib/check-repro.sh $(abspath $(BUILDDIR))/repro
+# ---- end of check-repro ------------------------------------------------------
 
 # The include order between programs and between the stages of each
 # (contrib/check-layering.py; docs/architecture.md, "The tree").
