@@ -257,6 +257,25 @@ $(LSM_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
 
+# ---- Unit tests of the runtime's parsers ----------------------------------
+# tests/unit/test-rt-*.c link libbento-runtime.a: every runtime object but
+# cli/main.c, as LIBTRANSLATE is for translate/, so a test pulls in only the
+# objects it calls (and what those call).
+RT_TESTS := $(filter $(BUILDDIR)/tests/test-rt-%,$(UNIT_BINS))
+LIBRUNTIME := $(BUILDDIR)/lib/libbento-runtime.a
+
+$(LIBRUNTIME): $(call obj,$(filter-out runtime/cli/main.c,$(RUNTIME_SRC)))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILDDIR)/obj/tests/unit/test-rt-%: TEST_CFLAGS = -iquote runtime $(call pkg_cflags,$(PKGS_RUNTIME))
+
+$(RT_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBRUNTIME) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_RUNTIME_LIBS))
+# ---- end of runtime unit tests ----------------------------------------------
+
 # Unit tests of hooks/egress link its objects except main.c.
 EGRESS_TEST_PATTERNS := test-egress%
 EGRESS_TESTS := $(filter $(addprefix $(BUILDDIR)/tests/,$(EGRESS_TEST_PATTERNS)),$(UNIT_BINS))
