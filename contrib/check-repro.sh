@@ -1,23 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Reproducible builds (`make check-repro`): the commit checked out here is
-# cloned into two directories of different names and lengths under SCRATCH
-# (the first argument), each is built with the same make variables, and the
-# programs of both must be the same bytes.  The source tree is only read:
-# the clones borrow its objects (git clone --shared) and are removed after
-# a success; after a failure they stay, for diffoscope or cmp.
+# cloned into two directories of different names and lengths, each is
+# built with the same make variables, and the programs of both must be the
+# same bytes.  They go under SCRATCH, the first argument, which must not
+# exist yet (by default a new directory under TMPDIR).  The source tree is
+# only read: the clones borrow its objects (git clone --shared).  SCRATCH
+# is removed after a success and kept after a failure, for cmp/diffoscope.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-scratch=${1:?usage: check-repro.sh SCRATCH}
+if [ $# -gt 0 ]; then
+        scratch=$1
+        mkdir "$scratch" # refuses one that exists: it is removed at the end
+else
+        scratch=$(mktemp -d "${TMPDIR:-/tmp}/bento-repro.XXXXXX")
+fi
 commit=$(git -C "$src" rev-parse HEAD)
 
 if ! git -C "$src" diff --quiet HEAD -- 2>/dev/null; then
         echo "check-repro: note: uncommitted changes are not built; this checks $commit" >&2
 fi
 
-rm -rf "$scratch"
-mkdir -p "$scratch"
 start=$(date +%s)
 for dir in "$scratch/a" "$scratch/second/checkout"; do
         git clone -q --shared --no-checkout "$src" "$dir"
