@@ -1,6 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # One non-recursive GNU Makefile for all of bento.  Sources are picked up by
 # wildcard: a new .c file in a program's folder is built into that program.
+#
+# Choices on the command line (README.md, "Building and installing"):
+#   STATIC=1   (default) link yajl, libseccomp, libcap, libyaml and libcrypto
+#              from their .a archives, failing if one is not installed;
+#   STATIC=0   link them shared ("Link mode" below);
+#   BUILDDIR=  where everything goes (build); SANITIZE=1 ASan/UBSan;
+#   WERROR=0   warnings are not errors.
+# The same commit gives the same binaries in any directory (`make check-repro`).
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -21,22 +29,46 @@ PKGS_RUNTIME := yajl libseccomp libcap libsystemd
 # libsystemd only for its headers: cgroup-systemd.c dlopen()s it for
 # --systemd-cgroup (glibc 2.34+ has dlopen in libc, no -ldl).
 PKGS_RUNTIME_LIBS := yajl libseccomp libcap
-# ... and statically, from the archives their -dev packages ship, when all
-# three are there: each shared library costs every runtime start a share of
-# the dynamic loader's work, about 0.25 ms for these three on the CI VM
-# (docs/performance.md).  libc stays shared.
-RUNTIME_ARCHIVES := $(wildcard $(foreach a,libyajl_s.a libseccomp.a libcap.a,$(shell $(CC) -print-file-name=$(a) 2>/dev/null)))
 PKGS_TRANSLATE := yajl yaml-0.1 libcrypto
-# bento links the same way: libcrypto alone added 0.7 ms to every `bento`
-# start (18,000 relocations; the process needs only SHA-256 from it), which
-# `bento run` and `bento translate` each pay once (docs/performance.md).
-TRANSLATE_ARCHIVES := $(wildcard $(foreach a,libyajl_s.a libyaml.a libcrypto.a,$(shell $(CC) -print-file-name=$(a) 2>/dev/null)))
 PKGS_HOOKS := yajl libseccomp
-# The hook programs too (the exec gate starts with every `bento run`).
-HOOK_ARCHIVES := $(wildcard $(foreach a,libyajl_s.a libseccomp.a,$(shell $(CC) -print-file-name=$(a) 2>/dev/null)))
 
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+
+# ---- Link mode: STATIC=1 (default) or STATIC=0 ----------------------------
+# STATIC=1 links yajl, libseccomp, libcap, libyaml and libcrypto into the
+# programs from the archives their Debian -dev packages ship (libc stays
+# shared): each shared library costs every start a share of the dynamic
+# loader's work, about 0.25 ms for the runtime's three and 0.7 ms for
+# libcrypto alone in `bento` (docs/performance.md), and bento-runtime, bento
+# and the exec gate start with every run.  An archive that is not installed
+# stops the link with its name and its package; there is no quiet fallback,
+# so one command gives the same binaries on every machine.  STATIC=0 links
+# the same libraries shared, as pkg-config names them.  $(BUILDDIR)/link-mode
+# says which mode the binaries were linked in: changing STATIC relinks them,
+# and tests/integration/test_build.py checks the binaries against it.
+STATIC ?= 1
+ifeq ($(filter $(STATIC),0 1),)
+$(error STATIC must be 1 (static libraries) or 0 (shared ones), not "$(STATIC)")
+endif
+LINK_MODE := $(if $(filter 1,$(STATIC)),static,shared)
+ARCHIVE_PKG_libyajl_s.a := libyajl-dev
+ARCHIVE_PKG_libseccomp.a := libseccomp-dev
+ARCHIVE_PKG_libcap.a := libcap-dev
+ARCHIVE_PKG_libyaml.a := libyaml-dev
+ARCHIVE_PKG_libcrypto.a := libssl-dev
+# The path of archive $(1), or a stop that names it and its package.  Only
+# link recipes expand it, so `make deps` (which installs the packages),
+# `make clean` or `make lint` never need the archives.  (gcc prints the bare
+# name back when it finds nothing: hence the filter on an absolute path.)
+static_lib = $(or $(filter /%,$(wildcard $(shell $(CC) -print-file-name=$(1) 2>/dev/null))),$(error STATIC=1: $(1) is not installed; Debian's $(ARCHIVE_PKG_$(1)) ships it (contrib/install-deps.sh installs it); or link shared with STATIC=0))
+# $(call link_libs,ARCHIVES,PKGS): what a program links, in the mode chosen.
+link_libs = $(if $(filter 1,$(STATIC)),$(foreach a,$(1),$(call static_lib,$(a))),$(call pkg_libs,$(2)))
+RUNTIME_LINK = $(call link_libs,libyajl_s.a libseccomp.a libcap.a,$(PKGS_RUNTIME_LIBS))
+TRANSLATE_LINK = $(call link_libs,libyajl_s.a libyaml.a libcrypto.a,$(PKGS_TRANSLATE))
+HOOK_LINK = $(call link_libs,libyajl_s.a libseccomp.a,$(PKGS_HOOKS))
+LINK_MODE_FILE := $(BUILDDIR)/link-mode
+# ---- end of link mode ------------------------------------------------------
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
         -Wimplicit-fallthrough -Wundef -Wpointer-arith -Wno-missing-field-initializers
@@ -72,6 +104,14 @@ LDFLAGS ?=
 ALL_CFLAGS := -std=gnu17 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) -fPIE -MMD -MP \
               -Ibundle -DBENTO_VERSION='"$(VERSION)"' -DBENTO_COMMIT='"$(GIT_COMMIT)"' \
               -DBENTO_BUILD_DATE='"$(BUILD_DATE)"' $(CFLAGS)
+# ---- Reproducible builds ----------------------------------------------------
+# The checkout's directory (and an out-of-tree BUILDDIR's) stays out of the
+# binaries' debug info and __FILE__ strings, so one commit built in two
+# directories gives the same bytes (`make check-repro`).  GIT_COMMIT and
+# BUILD_DATE above come from the commit, not from the clock.
+REPRO_CFLAGS := -ffile-prefix-map=$(CURDIR)=. -ffile-prefix-map=$(abspath $(BUILDDIR))=build
+ALL_CFLAGS += $(REPRO_CFLAGS)
+# ---- end of reproducible builds ---------------------------------------------
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now,-z,noexecstack $(LDSAN) $(LDFLAGS)
 
 BUNDLE_SRC := $(wildcard bundle/*.c)
@@ -102,7 +142,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
 PROBE := $(BUILDDIR)/tests/bento-probe
 
 .PHONY: bench all debug check check-unit check-integration check-adversarial check-debug check-layering lint fuzz \
-        check-soak \
+        check-soak check-repro \
         fuzz-smoke demo install clean deps docs check-docs
 
 all: $(BINS)
@@ -135,13 +175,13 @@ $(LIBBENTO): $(call obj,$(BUNDLE_SRC))
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILDDIR)/bin/bento-runtime: $(call obj,$(RUNTIME_SRC)) $(LIBBENTO)
+$(BUILDDIR)/bin/bento-runtime: $(call obj,$(RUNTIME_SRC)) $(LIBBENTO) $(LINK_MODE_FILE)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(if $(filter 3,$(words $(RUNTIME_ARCHIVES))),$(RUNTIME_ARCHIVES),$(call pkg_libs,$(PKGS_RUNTIME_LIBS)))
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(LINK_MODE_FILE),$^) $(RUNTIME_LINK)
 
-$(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(HELP_OBJ) $(LIBBENTO)
+$(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(HELP_OBJ) $(LIBBENTO) $(LINK_MODE_FILE)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(if $(filter 3,$(words $(TRANSLATE_ARCHIVES))),$(TRANSLATE_ARCHIVES),$(call pkg_libs,$(PKGS_TRANSLATE)))
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(LINK_MODE_FILE),$^) $(TRANSLATE_LINK)
 
 # `bento <verb> --help` is made from the verb's manual page source at build
 # time, so the two cannot disagree; the roff pages in docs/man are committed
@@ -162,11 +202,20 @@ check-docs:
 
 # One link rule per hook program: hooks/<name>/*.c -> bin/bento-<name>.
 define hook_program
-$$(BUILDDIR)/bin/bento-$(1): $$(call obj,$$(wildcard hooks/$(1)/*.c)) $$(LIBBENTO)
+$$(BUILDDIR)/bin/bento-$(1): $$(call obj,$$(wildcard hooks/$(1)/*.c)) $$(LIBBENTO) $$(LINK_MODE_FILE)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(if $$(filter 2,$$(words $$(HOOK_ARCHIVES))),$$(HOOK_ARCHIVES),$$(call pkg_libs,$$(PKGS_HOOKS)))
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$(filter-out $$(LINK_MODE_FILE),$$^) $$(HOOK_LINK)
 endef
 $(foreach h,$(HOOK_NAMES),$(eval $(call hook_program,$(h))))
+
+# The mode the binaries are linked in, rewritten only when it changes, so
+# that switching STATIC relinks every program and nothing else.
+$(LINK_MODE_FILE): FORCE
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(LINK_MODE)" ] || echo "$(LINK_MODE)" > $@
+
+.PHONY: FORCE
+FORCE:
 
 $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBBENTO)
 	@mkdir -p $(dir $@)
@@ -207,6 +256,25 @@ $(LSM_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o \
     $(call obj,runtime/process/lsm.c) $(LIBBENTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
+
+# ---- Unit tests of the runtime's parsers ----------------------------------
+# tests/unit/test-rt-*.c link libbento-runtime.a: every runtime object but
+# cli/main.c, as LIBTRANSLATE is for translate/, so a test pulls in only the
+# objects it calls (and what those call).
+RT_TESTS := $(filter $(BUILDDIR)/tests/test-rt-%,$(UNIT_BINS))
+LIBRUNTIME := $(BUILDDIR)/lib/libbento-runtime.a
+
+$(LIBRUNTIME): $(call obj,$(filter-out runtime/cli/main.c,$(RUNTIME_SRC)))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILDDIR)/obj/tests/unit/test-rt-%: TEST_CFLAGS = -iquote runtime $(call pkg_cflags,$(PKGS_RUNTIME))
+
+$(RT_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBRUNTIME) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_RUNTIME_LIBS))
+# ---- end of runtime unit tests ----------------------------------------------
 
 # Unit tests of hooks/egress link its objects except main.c.
 EGRESS_TEST_PATTERNS := test-egress%
@@ -262,6 +330,7 @@ check: deps
 	$(MAKE) check-layering
 	$(MAKE) check-docs
 	$(MAKE) check-unit
+	$(MAKE) check-repro
 	$(MAKE) check-integration
 	$(MAKE) check-soak
 	$(MAKE) check-adversarial
@@ -292,6 +361,17 @@ check-debug:
 	$(MAKE) BUILDDIR=build/debug SANITIZE=1 all build/debug/tests/bento-probe
 	rm -rf $(SANITIZER_LOGS) && mkdir -p $(SANITIZER_LOGS) && chmod 1777 $(SANITIZER_LOGS)
 	$(SANITIZER_ENV) BENTO_BUILD=$(abspath build/debug) $(PYTHON) -m pytest -q -ra $(DEBUG_TESTS)
+
+# ---- check-repro ----------------------------------------------------------
+# The checked-out commit built in two directories must give the same
+# programs, byte for byte (contrib/check-repro.sh; the -ffile-prefix-map
+# flags above).  Two full builds: 1.5 CPU-minutes, about two to three minutes
+# on an idle 2-core CI machine (8 under a load of 8).
+# (The two checkouts go to a fresh directory under TMPDIR, not under
+# BUILDDIR, whose *.d files this Makefile includes.)
+check-repro:
+	STATIC=$(STATIC) contrib/check-repro.sh
+# ---- end of check-repro ------------------------------------------------------
 
 # The include order between programs and between the stages of each
 # (contrib/check-layering.py; docs/architecture.md, "The tree").

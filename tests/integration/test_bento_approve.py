@@ -337,7 +337,12 @@ def test_sticky_world_writable_directory_is_accepted(env):
     d.chmod(0o1777)
     path = d / "m.yaml"
     path.write_text(SIMPLE)
-    assert approve(env, path).returncode == 0
+    r = approve(env, path)
+    assert r.returncode == 0, r.stderr
+    # stamped, and the stamp is current: the directory did not stop it
+    assert re.fullmatch(r"[0-9a-f]{64}", stamp_of(path) or ""), path.read_text()
+    again = approve(env, path)
+    assert again.returncode == 0 and "is already approved for its current permissions." in again.stdout
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")

@@ -1129,7 +1129,9 @@ def test_notes_untunneled_and_guard_blocked(world, net):
     assert res.rc == 0, res
     replies = [json.loads(line) for line in res.out.splitlines()]
     assert replies[0]["response"].startswith("HTTP/1.1 400"), replies
-    assert replies[1]["status"] != 200, replies
+    # the guard's refusal: the words of any unreachable destination
+    assert replies[1]["status"] == 502, replies
+    assert replies[1]["body"] == "bento could not reach 127.0.0.1:9\n", replies
     text = prose(res.err)
     assert "addressed as plain http:// through the proxy, without CONNECT" in text, res
     assert '[bento]   "192.0.2.2" port "7777"' in res.err

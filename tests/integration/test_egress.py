@@ -4,15 +4,19 @@
 Topology, all made here and removed after each test:
 
     container netns        "host" netns H                 server netns S
-    (empty: lo only)       lo, veth 192.0.2.1/24  <---->  veth 192.0.2.2/24, lo
-    proxy 127.0.0.1:3128   bento-runtime, the hook        TCP echo servers on
-    listens here           and its daemon run here,        192.0.2.2:7777 and :7778
+    (empty: lo only)       lo, veth 192.0.2.1/24  <---->  veth 192.0.2.2/24 and
+    proxy 127.0.0.1:3128   route 10.0.0.7/32 via S        10.0.0.7/32, lo
+    listens here           bento-runtime, the hook        TCP echo servers on
+                           and its daemon run here,        :7777 and :7778 of both
                            and dial from here
 
 The runtime (and with it the hook and its daemon) runs inside H through
 `nsenter --net`, so whatever the proxy dials can only ever reach S: a
-broken guard could not put a packet on a real network, and the only
-addresses anything is sent to are documentation ones (192.0.2.0/24).
+broken guard could not put a packet on a real network.  Addresses are
+documentation ones (192.0.2.0/24) except 10.0.0.7, a private address that
+exists only on S's end of the pair (H routes just that one address there),
+so that the guard's refusal of private space is seen refusing a host that
+answers.
 Names come from a --hosts-file the hook is given (documented as a testing
 option): echo.test -> 192.0.2.2, loop.test -> 127.0.0.1,
 metadata.test -> 169.254.169.254, private.test -> 10.0.0.7.
@@ -40,6 +44,7 @@ ECHO_PORT = 7777
 OTHER_PORT = 7778
 HOST_ADDR = "192.0.2.1"
 SERVER_ADDR = "192.0.2.2"
+PRIVATE_ADDR = "10.0.0.7"  # on S only; H routes this one address to it
 HOSTS_FILE = """\
 # written by tests/integration/test_egress.py
 192.0.2.2 echo.test
@@ -151,11 +156,14 @@ class Net:
         ip("link", "add", veth_h, "netns", self.h, "type", "veth", "peer", "name", veth_s, "netns", self.s)
         ip("-n", self.h, "addr", "add", HOST_ADDR + "/24", "dev", veth_h)
         ip("-n", self.s, "addr", "add", SERVER_ADDR + "/24", "dev", veth_s)
+        ip("-n", self.s, "addr", "add", PRIVATE_ADDR + "/32", "dev", veth_s)
         ip("-n", self.h, "link", "set", veth_h, "up")
         ip("-n", self.s, "link", "set", veth_s, "up")
-        # the test host, and a decoy on H's own loopback: a guard that let
-        # loopback through would reach it and get a 200
-        self.serve(self.s, SERVER_ADDR, "%d,%d" % (ECHO_PORT, OTHER_PORT))
+        ip("-n", self.h, "route", "add", PRIVATE_ADDR + "/32", "via", SERVER_ADDR, "dev", veth_h)
+        # the test host (on both its addresses), and a decoy on H's own
+        # loopback: a guard that let loopback through would reach it and
+        # get a 200
+        self.serve(self.s, "0.0.0.0", "%d,%d" % (ECHO_PORT, OTHER_PORT))
         self.serve(self.h, "127.0.0.1", str(ECHO_PORT))
         return self
 
@@ -295,9 +303,10 @@ def wait_daemon_gone(pid):
 
 
 def test_control_the_servers_answer_from_h(net):
-    """Without the filter, both ports of the test host and the loopback
-    decoy answer (from H)."""
-    for addr, port in ((SERVER_ADDR, ECHO_PORT), (SERVER_ADDR, OTHER_PORT), ("127.0.0.1", ECHO_PORT)):
+    """Without the filter, both ports of the test host, on its public and
+    its private address, and the loopback decoy answer (from H)."""
+    for addr, port in ((SERVER_ADDR, ECHO_PORT), (SERVER_ADDR, OTHER_PORT), (PRIVATE_ADDR, ECHO_PORT),
+                       (PRIVATE_ADDR, OTHER_PORT), ("127.0.0.1", ECHO_PORT)):
         res = run_cmd(net.in_h(harness.PROBE, "tcp-connect", addr, port))
         assert res.out.strip() == "OK", res
 
@@ -422,14 +431,34 @@ def test_a_resolv_conf_that_is_not_there_fails_the_hook(ert, rig, test_dir):
 
 
 def test_private_address_needs_a_literal_rule(ert, rig, net):
-    """A rule naming an address literally grants it even when private; here
-    192.0.2.2 is public, so this shows the literal path dials what was
-    named.  The private case is covered by the unit tests (no private
-    address may be used here)."""
-    rig.hook("%s:%d" % (SERVER_ADDR, ECHO_PORT))
-    steps = ert.run_script(rig.b, ["proxy-connect", "%s:%d" % (SERVER_ADDR, ECHO_PORT), "literal"])
-    assert steps[0].json() == {"status": 200, "echo": "literal"}, steps
-    assert ("allow", SERVER_ADDR, str(ECHO_PORT)) in rig.decisions()
+    """A private address is reached only through a rule that names it
+    literally: granted by a wildcard, or behind a granted name, it is
+    refused like loopback (502, the same words as any failure), while the
+    literal rule tunnels to the very same host, which answers on both ports
+    from H (test_control_the_servers_answer_from_h)."""
+    for port in (ECHO_PORT, OTHER_PORT):
+        res = run_cmd(net.in_h(harness.PROBE, "tcp-connect", PRIVATE_ADDR, port))
+        assert res.out.strip() == "OK", res  # the host is there: a refusal is the guard's
+    rig.hook("*:%d" % ECHO_PORT, "%s:%d" % (PRIVATE_ADDR, OTHER_PORT))
+    steps = ert.run_script(
+        rig.b,
+        ["proxy-connect", "%s:%d" % (PRIVATE_ADDR, ECHO_PORT), "wildcard"],  # granted by *, not literally
+        ["proxy-connect", "private.test:%d" % ECHO_PORT, "by-name"],  # granted by *, resolves to it
+        ["proxy-connect", "%s:%d" % (PRIVATE_ADDR, OTHER_PORT), "literal"],  # the literal rule
+    )
+    j = [s.json() for s in steps]
+    for i, target in ((0, "%s:%d" % (PRIVATE_ADDR, ECHO_PORT)), (1, "private.test:%d" % ECHO_PORT)):
+        assert j[i]["status"] == 502, (steps[i], rig.hook_err())
+        assert j[i]["body"] == "bento could not reach %s\n" % target, steps[i]
+        assert "echo" not in j[i], steps[i]
+    assert PRIVATE_ADDR not in j[1]["head"] + j[1]["body"], steps[1]
+    assert j[2] == {"status": 200, "echo": "literal"}, (steps, rig.hook_err())
+    d = rig.decisions()
+    assert ("blocked", PRIVATE_ADDR, str(ECHO_PORT)) in d, d
+    assert ("blocked", "private.test", str(ECHO_PORT)) in d, d
+    assert ("allow", PRIVATE_ADDR, str(OTHER_PORT)) in d, d
+    assert len([x for x in d if x[0] == "allow"]) == 1, d
+    wait_daemon_gone(rig.daemon_pid())
 
 
 def test_daemon_lives_as_long_as_the_container(ert, rig):

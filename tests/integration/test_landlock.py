@@ -83,6 +83,16 @@ def test_same_checks_pass_without_landlock(rt, bundle):
     got = run_checks(rt, landlock_bundle(bundle, None))
     for c in CHECKS:
         assert got[c].rc == 0, "%r fails even without Landlock" % got[c]
+    # and they did what they say: the writes landed, the reads and listings
+    # saw the files (the ones Landlock denies above included)
+    j = {c: got[c].json() for c in CHECKS if c[0] != "write"}
+    assert got[("write", "/tmp/allowed", "x")].text.strip() == "OK", got
+    assert j[("read", "/tmp/allowed")]["data"] == "x", got
+    assert got[("write", "/dev/shm/denied", "x")].text.strip() == "OK", got
+    assert "hostname" in j[("ls", "/etc")]["entries"], got
+    assert "sh" in j[("ls", "/bin")]["entries"], got
+    assert "Name:" in j[("read", "/proc/self/status")]["data"], got
+    assert j[("read", "/etc/hostname")]["size"] > 0, got
 
 
 def test_network_port_rules(rt, bundle, abi):

@@ -178,6 +178,9 @@ def test_delete_regex(rt, bundle):
 
 
 def test_no_subreaper_is_accepted(rt, bundle):
-    b = bundle("/bin/true")
+    """The flag changes only who adopts the runtime's orphans: the run
+    itself goes on as without it (output relayed, exit status passed on)."""
+    b = bundle("/bin/sh", "-c", "echo ran-without-subreaper; exit 3")
     res = rt.run(b, None, "--no-subreaper")
-    assert res.rc == 0, res
+    assert res.rc == 3, res
+    assert rt.container_output(res.cid).strip() == "ran-without-subreaper", res

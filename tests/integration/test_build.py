@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: Apache-2.0
+"""How the programs are linked (Makefile, "Link mode"; README, "Building").
+
+  * the binaries of $BENTO_BUILD are linked as its link-mode file says:
+    with STATIC=1 none of them needs the shared yajl, libseccomp, libcap,
+    libyaml or libcrypto (libc stays shared); with STATIC=0 each needs the
+    ones it uses;
+  * STATIC=1 with an archive missing stops before linking, naming the
+    archive and the Debian package that ships it, and STATIC=0 does not
+    need it; any other value of STATIC is refused.
+
+The make runs are dry (-n) with a compiler wrapper that pretends one
+archive is not installed: nothing is built and nothing is written.
+Needs binutils (readelf).
+"""
+
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.abspath(os.environ.get("BENTO_BUILD", os.path.join(ROOT, "build")))
+
+# The libraries the mode is about, by soname prefix, and which program
+# uses which (what a shared link makes each binary need).
+LIBS = ("libyajl.so", "libseccomp.so", "libcap.so", "libyaml-0.so", "libcrypto.so")
+USES = {
+    "bento-runtime": ("libyajl.so", "libseccomp.so", "libcap.so"),
+    "bento": ("libyajl.so", "libyaml-0.so", "libcrypto.so"),
+    "bento-exec-gate": ("libyajl.so", "libseccomp.so"),
+    "bento-egress": ("libyajl.so",),
+}
+
+
+def run(argv, **kw):
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, **kw)
+
+
+def needed(path):
+    r = run(["readelf", "--dynamic", "--wide", path])
+    assert r.returncode == 0, r.stderr
+    return [line.split("[", 1)[1].rstrip("]") for line in r.stdout.splitlines() if "(NEEDED)" in line]
+
+
+def link_mode():
+    path = os.path.join(BUILD, "link-mode")
+    assert os.path.exists(path), "%s is missing: the Makefile writes it with every link" % path
+    with open(path) as f:
+        mode = f.read().strip()
+    assert mode in ("static", "shared"), mode
+    return mode
+
+
+@pytest.mark.parametrize("program", sorted(USES))
+def test_binaries_are_linked_as_the_mode_says(program):
+    mode = link_mode()
+    path = os.path.join(BUILD, "bin", program)
+    assert os.path.exists(path), "not built: %s" % path
+    libs = needed(path)
+    assert "libc.so.6" in libs, libs
+    linked = [lib for lib in libs if lib.startswith(LIBS)]
+    if mode == "static":
+        assert linked == [], "%s is linked statically yet needs %s" % (program, linked)
+    else:
+        for want in USES[program]:
+            assert any(lib.startswith(want) for lib in linked), \
+                "%s is linked shared yet does not need %s: %s" % (program, want, libs)
+
+
+@pytest.fixture
+def no_seccomp_archive(tmp_path):
+    """A compiler that answers like gcc without libseccomp.a installed."""
+    cc = tmp_path / "cc"
+    cc.write_text('#!/bin/sh\ncase "$1" in\n-print-file-name=libseccomp.a) echo libseccomp.a ;;\n'
+                  '*) exec cc "$@" ;;\nesac\n')
+    cc.chmod(0o755)
+    return str(cc)
+
+
+def dry_make(tmp_path, cc, *args):
+    out = tmp_path / "build"
+    return run(["make", "-n", "-C", ROOT, "BUILDDIR=" + str(out), "CC=" + cc] + list(args)
+               + [str(out / "bin" / "bento-runtime")])
+
+
+def test_static_link_without_an_archive_stops_and_names_it(tmp_path, no_seccomp_archive):
+    r = dry_make(tmp_path, no_seccomp_archive, "STATIC=1")
+    assert r.returncode != 0, r.stdout
+    assert "STATIC=1: libseccomp.a is not installed; Debian's libseccomp-dev ships it" in r.stderr, r.stderr
+    assert "STATIC=0" in r.stderr
+    # control: the same machine links shared without the archive
+    r = dry_make(tmp_path, no_seccomp_archive, "STATIC=0")
+    assert r.returncode == 0, r.stderr
+    link = [line for line in r.stdout.splitlines() if " -o " + str(tmp_path / "build" / "bin") in line]
+    assert len(link) == 1 and "-lseccomp" in link[0] and ".a" not in link[0].split("libbento.a")[1], link
+    assert not (tmp_path / "build").exists(), "a dry run wrote files"
+
+
+def test_the_default_is_static(tmp_path):
+    r = run(["make", "-n", "-C", ROOT, "BUILDDIR=" + str(tmp_path / "build"),
+             str(tmp_path / "build" / "bin" / "bento-runtime")])
+    assert r.returncode == 0, r.stderr
+    link = [line for line in r.stdout.splitlines() if " -o " + str(tmp_path / "build" / "bin") in line]
+    assert len(link) == 1 and "/libseccomp.a" in link[0] and "-lseccomp" not in link[0], link
+
+
+def test_other_values_of_static_are_refused(tmp_path):
+    r = run(["make", "-n", "-C", ROOT, "BUILDDIR=" + str(tmp_path / "build"), "STATIC=yes"])
+    assert r.returncode != 0
+    assert 'STATIC must be 1 (static libraries) or 0 (shared ones), not "yes"' in r.stderr, r.stderr
