@@ -18,6 +18,7 @@
 #include "netrule.h"
 #include "limits-parse.h"
 #include "screen.h"
+#include "utf8.h"
 
 static void free_strs(char **v, size_t n)
 {
@@ -190,7 +191,7 @@ static int check_input(const char *data, size_t len, const char *name, struct ma
                                             "not a manifest",
                                             MANIFEST_MAX_BYTES)
                            ?: -EINVAL;
-        if (!screen_utf8_valid(data, len))
+        if (!bento_utf8_valid(data, len))
                 return manifest_problem_add(p, name, NULL,
                                             "manifest: input is not valid UTF-8 text, so it is "
                                             "not a manifest")

@@ -10,36 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Decode one UTF-8 sequence at s (len bytes left); returns its length and
- * the code point, or 0 when the bytes are not valid UTF-8. */
-static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
-{
-        size_t n;
-        uint32_t c;
-
-        if (s[0] < 0x80)
-                return *cp = s[0], 1;
-        if (s[0] >= 0xc2 && s[0] <= 0xdf)
-                n = 2, c = s[0] & 0x1f;
-        else if (s[0] >= 0xe0 && s[0] <= 0xef)
-                n = 3, c = s[0] & 0x0f;
-        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-                n = 4, c = s[0] & 0x07;
-        else
-                return 0;
-        if (n > len)
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                c = (c << 6) | (s[i] & 0x3f);
-        }
-        if ((n == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) || (n == 4 && c < 0x10000) ||
-            c > 0x10ffff)
-                return 0;
-        *cp = c;
-        return n;
-}
+#include "utf8.h"
 
 /* Code points that print as nothing or reorder what follows. */
 static bool invisible(uint32_t c)
@@ -61,7 +32,7 @@ char *text_quote(const char *s)
         fputc('"', f);
         for (size_t i = 0; i < len;) {
                 uint32_t c = 0;
-                size_t n = utf8_decode(p + i, len - i, &c);
+                size_t n = bento_utf8_decode((const char *) p + i, len - i, &c);
 
                 if (n == 0) {
                         fprintf(f, "\\x%02x", p[i]);
