@@ -160,7 +160,7 @@ static bool split_target(const char *t, size_t len, struct egress_request *r, co
                         if (len <= EGRESS_HOST_MAX && !egress_unsafe_class(t, len)) {
                                 memcpy(r->host, t, len);
                                 r->host[len] = '\0';
-                                egress_host_normalise(r->host);
+                                bento_host_normalise(r->host);
                         }
                         return false;
                 }
@@ -208,7 +208,7 @@ static void parse_target(const char *t, size_t len, struct egress_request *r)
         }
         memcpy(r->port, port, port_len);
         r->port[port_len] = '\0';
-        if (!egress_port_canonical(r->port)) {
+        if (!bento_port_canonical(r->port)) {
                 r->port[0] = '\0';
                 bad(r, "malformed target port \"%s\"", q);
                 return;

@@ -13,6 +13,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "hostname.h"
 #include "internal.h"
 #include "manifest.h"
 #include "netrule.h"
@@ -177,7 +178,7 @@ bool manifest_network_allows(const struct manifest *m, const char *host, const c
                 return false;
         for (size_t i = 0; i < m->n_network; i++)
                 if (netrule_host_matches(m->network[i].host, host) &&
-                    netrule_port_matches(m->network[i].port, port))
+                    bento_port_matches(m->network[i].port, port))
                         return true;
         return false;
 }
