@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "textwrap.h"
 #include "utf8.h"
 
 /* Code points that print as nothing or reorder what follows. */
@@ -65,32 +66,7 @@ char *text_quote(const char *s)
 
 void text_wrap(FILE *f, const char *first, const char *cont, const char *text)
 {
-        size_t col = strlen(first), indent = strlen(cont);
-        bool line_empty = true;
-
-        fputs(first, f);
-        while (*text) {
-                size_t n = strcspn(text, " ");
-
-                if (n > 0) {
-                        if (!line_empty && col + 1 + n > TEXT_WIDTH) {
-                                fputc('\n', f);
-                                fputs(cont, f);
-                                col = indent;
-                                line_empty = true;
-                        }
-                        if (!line_empty) {
-                                fputc(' ', f);
-                                col++;
-                        }
-                        fwrite(text, 1, n, f);
-                        col += n;
-                        line_empty = false;
-                }
-                text += n;
-                text += strspn(text, " ");
-        }
-        fputc('\n', f);
+        bento_wrap_paragraph(f, text, strlen(text), TEXT_WIDTH, first, cont);
 }
 
 char *text_printf(const char *fmt, ...)
