@@ -88,7 +88,7 @@ struct bento_json *bento_json_new_string(const char *s)
 {
         struct bento_json *v;
 
-        if (!s || !bento_json_utf8_valid(s, strlen(s)))
+        if (!s || !bento_utf8_valid(s, strlen(s)))
                 return NULL;
         v = node(BENTO_JSON_STRING);
         if (!v)
@@ -140,8 +140,7 @@ int bento_json_object_set(struct bento_json *obj, const char *key, struct bento_
 
         if (!v)
                 return -ENOMEM;
-        if (!obj || obj->type != BENTO_JSON_OBJECT || !key ||
-            !bento_json_utf8_valid(key, strlen(key))) {
+        if (!obj || obj->type != BENTO_JSON_OBJECT || !key || !bento_utf8_valid(key, strlen(key))) {
                 bento_json_free(v);
                 return -EINVAL;
         }

@@ -22,6 +22,7 @@
 #include "cleanup.h"
 #include "jsonr.h"
 #include "jsonw.h"
+#include "utf8.h"
 
 struct frame {
         struct bento_json *node; /* the array or object being filled */
@@ -79,48 +80,6 @@ static int builder_oom(struct builder *b)
         return 0;
 }
 
-/* Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
- * yajl's own check lets all three through, and its \u decoder can produce
- * an encoded lone surrogate, so decoded text is checked again here. */
-bool bento_json_utf8_valid(const char *text, size_t len)
-{
-        const unsigned char *s = (const unsigned char *) text;
-        size_t i = 0;
-
-        while (i < len) {
-                unsigned char c = s[i];
-                uint32_t cp, min;
-                size_t n;
-
-                if (c < 0x80) {
-                        i++;
-                        continue;
-                }
-                /* n continuation bytes follow the lead byte */
-                if (c >= 0xc0 && c < 0xe0)
-                        n = 1;
-                else if (c >= 0xe0 && c < 0xf0)
-                        n = 2;
-                else if (c >= 0xf0 && c < 0xf8)
-                        n = 3;
-                else
-                        return false;
-                cp = c & (0x3fu >> n);
-                min = n == 1 ? 0x80 : n == 2 ? 0x800 : 0x10000;
-                if (len - i <= n)
-                        return false;
-                for (size_t k = 1; k <= n; k++) {
-                        if ((s[i + k] & 0xc0) != 0x80)
-                                return false;
-                        cp = (cp << 6) | (s[i + k] & 0x3f);
-                }
-                if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-                        return false;
-                i += n + 1;
-        }
-        return true;
-}
-
 /* Check text of a string value (pending) or of a key (!pending) and copy it. */
 static char *take_text(struct builder *b, bool pending, const unsigned char *s, size_t len)
 {
@@ -131,7 +90,10 @@ static char *take_text(struct builder *b, bool pending, const unsigned char *s, 
                 builder_fail(b, pending, "%s contains a NUL character", what);
                 return NULL;
         }
-        if (!bento_json_utf8_valid((const char *) s, len)) {
+        /* yajl's own check lets overlong forms, surrogates and values past
+         * U+10FFFF through, and its \u decoder can produce an encoded lone
+         * surrogate, so decoded text is checked again here. */
+        if (!bento_utf8_valid((const char *) s, len)) {
                 builder_fail(b, pending, "%s is not valid UTF-8", what);
                 return NULL;
         }

@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include "err.h"
+/* every string in a tree is strict UTF-8 as utf8.h defines it */
+#include "utf8.h"
 
 #define BENTO_JSON_MAX_DEPTH 64
 
@@ -73,10 +75,6 @@ struct bento_json *bento_json_dup(const struct bento_json *v);
 
 /* Free a tree; accepts NULL, returns NULL. */
 struct bento_json *bento_json_free(struct bento_json *v);
-
-/* Strict UTF-8 (no overlong forms, surrogates or code points above
- * U+10FFFF), the rule every string in a parsed tree satisfies. */
-bool bento_json_utf8_valid(const char *s, size_t len);
 
 /* Human name of a type for messages: "a string", "an object", ... */
 const char *bento_json_type_name(enum bento_json_type t);

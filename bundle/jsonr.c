@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "utf8.h"
 
 /* Keys longer than this are abbreviated in paths: a path is for a human to
  * find the value, and err.msg has a fixed size. */
@@ -74,7 +75,7 @@ size_t bento_jsonr_push_key(struct bento_jsonr *r, const char *key)
         }
         if (key[i]) {
                 /* cut at a character boundary, not inside a UTF-8 sequence */
-                while (i > 0 && ((unsigned char) key[i] & 0xc0) == 0x80) {
+                while (i > 0 && bento_utf8_continuation((unsigned char) key[i])) {
                         i--;
                         o--;
                 }

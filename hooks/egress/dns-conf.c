@@ -16,7 +16,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
-#include "rules.h"
+#include "hostname.h"
 
 #define RESOLV_CONF_MAX ((size_t) 64 * 1024)
 #define HOSTS_MAX_BYTES ((size_t) 1024 * 1024)
@@ -84,7 +84,7 @@ static bool domain(const char *w, char out[DNS_NAME_MAX + 1])
                 return false;
         memcpy(out, w, len);
         out[len] = '\0';
-        egress_host_normalise(out);
+        bento_host_normalise(out);
         return out[0] != '\0';
 }
 

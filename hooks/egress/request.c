@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "utf8.h"
+
 ssize_t egress_head_end(const char *buf, size_t len)
 {
         size_t line = 0;
@@ -21,43 +23,6 @@ ssize_t egress_head_end(const char *buf, size_t len)
                 line = i + 1;
         }
         return -1;
-}
-
-/* Decode one UTF-8 sequence at s (n bytes left); returns its length, or 0
- * for an invalid sequence (overlong, surrogate, above U+10FFFF, cut). */
-static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
-{
-        size_t len;
-        uint32_t c;
-
-        if (s[0] < 0x80) {
-                *cp = s[0];
-                return 1;
-        }
-        if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-                len = 2;
-                c = s[0] & 0x1fU;
-        } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-                len = 3;
-                c = s[0] & 0x0fU;
-        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-                len = 4;
-                c = s[0] & 0x07U;
-        } else {
-                return 0;
-        }
-        if (len > n)
-                return 0;
-        for (size_t i = 1; i < len; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                c = (c << 6) | (s[i] & 0x3fU);
-        }
-        if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-            (c >= 0xd800 && c <= 0xdfff))
-                return 0;
-        *cp = c;
-        return len;
 }
 
 /* Format and default-ignorable characters (Unicode Cf and
@@ -94,11 +59,9 @@ static const char *char_class(uint32_t c)
 
 const char *egress_unsafe_class(const char *s, size_t len)
 {
-        const unsigned char *p = (const unsigned char *) s;
-
         for (size_t i = 0; i < len;) {
                 uint32_t cp = 0;
-                size_t n = utf8_next(p + i, len - i, &cp);
+                size_t n = bento_utf8_decode(s + i, len - i, &cp);
                 const char *cls;
 
                 if (n == 0)
@@ -197,7 +160,7 @@ static bool split_target(const char *t, size_t len, struct egress_request *r, co
                         if (len <= EGRESS_HOST_MAX && !egress_unsafe_class(t, len)) {
                                 memcpy(r->host, t, len);
                                 r->host[len] = '\0';
-                                egress_host_normalise(r->host);
+                                bento_host_normalise(r->host);
                         }
                         return false;
                 }
@@ -245,7 +208,7 @@ static void parse_target(const char *t, size_t len, struct egress_request *r)
         }
         memcpy(r->port, port, port_len);
         r->port[port_len] = '\0';
-        if (!egress_port_canonical(r->port)) {
+        if (!bento_port_canonical(r->port)) {
                 r->port[0] = '\0';
                 bad(r, "malformed target port \"%s\"", q);
                 return;

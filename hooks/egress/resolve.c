@@ -52,7 +52,7 @@ static int hosts_add_line(char *line, const char *path, unsigned lineno, struct 
                         return bento_err_setx(err, EINVAL, "%s:%u: name too long", path, lineno);
                 e = &hosts[n_hosts++];
                 memcpy(e->name, name, strlen(name) + 1);
-                egress_host_normalise(e->name);
+                bento_host_normalise(e->name);
                 e->addr = ss;
                 e->len = len;
         }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Egress rules: one `host:port` pattern pair each, validated and matched as
- * bento's manifest `network:` rules are (spec §1.5).  Pure string logic, no
+ * Egress rules: one `host:port` pattern pair each, validated and matched
+ * with the grammar of bundle/hostname.h, the one bento's manifest
+ * `network:` rules are checked with (spec §1.5).  Pure string logic, no
  * I/O, so the unit tests can reach every branch.
  *
  * Host patterns: "*", a suffix wildcard ".example.com" (any name strictly
@@ -17,8 +18,10 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "hostname.h"
 
-#define EGRESS_HOST_MAX  253
+/* the longest host name, BENTO_HOST_MAX, under the name hooks/egress uses */
+#define EGRESS_HOST_MAX  BENTO_HOST_MAX
 #define EGRESS_MAX_RULES 1024
 
 struct egress_rule {
@@ -37,17 +40,10 @@ int egress_port_pattern_check(const char *port, struct bento_err *err);
  * -EINVAL with err naming the rule and the problem. */
 int egress_rule_parse(const char *spec, struct egress_rule *ret, struct bento_err *err);
 
-/* True when s is a canonical port number: plain decimal 1-65535, no sign, no
- * leading zero, at most five digits. */
-bool egress_port_canonical(const char *s);
-
-/* Normalise a target or rule host in place: ASCII A-Z lower-cased (nothing
- * else folded) and one trailing '.' removed. */
-void egress_host_normalise(char *host);
-
-/* Whether some rule allows host:port.  host must already be normalised and
- * port canonical (the request parser guarantees both).  IP literals match
- * only textually.  No rules: false. */
+/* Whether some rule allows host:port.  host must already be normalised
+ * (bento_host_normalise) and port canonical (bento_port_canonical); the
+ * request parser guarantees both.  IP literals match only textually.  No
+ * rules: false. */
 bool egress_rules_allow(const struct egress_rule *rules, size_t n, const char *host,
                         const char *port);
 

@@ -108,7 +108,7 @@ static void vlog(const char *level, bool to_stderr, const char *fmt, va_list ap)
                 if ((unsigned char) *p < 0x20 || *p == 0x7f)
                         *p = '?';
         /* engines parse the log as JSON: never hand them invalid UTF-8 */
-        if (!bento_json_utf8_valid(msg, strlen(msg)))
+        if (!bento_utf8_valid(msg, strlen(msg)))
                 for (char *p = msg; *p; p++)
                         if ((unsigned char) *p >= 0x80)
                                 *p = '?';

@@ -10,6 +10,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "json.h"
+#include "utf8.h"
 #include "base/proc.h"
 
 void rt_mountinfo_unescape(char *s)
@@ -54,7 +55,7 @@ static int parse_line(char *line, struct bento_applied_mount *m)
          * UTF-8 could not be written as JSON and must not fail `state`. */
         for (const char *const *f = (const char *const[]){fields[4], type, source, fields[5], NULL};
              *f; f++)
-                if (!bento_json_utf8_valid(*f, strlen(*f)))
+                if (!bento_utf8_valid(*f, strlen(*f)))
                         return -EILSEQ;
         m->destination = strdup(fields[4]);
         m->type = strdup(type);

@@ -36,7 +36,7 @@ static void check_connect(const struct egress_request *r)
         size_t n = strlen(r->host);
 
         must(n > 0 && n <= EGRESS_HOST_MAX, "host length");
-        must(egress_port_canonical(r->port), "canonical port");
+        must(bento_port_canonical(r->port), "canonical port");
         must(!egress_unsafe_class(r->host, n), "host passes the screen");
         for (size_t i = 0; i < n; i++)
                 must(r->host[i] < 'A' || r->host[i] > 'Z', "host lower-cased");

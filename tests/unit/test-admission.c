@@ -368,16 +368,6 @@ TEST(refusal_text)
         check_width(core);
 }
 
-TEST(wrap)
-{
-        cleanup_free char *s = admission_wrap("aaa bbb ccc\nddd", 8, "> ", "  ");
-
-        ASSERT_STREQ(s, "> aaa\n  bbb\n  ccc\n  ddd\n");
-        free(s);
-        s = admission_wrap("averyveryverylongword x", 8, "", "");
-        ASSERT_STREQ(s, "averyveryverylongword\nx\n"); /* never splits a word */
-}
-
 TEST(doctor_verdict)
 {
         struct admission_host v;

@@ -95,7 +95,7 @@ static bool allows(const char *const *specs, size_t n, const char *host, const c
                 if (egress_rule_parse(specs[i], &rules[i], &err) < 0)
                         return false;
         snprintf(h, sizeof(h), "%s", host);
-        egress_host_normalise(h);
+        bento_host_normalise(h);
         return egress_rules_allow(rules, n, h, port);
 }
 

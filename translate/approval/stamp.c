@@ -23,6 +23,7 @@
 #include "cleanup.h"
 #include "manifest/write.h"
 #include "manifest/yaml-cleanup.h"
+#include "utf8.h"
 
 /* The provenance keys in canonical order.  The stamp edits the first
  * three; blocked-hosts is a landmark for it, and gains items only when a
@@ -275,7 +276,7 @@ static size_t byte_at(const char *data, size_t len, size_t idx)
         for (size_t c = 0; b < len && c < idx; c++)
                 do
                         b++;
-                while (b < len && ((unsigned char) data[b] & 0xc0) == 0x80);
+                while (b < len && bento_utf8_continuation((unsigned char) data[b]));
         return b;
 }
 

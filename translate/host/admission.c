@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "textwrap.h"
 
 #define REFUSE_STRICT "strict mode requires every layer to be fully enforced"
 #define REFUSE_CORE_ALL                                                                            \
@@ -240,64 +241,10 @@ bool admission_shortfall(const struct host_report *final, const struct admission
 
 /* ---- text ---- */
 
-static void wrap_paragraph(FILE *f, const char *p, size_t len, size_t width, const char *first,
-                           const char *indent)
-{
-        size_t col = strlen(first), start = col;
-
-        fputs(first, f);
-        for (size_t i = 0; i < len;) {
-                size_t w;
-
-                while (i < len && p[i] == ' ')
-                        i++;
-                if (i == len)
-                        break;
-                for (w = 0; i + w < len && p[i + w] != ' ';)
-                        w++;
-                if (col > start && col + 1 + w > width) {
-                        fputc('\n', f);
-                        fputs(indent, f);
-                        col = start = strlen(indent);
-                }
-                if (col > start)
-                        fputc(' ', f), col++;
-                fwrite(p + i, 1, w, f);
-                col += w;
-                i += w;
-        }
-        fputc('\n', f);
-}
-
-char *admission_wrap(const char *text, size_t width, const char *first, const char *indent)
-{
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
-        bool lead = true;
-
-        if (!f)
-                return NULL;
-        for (const char *p = text;;) {
-                size_t n = strcspn(p, "\n");
-
-                wrap_paragraph(f, p, n, width, lead ? first : indent, indent);
-                lead = false;
-                if (!p[n])
-                        break;
-                p += n + 1;
-        }
-        if (fclose(f) != 0) {
-                free(buf);
-                return NULL;
-        }
-        return buf;
-}
-
 static int put_wrapped(FILE *f, const char *text, size_t width, const char *first,
                        const char *indent)
 {
-        cleanup_free char *s = admission_wrap(text, width, first, indent);
+        cleanup_free char *s = bento_wrap(text, width, first, indent);
 
         return s && fputs(s, f) >= 0 ? 0 : -1;
 }

@@ -145,11 +145,4 @@ struct admission_host {
 void admission_judge_host(const struct host_report *probe, bool shields_ok,
                           struct admission_host *ret);
 
-/* ---- text ---- */
-
-/* Wrap text at width columns on word boundaries (never splitting a word):
- * the first line starts with first, the others with indent; every line
- * ends in '\n'.  Heap string, NULL when out of memory. */
-char *admission_wrap(const char *text, size_t width, const char *first, const char *indent);
-
 #endif

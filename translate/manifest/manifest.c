@@ -13,11 +13,13 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "hostname.h"
 #include "internal.h"
 #include "manifest.h"
 #include "netrule.h"
 #include "limits-parse.h"
 #include "screen.h"
+#include "utf8.h"
 
 static void free_strs(char **v, size_t n)
 {
@@ -176,7 +178,7 @@ bool manifest_network_allows(const struct manifest *m, const char *host, const c
                 return false;
         for (size_t i = 0; i < m->n_network; i++)
                 if (netrule_host_matches(m->network[i].host, host) &&
-                    netrule_port_matches(m->network[i].port, port))
+                    bento_port_matches(m->network[i].port, port))
                         return true;
         return false;
 }
@@ -190,7 +192,7 @@ static int check_input(const char *data, size_t len, const char *name, struct ma
                                             "not a manifest",
                                             MANIFEST_MAX_BYTES)
                            ?: -EINVAL;
-        if (!screen_utf8_valid(data, len))
+        if (!bento_utf8_valid(data, len))
                 return manifest_problem_add(p, name, NULL,
                                             "manifest: input is not valid UTF-8 text, so it is "
                                             "not a manifest")

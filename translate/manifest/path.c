@@ -999,10 +999,31 @@ static int splice_link(char **rest, const char *target, const char *tail)
         return 0;
 }
 
-/* The walk itself; *ret is a heap string.  `clean` is path_clean(p). */
-static int resolve_walk(const char *clean, struct walk *w, char **ret)
+/* Who is told about each link a walk steps on (path_walk_links). */
+struct link_visitor {
+        path_link_fn fn;
+        void *userdata;
+};
+
+/* Tell v about the link w->s, which sits in w->s[0..parent). */
+static int visit_link(const struct link_visitor *v, const struct walk *w, size_t parent)
 {
-        cleanup_free char *rest = strdup(clean);
+        cleanup_free char *dir = NULL;
+
+        if (!v)
+                return 0;
+        dir = strndup(w->s, parent);
+        if (!dir)
+                return -ENOMEM;
+        return v->fn(w->s, dir, v->userdata);
+}
+
+/* The walk itself; *ret is a heap string.  `p` is absolute: path_clean(p)
+ * for path_resolve, the name as given for path_walk_links.  ".." steps up
+ * from what has been resolved so far, as the kernel does. */
+static int resolve_walk(const char *p, struct walk *w, const struct link_visitor *v, char **ret)
+{
+        cleanup_free char *rest = strdup(p);
         unsigned links = 0;
         size_t i = 0;
 
@@ -1014,6 +1035,7 @@ static int resolve_walk(const char *clean, struct walk *w, char **ret)
                 cleanup_free char *own = NULL;
                 const char *target = NULL;
                 size_t len, parent;
+                int r;
 
                 while (rest[i] == '/')
                         i++;
@@ -1040,9 +1062,12 @@ static int resolve_walk(const char *clean, struct walk *w, char **ret)
                 case STEP_LINK:
                         break;
                 }
+                r = visit_link(v, w, parent);
+                if (r < 0)
+                        return r;
                 if (++links > RESOLVE_LINKS_MAX) {
                         /* A loop: leave the path as it was spelled. */
-                        *ret = strdup(clean);
+                        *ret = strdup(p);
                         return *ret ? 0 : -ENOMEM;
                 }
                 /* Back to the link's directory, or to "/" for an absolute one. */
@@ -1077,7 +1102,7 @@ int path_resolve(const char *p, char **ret)
                 *ret = strdup(e->resolved);
                 return *ret ? 0 : -ENOMEM;
         }
-        r = resolve_walk(clean, &w, &out);
+        r = resolve_walk(clean, &w, NULL, &out);
         free(w.s);
         if (r < 0)
                 return r;
@@ -1085,4 +1110,19 @@ int path_resolve(const char *p, char **ret)
                 e->have |= HAVE_RESOLVED;
         *ret = out;
         return 0;
+}
+
+int path_walk_links(const char *p, path_link_fn fn, void *userdata)
+{
+        const struct link_visitor v = {fn, userdata};
+        struct walk w = {0};
+        char *out = NULL;
+        int r;
+
+        if (p[0] != '/')
+                return -EINVAL;
+        r = resolve_walk(p, &w, &v, &out);
+        free(w.s);
+        free(out);
+        return r;
 }

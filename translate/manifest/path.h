@@ -36,6 +36,19 @@ bool path_parent_len(const char *child, size_t n);
  * Returns 0 or -ENOMEM. */
 int path_resolve(const char *p, char **ret);
 
+/* Called for each symbolic link a walk steps on: link is its path as
+ * resolved so far, dir the (resolved) directory that holds it.  A negative
+ * return stops the walk with that value. */
+typedef int (*path_link_fn)(const char *link, const char *dir, void *userdata);
+
+/* Walk the absolute name p (not cleaned first) the way the kernel resolves
+ * it, with the same walker as path_resolve: one component at a time, by
+ * lstat and readlink only, so no link is ever followed by the kernel on
+ * the way; ".." steps up from what has been resolved so far.  fn sees every
+ * link, in order; the walk stops at a missing or unreadable name and after
+ * 40 links.  Returns 0, -EINVAL for a relative p, -ENOMEM, or fn's error. */
+int path_walk_links(const char *p, path_link_fn fn, void *userdata);
+
 /* A memo of host lookups for one stretch of work that does not change the
  * host (resolving a manifest asks about the same paths many times over).
  * Between path_cache_begin() and the matching path_cache_end() (scopes

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "utf8.h"
+
 struct cp_range {
         uint32_t lo, hi;
 };
@@ -46,51 +48,6 @@ static bool in_table(uint32_t cp)
         return false;
 }
 
-bool screen_utf8_next(const char *s, size_t len, size_t *i, uint32_t *ret_cp)
-{
-        const unsigned char *p = (const unsigned char *) s + *i;
-        size_t left = len - *i, n;
-        uint32_t cp, min;
-
-        if (left == 0)
-                return false;
-        if (p[0] < 0x80) {
-                *ret_cp = p[0];
-                *i += 1;
-                return true;
-        }
-        if ((p[0] & 0xE0) == 0xC0)
-                n = 2, cp = p[0] & 0x1F, min = 0x80;
-        else if ((p[0] & 0xF0) == 0xE0)
-                n = 3, cp = p[0] & 0x0F, min = 0x800;
-        else if ((p[0] & 0xF8) == 0xF0)
-                n = 4, cp = p[0] & 0x07, min = 0x10000;
-        else
-                return false;
-        if (left < n)
-                return false;
-        for (size_t k = 1; k < n; k++) {
-                if ((p[k] & 0xC0) != 0x80)
-                        return false;
-                cp = (cp << 6) | (p[k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-                return false;
-        *ret_cp = cp;
-        *i += n;
-        return true;
-}
-
-bool screen_utf8_valid(const char *s, size_t len)
-{
-        uint32_t cp;
-
-        for (size_t i = 0; i < len;)
-                if (!screen_utf8_next(s, len, &i, &cp))
-                        return false;
-        return true;
-}
-
 enum screen_class screen_classify(uint32_t cp)
 {
         if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
@@ -110,15 +67,18 @@ bool screen_check(const char *s, size_t len, struct screen_hit *ret)
         size_t i;
 
         for (i = 0; i < len;) {
-                if (!screen_utf8_next(s, len, &i, &cp)) {
+                size_t n = bento_utf8_decode(s + i, len - i, &cp);
+
+                if (n == 0) {
                         *ret = (struct screen_hit){SCREEN_INVALID_UTF8, 0, i};
                         return false;
                 }
+                i += n;
         }
         for (i = 0; i < len;) {
                 size_t at = i;
 
-                (void) screen_utf8_next(s, len, &i, &cp);
+                i += bento_utf8_decode(s + i, len - i, &cp);
                 if (screen_classify(cp) != SCREEN_OK) {
                         *ret = (struct screen_hit){screen_classify(cp), cp, at};
                         return false;
@@ -159,10 +119,11 @@ char *screen_sanitize(const char *s, size_t len, size_t max_bytes, char *buf, si
         if (size > 4 && max_bytes > size - 4)
                 max_bytes = size - 4;
         while (i < len && o < max_bytes) {
-                size_t at = i;
+                size_t at = i, n;
                 uint32_t cp;
 
-                if (!screen_utf8_next(s, len, &i, &cp)) {
+                n = bento_utf8_decode(s + i, len - i, &cp);
+                if (n == 0) {
                         if (o + 3 > max_bytes)
                                 break;
                         memcpy(buf + o, "\xEF\xBF\xBD", 3);
@@ -170,6 +131,7 @@ char *screen_sanitize(const char *s, size_t len, size_t max_bytes, char *buf, si
                         i = at + 1;
                         continue;
                 }
+                i += n;
                 if (drop_in_message(cp))
                         continue;
                 if (o + (i - at) > max_bytes) {

@@ -5,8 +5,8 @@
  * something else on a terminal or in a review tool (bidirectional controls,
  * line separators, zero-width and other invisible characters, control
  * characters) is refused outright rather than displayed.  The same module
- * also owns UTF-8 decoding and the sanitiser every message that quotes
- * manifest content goes through.
+ * owns the sanitiser every message that quotes manifest content goes
+ * through; UTF-8 itself is decoded by bundle/utf8.h.
  */
 #ifndef BENTO_SCREEN_H
 #define BENTO_SCREEN_H
@@ -32,14 +32,6 @@ struct screen_hit {
         uint32_t cp;   /* the offending code point; 0 for SCREEN_INVALID_UTF8 */
         size_t offset; /* byte offset of the offending sequence */
 };
-
-/* Decode one strictly valid UTF-8 sequence (no overlong forms, surrogates or
- * values above U+10FFFF) at s[*i]; advances *i.  Returns false, leaving *i
- * alone, at an invalid or truncated sequence. */
-bool screen_utf8_next(const char *s, size_t len, size_t *i, uint32_t *ret_cp);
-
-/* Whether all of s is strictly valid UTF-8. */
-bool screen_utf8_valid(const char *s, size_t len);
 
 /* Classify one code point (never SCREEN_INVALID_UTF8). */
 enum screen_class screen_classify(uint32_t cp);

@@ -24,9 +24,9 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "path.h"
 
-#define SYMLINK_HOPS_MAX 40
-#define ID_FILE_MAX      (8u << 20) /* passwd/group files larger than this are not believed */
+#define ID_FILE_MAX (8u << 20) /* passwd/group files larger than this are not believed */
 
 #define ACL_XATTR      "system.posix_acl_access"
 #define ACL_VERSION    2
@@ -382,72 +382,33 @@ static int judge_link(struct inspect *in, const char *link, const char *dir, con
                         link, in->path, (unsigned) st->st_uid, dir);
 }
 
-/* cur := cur/comp, or its parent for "..". */
-static char *step(const char *cur, const char *comp)
+static int judge_walked_link(const char *link, const char *dir, void *userdata)
 {
-        char *s = NULL;
+        struct stat st;
 
-        if (strcmp(comp, "..") == 0) {
-                const char *slash = strrchr(cur, '/');
-
-                return strndup(cur, slash && slash != cur ? (size_t) (slash - cur) : 1);
-        }
-        return asprintf(&s, "%s/%s", strcmp(cur, "/") ? cur : "", comp) < 0 ? NULL : s;
+        if (lstat(link, &st) < 0)
+                return 0;
+        return judge_link(userdata, link, dir, &st);
 }
 
-/* The rest of the walk after a link: its target, then what followed. */
-static char *link_rest(const char *target, const char *rest)
-{
-        char *s = NULL;
-
-        return asprintf(&s, "%s/%s", target, rest) < 0 ? NULL : s;
-}
-
-/* Follow the name as given one component at a time and judge each link. */
+/* Follow the name as given, as the kernel did to open it (path.c's walker:
+ * ".." after a link steps up from the link's target), and judge each link
+ * on the way. */
 static int walk_links(struct inspect *in)
 {
-        cleanup_free char *cur = in->path[0] == '/' ? strdup("/") : getcwd(NULL, 0);
-        cleanup_free char *todo = strdup(in->path);
-        char *p = todo;
-        unsigned hops = 0;
+        cleanup_free char *cwd = NULL, *abs = NULL;
 
-        if (!cur || !todo)
-                return -ENOMEM;
-        while (p && *p) {
-                char *comp = strsep(&p, "/"), *next, target[PATH_MAX];
-                struct stat st;
-                ssize_t n;
-                int r;
+        if (in->path[0] != '/') {
+                char *s = NULL;
 
-                if (!*comp || strcmp(comp, ".") == 0)
-                        continue;
-                next = step(cur, comp);
-                if (!next)
+                /* not path_join: cleaning would drop a ".." the kernel
+                 * applied after a link */
+                cwd = getcwd(NULL, 0);
+                if (!cwd || asprintf(&s, "%s/%s", cwd, in->path) < 0)
                         return -ENOMEM;
-                if (lstat(next, &st) < 0 || !S_ISLNK(st.st_mode)) {
-                        free(cur);
-                        cur = next;
-                        continue;
-                }
-                r = judge_link(in, next, cur, &st);
-                n = readlink(next, target, sizeof(target) - 1);
-                free(next);
-                if (r < 0 || n <= 0 || ++hops > SYMLINK_HOPS_MAX)
-                        return r < 0 ? r : 0;
-                target[n] = '\0';
-                next = link_rest(target, p ? p : "");
-                if (!next)
-                        return -ENOMEM;
-                free(todo);
-                p = todo = next;
-                if (target[0] == '/') {
-                        free(cur);
-                        cur = strdup("/");
-                        if (!cur)
-                                return -ENOMEM;
-                }
+                abs = s;
         }
-        return 0;
+        return path_walk_links(abs ? abs : in->path, judge_walked_link, in);
 }
 
 /* The symlink-resolved location of fd; *ret stays NULL when /proc cannot

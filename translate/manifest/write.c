@@ -21,6 +21,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "utf8.h"
 
 /* An append-only buffer with a sticky error, so the emitters below need
  * no error checks of their own; the first failure is reported at the end. */
@@ -60,28 +61,6 @@ static void puts_raw(struct ybuf *b, const char *s)
         put(b, s, strlen(s));
 }
 
-/* Decode one UTF-8 sequence at s; returns its length, or 0 when it is not
- * well-formed (overlong, surrogate, above U+10FFFF, truncated). */
-static size_t utf8_decode(const unsigned char *s, uint32_t *ret_cp)
-{
-        static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-        size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-        uint32_t cp;
-
-        if (s[0] < 0xc2 || s[0] > 0xf4)
-                return 0;
-        cp = s[0] & (0x3f >> (n - 1));
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = (cp << 6) | (s[i] & 0x3f);
-        }
-        if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-                return 0;
-        *ret_cp = cp;
-        return n;
-}
-
 /* Whether a YAML reader takes this code point literally inside a
  * double-quoted scalar: libyaml refuses C0/DEL/C1 and BOM, U+FFFE/U+FFFF
  * are not characters, and NEL/LS/PS would be folded as line breaks. */
@@ -114,14 +93,14 @@ static void put_escape(struct ybuf *b, uint32_t cp)
 /* s as a double-quoted YAML scalar. */
 static void put_quoted(struct ybuf *b, const char *s, const char *field, size_t index)
 {
-        const unsigned char *p = (const unsigned char *) (s ? s : "");
+        const char *p = s ? s : "", *end = p + strlen(p);
 
         put(b, "\"", 1);
-        while (*p && b->r == 0) {
-                uint32_t cp = *p;
-                size_t n = 1;
+        while (p < end && b->r == 0) {
+                uint32_t cp;
+                size_t n = bento_utf8_decode(p, (size_t) (end - p), &cp);
 
-                if (cp >= 0x80 && (n = utf8_decode(p, &cp)) == 0) {
+                if (n == 0) {
                         b->r = -EILSEQ, b->field = field, b->index = index;
                         return;
                 }
@@ -130,7 +109,7 @@ static void put_quoted(struct ybuf *b, const char *s, const char *field, size_t 
                 if (needs_escape(cp))
                         put_escape(b, cp);
                 else
-                        put(b, (const char *) p, n);
+                        put(b, p, n);
                 p += n;
         }
         put(b, "\"", 1);

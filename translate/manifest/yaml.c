@@ -24,6 +24,7 @@
 #include "internal.h"
 #include "manifest.h"
 #include "screen.h"
+#include "utf8.h"
 #include "yaml-cleanup.h"
 
 struct loader {
@@ -67,7 +68,7 @@ static yaml_mark_t mark_at_offset(const struct loader *ld, size_t offset)
         for (size_t i = 0; i < offset && i < ld->len; i++) {
                 if (ld->data[i] == '\n')
                         mark.line++, mark.column = 0;
-                else if (((unsigned char) ld->data[i] & 0xC0) != 0x80)
+                else if (!bento_utf8_continuation((unsigned char) ld->data[i]))
                         mark.column++;
         }
         return mark;

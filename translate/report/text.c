@@ -10,36 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Decode one UTF-8 sequence at s (len bytes left); returns its length and
- * the code point, or 0 when the bytes are not valid UTF-8. */
-static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
-{
-        size_t n;
-        uint32_t c;
-
-        if (s[0] < 0x80)
-                return *cp = s[0], 1;
-        if (s[0] >= 0xc2 && s[0] <= 0xdf)
-                n = 2, c = s[0] & 0x1f;
-        else if (s[0] >= 0xe0 && s[0] <= 0xef)
-                n = 3, c = s[0] & 0x0f;
-        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-                n = 4, c = s[0] & 0x07;
-        else
-                return 0;
-        if (n > len)
-                return 0;
-        for (size_t i = 1; i < n; i++) {
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-                c = (c << 6) | (s[i] & 0x3f);
-        }
-        if ((n == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) || (n == 4 && c < 0x10000) ||
-            c > 0x10ffff)
-                return 0;
-        *cp = c;
-        return n;
-}
+#include "textwrap.h"
+#include "utf8.h"
 
 /* Code points that print as nothing or reorder what follows. */
 static bool invisible(uint32_t c)
@@ -61,7 +33,7 @@ char *text_quote(const char *s)
         fputc('"', f);
         for (size_t i = 0; i < len;) {
                 uint32_t c = 0;
-                size_t n = utf8_decode(p + i, len - i, &c);
+                size_t n = bento_utf8_decode((const char *) p + i, len - i, &c);
 
                 if (n == 0) {
                         fprintf(f, "\\x%02x", p[i]);
@@ -94,32 +66,7 @@ char *text_quote(const char *s)
 
 void text_wrap(FILE *f, const char *first, const char *cont, const char *text)
 {
-        size_t col = strlen(first), indent = strlen(cont);
-        bool line_empty = true;
-
-        fputs(first, f);
-        while (*text) {
-                size_t n = strcspn(text, " ");
-
-                if (n > 0) {
-                        if (!line_empty && col + 1 + n > TEXT_WIDTH) {
-                                fputc('\n', f);
-                                fputs(cont, f);
-                                col = indent;
-                                line_empty = true;
-                        }
-                        if (!line_empty) {
-                                fputc(' ', f);
-                                col++;
-                        }
-                        fwrite(text, 1, n, f);
-                        col += n;
-                        line_empty = false;
-                }
-                text += n;
-                text += strspn(text, " ");
-        }
-        fputc('\n', f);
+        bento_wrap_paragraph(f, text, strlen(text), TEXT_WIDTH, first, cont);
 }
 
 char *text_printf(const char *fmt, ...)

@@ -20,17 +20,18 @@
  * memory; a NULL s gives "(null)" quoted. */
 char *text_quote(const char *s);
 
-/* Print text wrapped at TEXT_WIDTH columns: the first line starts with
- * first, the others with cont.  Words are split on single spaces and never
- * broken; a word longer than a line stands alone on it.  Ends with a
- * newline. */
+/* Print text wrapped at TEXT_WIDTH columns as one paragraph
+ * (bento_wrap_paragraph): the first line starts with first, the others with
+ * cont.  Words are split on spaces and never broken; a word longer than a
+ * line stands alone on it.  Ends with a newline. */
 void text_wrap(FILE *f, const char *first, const char *cont, const char *text);
 
 /* asprintf() into a heap string, NULL when out of memory. */
 char *text_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Print text to f wrapped at width columns (admission_wrap(): the first
- * line starts with first, the others with indent, newline-terminated);
+/* Print text to f wrapped at width columns (bento_wrap(): each line of
+ * text a paragraph, the first line starts with first, the others with
+ * indent, newline-terminated);
  * out of memory, text as it is on one line. */
 void text_print_wrapped(FILE *f, const char *text, size_t width, const char *first,
                         const char *indent);

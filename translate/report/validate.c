@@ -12,6 +12,7 @@
 
 #include "review.h"
 #include "cleanup.h"
+#include "hostname.h"
 #include "manifest/netrule.h"
 #include "manifest/path.h"
 #include "shields/shields.h"
@@ -231,7 +232,7 @@ static int blocked_hosts(struct validate_report *r, struct bento_err *err)
                         struct validate_blocked *b = &r->blocked[r->n_blocked];
 
                         if (!netrule_host_matches(m->network[k].host, host) ||
-                            !netrule_port_matches(m->network[k].port, port))
+                            !bento_port_matches(m->network[k].port, port))
                                 continue;
                         *b = (struct validate_blocked){k, e, strdup(host), strdup(port)};
                         r->n_blocked++;
