@@ -83,7 +83,7 @@ UNIT_SRC := $(wildcard tests/unit/test-*.c)
 DOC_SRC := $(wildcard docs/cli/*.md) docs/manifest.md
 HELP_SRC := $(wildcard docs/cli/bento-*.md)
 # Each folder hooks/<name>/ builds one program, bento-<name> (hook programs and
-# seccomp agents a bundle names; design.md).
+# seccomp agents a bundle names; docs/architecture.md, "The tree").
 HOOK_NAMES := $(patsubst hooks/%/,%,$(sort $(dir $(wildcard hooks/*/*.c))))
 
 obj = $(patsubst %.c,$(BUILDDIR)/obj/%.o,$(1))

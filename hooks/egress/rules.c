@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Egress rule validation and matching (see rules.h; spec §1.5). */
+/* Egress rule validation and matching (see rules.h; docs/manifest.md, "NETWORK RULES"). */
 #include "rules.h"
 
 #include <arpa/inet.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Egress rules: one `host:port` pattern pair each, validated and matched as
- * bento's manifest `network:` rules are (spec §1.5).  Pure string logic, no
+ * bento's manifest `network:` rules are (docs/manifest.md, "NETWORK RULES").  Pure string logic, no
  * I/O, so the unit tests can reach every branch.
  *
  * Host patterns: "*", a suffix wildcard ".example.com" (any name strictly
@@ -53,7 +53,7 @@ bool egress_rules_allow(const struct egress_rule *rules, size_t n, const char *h
 
 /* Whether host is an IP literal that some rule names as the same address
  * with a port pattern matching port: the one case where a private address
- * may be dialled (spec §6.3 step 7). */
+ * may be dialled (docs/egress.md, "How it works"). */
 bool egress_literal_grant(const struct egress_rule *rules, size_t n, const char *host,
                           const char *port);
 

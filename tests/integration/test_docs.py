@@ -243,3 +243,63 @@ def test_install_puts_every_page_in_place(tmp_path):
         assert (man / ("man" + name.rsplit(".", 1)[1]) / name).exists(), name
     assert (man / "man5" / "bento-manifest.5").exists()
     assert (man / "man1" / "bento-run.1").exists()
+
+
+# --- the docs stand alone -------------------------------------------------------
+
+TRACKED_DIRS = ["bundle", "runtime", "translate", "hooks", "tests", "contrib", "docs",
+                "bench", "Makefile", "README.md"]
+
+
+def tracked_texts():
+    """(path, text) of every tracked file under TRACKED_DIRS that is text."""
+    r = run(["git", "-C", ROOT, "ls-files", "-z", "--"] + TRACKED_DIRS)
+    assert r.returncode == 0, r.stderr
+    for rel in r.stdout.split("\0"):
+        if not rel:
+            continue
+        try:
+            with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+                yield rel, f.read()
+        except (UnicodeDecodeError, FileNotFoundError):
+            continue
+
+
+def test_no_reference_outside_the_tree():
+    """Comments and docs cite docs/ by file and heading, never sections of a
+    specification the repository does not hold (the section sign, or a path
+    to spec/bento.md or spec/oci.md)."""
+    me = os.path.relpath(os.path.abspath(__file__), ROOT)
+    bad = []
+    for rel, text in tracked_texts():
+        if rel == me:
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            if "\u00a7" in line or "spec/bento.md" in line or "spec/oci.md" in line:
+                bad.append("%s:%d: %s" % (rel, n, line.strip()[:100]))
+    assert not bad, "\n".join(bad)
+
+
+def headings(path):
+    with open(path, encoding="utf-8") as f:
+        return {m.group(1).strip() for m in re.finditer(r"^#+ (.+)$", f.read(), re.M)}
+
+
+CITE = re.compile(r'(docs/\w[\w./-]*\.md),\s+"([^"\n]+)"')
+
+
+def test_cited_doc_sections_exist():
+    """Every `docs/<page>.md, "<Heading>"` a comment cites names a heading of that
+    page, so a renamed section cannot leave the code pointing at nothing.
+    A citation may wrap onto the next comment line."""
+    bad = []
+    for rel, text in tracked_texts():
+        flat = re.sub(r"\n\s*(?:\*|#|//)?\s*", " ", text)
+        for m in CITE.finditer(flat):
+            doc, title = m.group(1), m.group(2)
+            path = os.path.join(ROOT, doc)
+            if not os.path.exists(path):
+                bad.append("%s: %s does not exist" % (rel, doc))
+            elif title.upper() not in {h.upper() for h in headings(path)}:
+                bad.append('%s: %s has no heading "%s"' % (rel, doc, title))
+    assert not bad, "\n".join(sorted(set(bad)))

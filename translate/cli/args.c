@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Argument checks the verbs share (§3.1): booleans spelled as Go's
+ * Argument checks the verbs share (docs/cli/bento.md, "EXIT STATUS"): booleans spelled as Go's
  * strconv.ParseBool spells them, boolean flags (--json, --json=<bool>)
  * built on them, and the count of a verb's one operand.  Only the last
  * prints (a usage error); a bad flag value is worded by the verb.

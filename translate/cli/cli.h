@@ -23,12 +23,12 @@ int cli_load_manifest(const char *path, struct manifest **ret);
 char *cli_load_error(const char *path, const struct manifest_problems *p,
                      const struct bento_err *err);
 
-/* §1.7: an --env argument must be NAME=VALUE with NAME in the manifest's
+/* docs/manifest.md, "ENVIRONMENT": an --env argument must be NAME=VALUE with NAME in the manifest's
  * allowlist.  Returns 0, or prints why not and returns 125. */
 int cli_check_env_override(const struct manifest *m, const char *arg);
 
 /* A boolean as Go's strconv.ParseBool spells it (1 t T TRUE true True, and
- * 0 f F FALSE false False; §3.1).  Returns 0 with *ret set, or -EINVAL
+ * 0 f F FALSE false False; docs/cli/bento.md, "EXIT STATUS").  Returns 0 with *ret set, or -EINVAL
  * with *ret untouched. */
 int cli_parse_bool(const char *s, bool *ret);
 

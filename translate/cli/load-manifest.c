@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Loading the manifest a verb was given, with the errors every verb prints
- * the same way (§1.1, §3.1): the problems with their places, or, for a
- * script handed over by mistake, a pointer to what was probably meant.
+ * the same way (docs/manifest.md, "SYNTAX RULES", docs/cli/bento.md, "EXIT STATUS"): the problems
+ * with their places, or, for a script handed over by mistake, a pointer to what was probably meant.
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "commands.h"
 
-/* §3.2 step 4: a script handed over by mistake gets a pointer to what the
+/* docs/cli/bento-run.md: a script handed over by mistake gets a pointer to what the
  * user probably meant instead of a YAML error about its first line. */
 static bool looks_like_script(const char *path)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Host and port patterns of network rules (spec/bento.md §1.5).  IP literals
+ * Host and port patterns of network rules (docs/manifest.md, "NETWORK RULES").  IP literals
  * are parsed and printed back with inet_pton()/inet_ntop() and must come out
  * unchanged: a second spelling of the same address (leading zeros, upper
  * case, an IPv4-mapped IPv6 form) would let a reviewer read one thing while
