@@ -342,9 +342,10 @@ lint:
 	contrib/lint.sh
 
 # Side-by-side timings with crun, runc and bubblewrap (hyperfine); writes
-# bench/results/.  Numbers are reported, never asserted: `check` only runs
-# it once with the smallest settings (tests/integration/test_bench.py) to
-# see that the report is whole and nothing is left behind.
+# $(BUILDDIR)/bench/ (results/ and scratch/), never the source tree.  Numbers
+# are reported, never asserted: `check` only runs it once with the smallest
+# settings (tests/integration/test_bench.py) to see that the report is whole,
+# that it landed under the build directory and that nothing is left behind.
 bench: all
 	bench/run.sh $(abspath $(BUILDDIR))
 
