@@ -12,7 +12,11 @@ made"): one source per page, docs/cli/*.md and docs/manifest.md.
     page, and every flag a page documents is accepted by the parser;
   * the manifest reference's example loads, and a script passed instead of
     a manifest is pointed at bento-manifest(5);
-  * `make install` puts the section 1 and 5 pages in place.
+  * `make install` puts the section 1 and 5 pages in place, and every program
+    it installs has a page (bento-egress(1) and bento-exec-gate(1) come from
+    docs/hooks/*.md, like the verb pages but without a --help of `bento`);
+  * nothing cites a specification outside the repository, and every cited
+    docs section exists.
 
 Needs $BENTO_BUILD/bin/bento, python3, man-db and groff (contrib/install-deps.sh).
 """
@@ -33,7 +37,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 GEN = os.path.join(ROOT, "docs", "gen-docs.py")
 CLI = os.path.join(ROOT, "docs", "cli")
 MANDIR = os.path.join(ROOT, "docs", "man")
+HOOKS_DOC = os.path.join(ROOT, "docs", "hooks")
 SOURCES = sorted(os.path.join(CLI, f) for f in os.listdir(CLI) if f.endswith(".md")) + \
+    sorted(os.path.join(HOOKS_DOC, f) for f in os.listdir(HOOKS_DOC) if f.endswith(".md")) + \
     [os.path.join(ROOT, "docs", "manifest.md")]
 
 
@@ -243,6 +249,11 @@ def test_install_puts_every_page_in_place(tmp_path):
         assert (man / ("man" + name.rsplit(".", 1)[1]) / name).exists(), name
     assert (man / "man5" / "bento-manifest.5").exists()
     assert (man / "man1" / "bento-run.1").exists()
+    # every program `make install` puts in bin/ has its page in man1/
+    programs = sorted(os.listdir(dest / "usr" / "bin"))
+    assert "bento-egress" in programs and "bento-exec-gate" in programs, programs
+    missing = [p for p in programs if not (man / "man1" / (p + ".1")).exists()]
+    assert not missing, "installed without a manual page: %s" % missing
 
 
 # --- the docs stand alone -------------------------------------------------------
