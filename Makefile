@@ -120,10 +120,10 @@ TRANSLATE_SRC := $(wildcard translate/*/*.c)
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
 # Manual page sources (docs/gen-docs.py): every page, and the verb pages the
 # --help texts come from.
-DOC_SRC := $(wildcard docs/cli/*.md) docs/manifest.md
+DOC_SRC := $(wildcard docs/cli/*.md) $(wildcard docs/hooks/*.md) docs/manifest.md
 HELP_SRC := $(wildcard docs/cli/bento-*.md)
 # Each folder hooks/<name>/ builds one program, bento-<name> (hook programs and
-# seccomp agents a bundle names; design.md).
+# seccomp agents a bundle names; docs/architecture.md, "The tree").
 HOOK_NAMES := $(patsubst hooks/%/,%,$(sort $(dir $(wildcard hooks/*/*.c))))
 
 obj = $(patsubst %.c,$(BUILDDIR)/obj/%.o,$(1))
@@ -434,9 +434,10 @@ lint:
 	contrib/lint.sh
 
 # Side-by-side timings with crun, runc and bubblewrap (hyperfine); writes
-# bench/results/.  Numbers are reported, never asserted: `check` only runs
-# it once with the smallest settings (tests/integration/test_bench.py) to
-# see that the report is whole and nothing is left behind.
+# $(BUILDDIR)/bench/ (results/ and scratch/), never the source tree.  Numbers
+# are reported, never asserted: `check` only runs it once with the smallest
+# settings (tests/integration/test_bench.py) to see that the report is whole,
+# that it landed under the build directory and that nothing is left behind.
 bench: all
 	bench/run.sh $(abspath $(BUILDDIR))
 

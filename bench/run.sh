@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # `make bench`: bento-runtime side by side with crun, runc and bubblewrap, in
 # one run, on one busybox bundle.  Prints the tables and writes them, with the
-# machine facts, to bench/results/<date>-<host>.md (raw hyperfine JSON in the
-# folder of the same name).  Numbers are reported, never asserted: the exit
-# status is non-zero only when the benchmark itself fails or leaves something
-# behind.  See bench/README.md.
+# machine facts, to BUILD_DIR/bench/results/<date>-<host>.md (raw hyperfine
+# JSON in the folder of the same name).  Nothing is written in the source
+# tree: results are not kept in git (docs/performance.md says why).  Numbers
+# are reported, never asserted: the exit status is non-zero only when the
+# benchmark itself fails or leaves something behind.  See bench/README.md.
 #
 #   bench/run.sh BUILD_DIR        (as root; BUILD_DIR holds bin/bento-runtime)
 #
@@ -13,7 +14,8 @@
 # BENCH_WARMUP (3 per round), BENCH_RSS_N (10),
 # BENCH_TP_N (200), BENCH_TP_PARALLEL (2), BENCH_TP_RUNS (3),
 # BENCH_EXTRA_MOUNTS (1000; 0 skips that measurement), BENCH_MOUNTS_RUNS (40),
-# BENCH_DIR (scratch, default build/bench), BENCH_RESULTS (bench/results).
+# BENCH_DIR (scratch, default BUILD_DIR/bench/scratch), BENCH_RESULTS
+# (BUILD_DIR/bench/results).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd -P)
@@ -29,8 +31,8 @@ tp_par=${BENCH_TP_PARALLEL:-2}
 tp_runs=${BENCH_TP_RUNS:-3}
 extra_mounts=${BENCH_EXTRA_MOUNTS:-1000}
 mnt_runs=${BENCH_MOUNTS_RUNS:-40}
-scratch=${BENCH_DIR:-$repo/build/bench}
-results=${BENCH_RESULTS:-$here/results}
+scratch=${BENCH_DIR:-$build/bench/scratch}
+results=${BENCH_RESULTS:-$build/bench/results}
 
 # Debian packages the benchmark runs (command to look for, package)
 deps="hyperfine:hyperfine crun:crun runc:runc bwrap:bubblewrap tini:tini
@@ -125,9 +127,10 @@ outer() {
         install_missing
         build=$(cd "$build" && pwd -P)
         [ -x "$build/bin/bento-runtime" ] || die "$build/bin/bento-runtime missing (make first)"
-        case $scratch$build in *[\'\"\ ]*) die "paths with quotes or spaces are not supported" ;; esac
+        case $scratch$results$build in *[\'\"\ ]*) die "paths with quotes or spaces are not supported" ;; esac
         mkdir -p "$scratch" "$results"
         scratch=$(cd "$scratch" && pwd -P)
+        results=$(cd "$results" && pwd -P)
         "$here/bundle.sh" "$scratch"
 
         stamp=$(date -u +%Y-%m-%dT%H%MZ)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# Static checks of style.md §5: clang-format, cppcheck, clang-tidy, shellcheck.
+# Static checks behind `make lint`: clang-format, cppcheck, clang-tidy, shellcheck.
 # Exits non-zero on the first tool that finds something.
 set -eu
 cd "$(dirname "$0")/.."

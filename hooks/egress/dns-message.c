@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * DNS messages (RFC 1035 §4): one query out, one answer read back.  The
+ * DNS messages (RFC 1035, section 4): one query out, one answer read back.  The
  * answer comes from the network and is read as hostile: every offset is
  * checked against its length, compression pointers are followed at most
  * 64 times, and a label holding a dot or a NUL byte makes the answer

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The proxy's own resolver (spec/bento.md §6.3 item 8): a name is looked
+ * The proxy's own resolver (docs/egress.md, "How it works"): a name is looked
  * up in the hosts file, then asked of the name servers resolv.conf lists,
  * directly (UDP, and TCP when an answer comes back truncated).  No NSS
  * module is ever loaded into the proxy, so what a name resolves to does not

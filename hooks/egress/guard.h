@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The upstream guard (spec §6.4): which resolved addresses the proxy may
+ * The upstream guard (docs/egress.md, "The upstream guard"): which resolved addresses the proxy may
  * dial.  Every address is one of
  *
  *   reserved  never dialled, not even when a rule names it literally:

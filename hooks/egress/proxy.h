@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The CONNECT proxy (spec §6.3): accepts connections on the listening
+ * The CONNECT proxy (docs/egress.md, "How it works"): accepts connections on the listening
  * socket inside the container's network namespace and serves each in a
  * handler thread that dials from the host's.
  *

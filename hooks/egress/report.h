@@ -13,14 +13,12 @@
  *   {"event":"degraded","reason":"accept() failed: Too many open files"}
  *   {"event":"stop","pid":1234,"connections":17,"accept_errors":0}
  *
- * "decision" is one of the spec's names (§6.3): allow, deny, refused,
- * refused-at-capacity, untunneled, blocked, unreachable, fault.  "host" and
- * "port" are what the client asked for, never a resolved address; either
- * may be absent for a request too malformed to name one.  Lines are written
- * with a single write() on an O_APPEND descriptor, so they never
- * interleave; after `limit` decision lines one "truncated" line is written
- * and further decisions are counted but not written, so a hostile client
- * cannot fill the disk.
+ * "decision" is one of the names in docs/egress.md, "The report (for `bento run`)": allow, deny,
+ * refused, refused-at-capacity, untunneled, blocked, unreachable, fault.  "host" and "port" are
+ * what the client asked for, never a resolved address; either may be absent for a request too
+ * malformed to name one.  Lines are written with a single write() on an O_APPEND descriptor, so
+ * they never interleave; after `limit` decision lines one "truncated" line is written and further
+ * decisions are counted but not written, so a hostile client cannot fill the disk.
  */
 #ifndef BENTO_EGRESS_REPORT_H
 #define BENTO_EGRESS_REPORT_H
@@ -43,7 +41,7 @@ enum egress_decision {
         _EGRESS_DECISION_MAX,
 };
 
-/* The spec's name of a decision ("allow", "refused-at-capacity", ...). */
+/* The documented name of a decision ("allow", "refused-at-capacity", ...). */
 const char *egress_decision_name(enum egress_decision d);
 
 /* The HTTP status a decision answers with (200, 403, 400, 502, 503). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Parsing what a client sends the proxy before a tunnel exists: the end of
- * the request head, and the request line (spec §6.3 steps 2-3).  Input is
+ * the request head, and the request line (docs/egress.md, "How it works").  Input is
  * hostile and arbitrary bytes; the parser never allocates and never reads
  * past len.  Pure functions, so the unit tests and the fuzz target link
  * them directly.

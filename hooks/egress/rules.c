@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Egress rule parsing and matching (see rules.h; spec §1.5).  The grammar
+/* Egress rule parsing and matching (see rules.h; docs/manifest.md, "NETWORK RULES").  The grammar
  * and the matching are bundle/hostname.c, shared with the manifest checker,
  * so the proxy enforces exactly what the reviewer approved. */
 #include "rules.h"

@@ -2,7 +2,7 @@
 /*
  * Egress rules: one `host:port` pattern pair each, validated and matched
  * with the grammar of bundle/hostname.h, the one bento's manifest
- * `network:` rules are checked with (spec §1.5).  Pure string logic, no
+ * `network:` rules are checked with (docs/manifest.md, "NETWORK RULES").  Pure string logic, no
  * I/O, so the unit tests can reach every branch.
  *
  * Host patterns: "*", a suffix wildcard ".example.com" (any name strictly
@@ -49,7 +49,7 @@ bool egress_rules_allow(const struct egress_rule *rules, size_t n, const char *h
 
 /* Whether host is an IP literal that some rule names as the same address
  * with a port pattern matching port: the one case where a private address
- * may be dialled (spec §6.3 step 7). */
+ * may be dialled (docs/egress.md, "How it works"). */
 bool egress_literal_grant(const struct egress_rule *rules, size_t n, const char *host,
                           const char *port);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Answering seccomp user notifications for exec calls (design.md, "Exec
- * block"): exactly one exec is let through -- the first execve or execveat
+ * Answering seccomp user notifications for exec calls (docs/exec-gate.md,
+ * "What the gate lets through"): exactly one exec is let through -- the first execve or execveat
  * made by the container's init (the runtime, still before any target code
  * has run, replacing itself with the target) -- and every other notified
  * call, from any process, fails with EPERM.  Letting a call through uses

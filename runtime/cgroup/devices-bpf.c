@@ -4,7 +4,7 @@
  * devices.allow/deny files: the kernel asks a BPF_PROG_TYPE_CGROUP_DEVICE
  * program attached to the cgroup instead.  The program is generated here,
  * as raw instructions, from the policy the v1 code writes (deny everything,
- * the default devices of oci.md §2.6 and linux.devices, then the config's
+ * the default devices of runtime-spec config-linux.md and linux.devices, then the config's
  * rules in order); the last rule that matches decides, so the checks are
  * emitted newest first and the first match returns.  It is attached with
  * BPF_F_ALLOW_MULTI, so programs of the ancestors still run, and it lives
@@ -44,7 +44,7 @@ struct rule_list {
         size_t n, cap;
 };
 
-/* The same set as default_allow in devices.c (oci.md §2.6). */
+/* The same set as default_allow in devices.c (runtime-spec config-linux.md, "Default Devices"). */
 static const struct dev_rule default_allow[] = {
     RULE('c', ANY, ANY, BPF_DEVCG_ACC_MKNOD, true),
     RULE('b', ANY, ANY, BPF_DEVCG_ACC_MKNOD, true),

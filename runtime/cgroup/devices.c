@@ -2,9 +2,9 @@
 /*
  * The v1 devices cgroup (see internal.h): the policy runc and crun
  * give a container — deny everything, allow the device nodes every
- * container needs (oci.md §2.6) and the ones its config creates — with the
- * config's own rules applied in order on top, so they can narrow the
- * defaults as well as widen them.
+ * container needs (runtime-spec config-linux.md, "Default Devices") and the ones its config creates
+ * — with the config's own rules applied in order on top, so they can narrow the defaults as well as
+ * widen them.
  *
  * The kernel lists exceptions in the order they were first added, and
  * tools read devices.list expecting the config's rules first, in config

@@ -227,7 +227,7 @@ int cg_snapshot(const struct cg_layout *l, struct bento_json *obj);
 
 /* ---- devices.c ---- */
 
-/* v1 devices cgroup: deny everything, allow the default set (oci.md §2.6)
+/* v1 devices cgroup: deny everything, allow the default set (runtime-spec config-linux.md)
  * and the config's linux.devices (cfg may be NULL), then the rules. */
 int cg_devices_apply(const struct cg_hier *h, const struct oci_config *cfg,
                      const struct bento_json *rules, struct bento_err *err);

@@ -3,7 +3,7 @@
  * The systemd cgroup driver (--systemd-cgroup): the container init is put
  * into a transient scope unit through systemd's D-Bus API (libsystemd's
  * sd-bus), with Delegate=yes and the limits as unit properties, the way
- * crun does (oci.md §2.6).  cgroup.c then writes and reads back the same
+ * crun does.  cgroup.c then writes and reads back the same
  * limits in the scope's files, which stay authoritative, found from where
  * systemd put the init (cg_systemd_paths_of_pid).
  *

@@ -3,7 +3,7 @@
  * The container's filesystem view (see mounts.h): root propagation and the
  * rootfs self-bind, every config mount resolved inside the rootfs, devices,
  * pivot_root, then masked and read-only paths.  The special cases follow
- * crun's behaviour as summarised in spec/oci.md §2.3 and §2.8: sysfs, proc
+ * crun's behaviour: sysfs, proc
  * and mqueue fall back to binds of the host's when a user namespace cannot
  * mount them, devpts drops gid= when the namespace has no group 5.
  */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * process.landlock in the shape proposed for runtime-spec (oci.md §2.9):
+ * process.landlock in the shape proposed for the OCI runtime-spec
+ * (bento-runtime(1) lists the field):
  * handledAccess{handledAccessFS[], handledAccessNetwork[]},
  * rules{pathBeneath[{allowedAccess[], paths[]}], networkPort[{allowedAccess[], ports[]}]},
  * disableBestEffort (bool, default false).  Applied in the init after every

@@ -3,17 +3,13 @@
  * The process attributes of config.json, applied inside the container init.
  *
  *   rt_process_validate()   in `create`, before anything is made: sysctl keys
- *                           and their namespace requirements (oci.md §2.8),
- *                           hostname/domainname need a uts namespace, rlimit
- *                           duplicates, capability names (unknown: warning
- *                           text in *ret_warning, not an error).
- *   rt_sysctl_apply()       after /proc is mounted (after pivot).
- *   rt_hostname_apply()     hostname and domainname.
- *   rt_rlimits_apply()      setrlimit for each entry (soft/hard exact).
- *   rt_keyring_join()       a fresh session keyring (unless --no-new-keyring).
- *   rt_identity_apply()     last step before exec: umask, additional groups
- *                           (set even when empty), gid, uid keeping
- *                           capabilities across the switch, then all five
+ *                           and their namespace requirements (runtime-spec config-linux.md,
+ * "Sysctl"), hostname/domainname need a uts namespace, rlimit duplicates, capability names
+ * (unknown: warning text in *ret_warning, not an error). rt_sysctl_apply()       after /proc is
+ * mounted (after pivot). rt_hostname_apply()     hostname and domainname. rt_rlimits_apply()
+ * setrlimit for each entry (soft/hard exact). rt_keyring_join()       a fresh session keyring
+ * (unless --no-new-keyring). rt_identity_apply()     last step before exec: umask, additional
+ * groups (set even when empty), gid, uid keeping capabilities across the switch, then all five
  *                           capability sets (libcap), then noNewPrivileges;
  *                           until_exec: capabilities held until execve on
  *                           top of the configured ones (rt_caps_apply()).

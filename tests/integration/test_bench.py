@@ -9,8 +9,11 @@ nothing (containers, cgroups, mounts, processes) was left behind.  It also
 refuses to run without root and without a built runtime, and says why.
 
 Two timed runs per command in one round and four containers for the
-throughput: about five seconds.  The report and the scratch bundle go to the
-test's own directory, not to bench/results/.
+throughput: about five seconds.  The run gets a build directory of its own
+(its bin/ is the real build's) and no BENCH_DIR or BENCH_RESULTS, so the test
+also shows where the benchmark writes by default: the report and the scratch
+bundle land under that build directory, and nothing in the source tree
+(bench/results/ is not kept in git).
 """
 
 import os
@@ -60,11 +63,32 @@ def number(cell):
     return re.fullmatch(r"\d+(\.\d+)?", cell) is not None
 
 
+def source_tree_files():
+    """Every file under bench/ (tracked or not), with its size and mtime."""
+    found = {}
+    for top, _, files in os.walk(os.path.join(ROOT_DIR, "bench")):
+        for f in files:
+            st = os.lstat(os.path.join(top, f))
+            found[os.path.join(top, f)] = (st.st_size, st.st_mtime_ns)
+    return found
+
+
 @pytest.mark.timeout(300)
 def test_a_whole_report_from_the_smallest_run(tmp_path):
-    res = harness.run_cmd([RUN_SH, BUILD], timeout=280, env=bench_env(tmp_path))
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "bin").symlink_to(os.path.join(BUILD, "bin"))
+    env = bench_env(tmp_path)
+    del env["BENCH_DIR"], env["BENCH_RESULTS"]
+    before = source_tree_files()
+    res = harness.run_cmd([RUN_SH, str(build)], timeout=280, env=env)
     assert res.rc == 0, res
-    reports = sorted((tmp_path / "results").glob("*.md"))
+    # Everything under the build directory given, nothing in the source tree.
+    assert source_tree_files() == before
+    assert not os.path.exists(os.path.join(ROOT_DIR, "bench", "results"))
+    assert (build / "bench" / "scratch" / "plain" / "config.json").is_file()
+    assert not (tmp_path / "results").exists() and not (tmp_path / "scratch").exists()
+    reports = sorted((build / "bench" / "results").glob("*.md"))
     assert len(reports) == 1, reports
     report = reports[0].read_text()
     stem = reports[0].with_suffix("")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`bento approve` (spec/bento.md §3.4) and the approval lifecycle of §9.2 B
-and C that needs no sandbox: stamping, the journal, re-approval diffs,
+"""`bento approve` (docs/approve.md) and the approval lifecycle
+(stamp, stale, re-approve) that needs no sandbox: stamping, the journal, re-approval diffs,
 refusals (no terminal, grants run refuses, untrustworthy locations), the
 terminal prompt, and comments surviving the stamp.  The parts of B5, C4
 and C6 that need `bento run` belong to run's tests; the validate half of

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`bento doctor` and `bento version` (spec/bento.md §3.6, §3.7, §4.2, §9.2 J).
+"""`bento doctor` and `bento version` (docs/doctor.md,
+docs/cli/bento-version.md).
 
 Every scenario is real: the healthy host is this machine as root; a missing
 bento-runtime is $BENTO_RUNTIME pointing nowhere; cgroup limits that cannot

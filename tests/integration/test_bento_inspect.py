@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`bento inspect` (design.md rule 2): a bundle bento translate wrote is
+"""`bento inspect` (docs/inspect.md): a bundle bento translate wrote is
 reported in manifest terms with nothing flagged (exit 0); a copy tampered
 with in any way no manifest produces is flagged (exit 3) with the reason;
 config.json is treated as hostile input (exit 125 when it cannot be read).

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`bento run` end to end (spec/bento.md §3.1, §3.2, §4.3-§4.4, §8, §9.2 B, C,
-D and I): approval, refusals, the --json stream, the notes printed after a
+"""`bento run` end to end (docs/cli/bento-run.md, docs/cli/bento.md
+"EXIT STATUS", docs/manifest.md "ENVIRONMENT"): approval, refusals, the --json stream, the notes printed after a
 run, limits, egress refusals, Ctrl-C, and what a run leaves behind.
 
 Every test gets its own world: a scratch HOME (with an SSH key and a
@@ -575,7 +575,7 @@ def test_d6_json_event_stream(world):
 
 
 def test_json_stream_that_cannot_be_written(world):
-    """§3.2.1: stdout failing part way (a full device; a reader that went
+    """docs/cli/bento-run.md, "JSON OUTPUT": stdout failing part way (a full device; a reader that went
     away) is reported on stderr and ends in 125 whatever the target's code,
     and the run is still cleaned up (no SIGPIPE death mid-run)."""
     m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\n",
@@ -607,7 +607,7 @@ def test_json_stream_that_cannot_be_written(world):
 
 
 def test_stdin_passes_through_but_not_under_json(world):
-    """§8.4: stdin is the caller's; under --json the target gets none."""
+    """docs/cli/bento-run.md, "WHAT RUN DOES, IN ORDER": stdin is the caller's; under --json the target gets none."""
     m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\n",
                        script="if read x; then echo \"got:$x\"; else echo eof; fi\n")
     world.approve(m)
@@ -621,7 +621,7 @@ def test_stdin_passes_through_but_not_under_json(world):
 
 
 def test_a_script_given_instead_of_a_manifest(world):
-    """§3.2 step 4: a script passed by mistake is named as such, with the
+    """docs/cli/bento-run.md: a script passed by mistake is named as such, with the
     manifest beside it suggested when there is one."""
     world.write("tool.sh", "#!/bin/sh\necho hi\n", 0o755)
     res = world.run("tool.sh")
@@ -800,7 +800,7 @@ def test_pids_limit_stops_a_fork_bomb(world):
 
 
 # ---------------------------------------------------------------------------
-# the notes after a run (§3.2.2 item 13, §3.2.4, §8.2)
+# the notes after a run (docs/cli/bento-run.md, "OUTPUT", docs/manifest.md, "ENVIRONMENT")
 
 
 def test_note_exec_hint_after_126(world):
@@ -951,7 +951,7 @@ def test_note_generic_hint_then_the_legend(world):
 
 
 def test_pre_run_notes(world):
-    """§3.2.3: a read grant naming nothing, a write grant spelled like a file
+    """docs/cli/bento-run.md, "NOTES": a read grant naming nothing, a write grant spelled like a file
     and an allowlisted name that is unset, all before the target starts."""
     m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\nread: [./missing]\n"
                        "write: [./out/log.txt]\nenv: [BENTO_TEST_UNSET]\n",
@@ -1139,7 +1139,7 @@ def test_notes_untunneled_and_guard_blocked(world, net):
     assert "the egress guard refused these allowed destinations" in text
     assert '[bento]   "127.0.0.1" port "9"' in res.err
     assert "loopback and metadata addresses are never reachable" in text
-    # §3.2.4: no legend after the egress warnings, even on exit 0
+    # docs/cli/bento-run.md, "OUTPUT": no legend after the egress warnings, even on exit 0
     assert "denials are reported by the script itself" not in text
 
     res = world.run(m, "--json", wrap=net.wrap())
@@ -1333,7 +1333,7 @@ def _run_with_proxy_killed(world, net, *flags):
 
 
 def test_posture_shortfall_when_the_proxy_dies_mid_run(world, net):
-    """§4.4: the egress proxy the run was admitted on stops serving while the
+    """docs/cli/bento-run.md, "EXIT STATUS": the egress proxy the run was admitted on stops serving while the
     target runs: the target's own code (0) is withheld, exit 124."""
     world.probe()
     os.makedirs(os.path.join(world.work, "ws"))
@@ -1382,7 +1382,7 @@ def test_exit_codes_target_refusal(world):
 
 
 # ---------------------------------------------------------------------------
-# §5.11: a second name for a credential inside a grant, and --accept-alias
+# docs/validate.md, "The credential-alias scan": a second name for a credential inside a grant, and --accept-alias
 
 
 def test_alias_of_a_credential_is_refused_unless_its_tree_is_acknowledged(world):

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The auto-exec change report of `bento run` (spec/bento.md §5.12, §3.2.1,
-§3.2.2 items 7-8, §4.2 item 7): files inside a write grant that the host runs
+"""The auto-exec change report of `bento run` (docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT", docs/cli/bento-run.md, "JSON OUTPUT",
+docs/cli/bento-run.md, "OUTPUT", docs/doctor.md, "The layers"): files inside a write grant that the host runs
 later without anyone reading them (package manifests, CI workflows, git hooks,
 build scripts) and that the run changed or created are listed after it, as
 `[bento] note:` lines and as the `changed_auto_exec`, `redirected_hooks` and
 `unresolved_hooks` fields of the --json verdict (or failed) event.
 
 Covered:
-  * what is watched: every name §5.12 lists at the grant root, and the regular
+  * what is watched: every name docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT" lists at the grant root, and the regular
     files one level inside .github/workflows, .husky and .husky/_; a file the
     script rewrites or creates there is listed, one outside those names (or
     deeper, or deleted) is not, and a run that changes nothing lists nothing
@@ -57,7 +57,7 @@ GIT = "/usr/bin/git"
 # exec: all: the scripts run mkdir, cat and rm.
 MANIFEST = "entrypoint: ./s.sh\ninterpreter: sh\nexec: all\nwrite: [./ws]\n"
 
-# The names §5.12 watches at a grant's root.
+# The names docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT" watches at a grant's root.
 ROOT_NAMES = ["package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".pnpmfile.js",
               ".pre-commit-config.yaml", "eslint.config.js", "eslint.config.mjs", "conftest.py",
               "setup.py", "build.rs", "mvnw", "gradlew", ".mvn/extensions.xml", ".mvn/jvm.config",
@@ -194,7 +194,7 @@ def test_rewritten_package_json_is_listed_and_the_exit_code_kept(world):
     """A script that rewrites package.json (same size: only the mtime
     changes) and fails with 3: the note lists package.json, the exit code is
     still 3, and the grant outside any repository is listed as unresolved
-    after it (§3.2.2: item 7 before item 8).  --json says the same."""
+    after it (docs/cli/bento-run.md, "OUTPUT": item 7 before item 8).  --json says the same."""
     script = "printf '{\"scripts\":{\"postinstall\":\"evil\"}}\\n' > ws/package.json\nexit 3\n"
     m, ws = grant_world(world, script, files={"package.json": '{"scripts":{"postinstall":"good"}}\n'})
     pj = os.path.join(ws, "package.json")
@@ -240,7 +240,7 @@ def test_created_workflow_is_listed(world):
 
 
 def test_every_watched_name_is_listed(world):
-    """Every root name of §5.12 (the nested ones too) and a new file one level
+    """Every root name of docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT" (the nested ones too) and a new file one level
     inside .github/workflows, .husky and .husky/_ is listed, each once."""
     created = ROOT_NAMES + [".github/workflows/release.yml", ".husky/pre-commit", ".husky/_/husky.sh"]
     script = "".join("mkdir -p 'ws/%s'\necho x > 'ws/%s'\n" % (os.path.dirname(p) or ".", p)
@@ -386,7 +386,7 @@ def test_hooks_directory_moved_by_the_run_is_reported(world):
 
 
 def test_without_git_the_grant_is_unresolved_and_the_run_unaffected(world):
-    """No git on PATH (§4.2 item 7, §8): the report-only layer is unavailable
+    """No git on PATH (docs/doctor.md, "The layers", docs/manifest.md, "ENVIRONMENT"): the report-only layer is unavailable
     but fully_enforced ignores it, a repository grant is listed as
     unresolved, changed files are still listed, and the exit code stays."""
     m, ws = grant_world(world, "echo '{}' > ws/package.json\nexit 5\n", repo=True)
@@ -489,7 +489,7 @@ def test_dot_git_the_script_fills_is_scratch_and_git_is_not_asked(world):
 
 
 def test_cancelled_run_failed_event_carries_the_report(world):
-    """§3.2.1: the `failed` event of a run cancelled by SIGTERM still lists
+    """docs/cli/bento-run.md, "JSON OUTPUT": the `failed` event of a run cancelled by SIGTERM still lists
     the auto-exec files the run changed before it was stopped."""
     script = "echo x > ws/package.json\necho started\nwhile :; do sleep 1; done\n"
     m, ws = grant_world(world, script)
@@ -514,7 +514,7 @@ def test_cancelled_run_failed_event_carries_the_report(world):
 
 
 def test_caller_git_config_parameters_do_not_hide_the_hooks_dir(world):
-    """§5.12: git is asked "with GIT_* variables removed", so the caller's
+    """docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT": git is asked "with GIT_* variables removed", so the caller's
     environment cannot point the question elsewhere.  A core.hooksPath
     passed through GIT_CONFIG_PARAMETERS must not stop the hook the script
     adds under the repository's own core.hooksPath (in the grant) from being
@@ -532,7 +532,7 @@ def test_caller_git_config_parameters_do_not_hide_the_hooks_dir(world):
 
 def test_watched_file_swapped_for_a_symlink_is_listed(world):
     """package.json replaced by a symlink to a file the script wrote: npm
-    follows the link, so what it runs changed; §5.12 lists changed files."""
+    follows the link, so what it runs changed; docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT" lists changed files."""
     m, ws = grant_world(world, "echo '{\"scripts\":{}}' > ws/evil.json\nln -sf evil.json ws/package.json\n",
                         files={"package.json": "{}\n"})
 
@@ -575,7 +575,7 @@ def slow_git_processes(d):
 def test_git_asked_early_is_stopped_when_the_run_is_refused(world):
     """git is asked about the grants' hooks as soon as the policy passed its
     checks, and answers while bento writes the bundle.  A run refused after
-    that (here: standard input is a network socket, §4.6) must neither wait
+    that (here: standard input is a network socket, docs/cli/bento-run.md, "WHAT RUN DOES, IN ORDER") must neither wait
     for that git nor leave it behind."""
     repo = os.path.join(world.work, "repo")
     os.makedirs(repo)

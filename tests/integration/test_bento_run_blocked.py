@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`bento run` records guard-blocked destinations as provenance (spec/bento.md
-§1.8, §2.1, §6.6, docs/cli/bento-run.md): a destination a network rule allows
+"""`bento run` records guard-blocked destinations as provenance
+(docs/manifest.md, "PROVENANCE"; docs/cli/bento-run.md, "NOTES"): a destination a network rule allows
 but the egress guard refuses (its name resolved to loopback) lands in the
 manifest's provenance.blocked-hosts as a minimal edit that keeps the author's
 comments; the approval stays current (provenance is outside the fingerprint);
@@ -209,7 +209,7 @@ def test_run_records_blocked_names_and_validate_notes_the_rules(world):
     now = os.stat(os.path.join(world.work, "m.yaml"))
     assert (now.st_ino, now.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
-    # approve (§3.4) calls out each rule's recorded destination and carries the list
+    # approve (docs/approve.md, "What approve does, in order") calls out each rule's recorded destination and carries the list
     world.write("m.yaml", after.replace("exec: all\n", "exec: all\nenv: [LANG]\n"))
     res = world.bento("approve", "--yes", "m.yaml")
     assert res.rc == 0, res

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`bento validate` (spec/bento.md §3.3 and the scenarios of §9.2 A): the
+"""`bento validate` (docs/validate.md): the
 manifest as written, what each path lands on here, every refusal run would
-make (§5.9) in run's words, the HOME note (§8.2), the --strict and
+make (docs/manifest.md, "GRANTS A RUN REFUSES") in run's words, the HOME note (docs/manifest.md, "ENVIRONMENT"), the --strict and
 --relocatable verdicts and the --json document.
 
 Every test gets a scratch HOME (with ~/.ssh and friends) so the shields are
@@ -229,7 +229,7 @@ def test_broad_grant_note(tmp_path, home):
     assert 'note: read: "/etc" is a whole home or top-level directory' in r.stdout
 
 
-# --- refusals, one per §5.9 check ----------------------------------------------------
+# --- refusals, one per docs/manifest.md, "GRANTS A RUN REFUSES" check ----------------------------------------------------
 
 REFUSALS = [
     # 1: write /

@@ -13,7 +13,11 @@ made"): one source per page, docs/cli/*.md and docs/manifest.md.
     accepted, and the page and the table agree on which flags take a value;
   * the manifest reference's example loads, and a script passed instead of
     a manifest is pointed at bento-manifest(5);
-  * `make install` puts the section 1 and 5 pages in place.
+  * `make install` puts the section 1 and 5 pages in place, and every program
+    it installs has a page (bento-egress(1) and bento-exec-gate(1) come from
+    docs/hooks/*.md, like the verb pages but without a --help of `bento`);
+  * nothing cites a specification outside the repository, and every cited
+    docs section exists.
 
 Needs $BENTO_BUILD/bin/bento, python3, man-db and groff (contrib/install-deps.sh).
 """
@@ -34,7 +38,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 GEN = os.path.join(ROOT, "docs", "gen-docs.py")
 CLI = os.path.join(ROOT, "docs", "cli")
 MANDIR = os.path.join(ROOT, "docs", "man")
+HOOKS_DOC = os.path.join(ROOT, "docs", "hooks")
 SOURCES = sorted(os.path.join(CLI, f) for f in os.listdir(CLI) if f.endswith(".md")) + \
+    sorted(os.path.join(HOOKS_DOC, f) for f in os.listdir(HOOKS_DOC) if f.endswith(".md")) + \
     [os.path.join(ROOT, "docs", "manifest.md")]
 
 
@@ -273,3 +279,68 @@ def test_install_puts_every_page_in_place(tmp_path):
         assert (man / ("man" + name.rsplit(".", 1)[1]) / name).exists(), name
     assert (man / "man5" / "bento-manifest.5").exists()
     assert (man / "man1" / "bento-run.1").exists()
+    # every program `make install` puts in bin/ has its page in man1/
+    programs = sorted(os.listdir(dest / "usr" / "bin"))
+    assert "bento-egress" in programs and "bento-exec-gate" in programs, programs
+    missing = [p for p in programs if not (man / "man1" / (p + ".1")).exists()]
+    assert not missing, "installed without a manual page: %s" % missing
+
+
+# --- the docs stand alone -------------------------------------------------------
+
+TRACKED_DIRS = ["bundle", "runtime", "translate", "hooks", "tests", "contrib", "docs",
+                "bench", "Makefile", "README.md"]
+
+
+def tracked_texts():
+    """(path, text) of every tracked file under TRACKED_DIRS that is text."""
+    r = run(["git", "-C", ROOT, "ls-files", "-z", "--"] + TRACKED_DIRS)
+    assert r.returncode == 0, r.stderr
+    for rel in r.stdout.split("\0"):
+        if not rel:
+            continue
+        try:
+            with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+                yield rel, f.read()
+        except (UnicodeDecodeError, FileNotFoundError):
+            continue
+
+
+def test_no_reference_outside_the_tree():
+    """Comments and docs cite docs/ by file and heading, never sections of a
+    specification the repository does not hold (the section sign, or a path
+    to spec/bento.md or spec/oci.md)."""
+    me = os.path.relpath(os.path.abspath(__file__), ROOT)
+    bad = []
+    for rel, text in tracked_texts():
+        if rel == me:
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            if "\u00a7" in line or "spec/bento.md" in line or "spec/oci.md" in line:
+                bad.append("%s:%d: %s" % (rel, n, line.strip()[:100]))
+    assert not bad, "\n".join(bad)
+
+
+def headings(path):
+    with open(path, encoding="utf-8") as f:
+        return {m.group(1).strip() for m in re.finditer(r"^#+ (.+)$", f.read(), re.M)}
+
+
+CITE = re.compile(r'(docs/\w[\w./-]*\.md),\s+"([^"\n]+)"')
+
+
+def test_cited_doc_sections_exist():
+    """Every `docs/<page>.md, "<Heading>"` a comment cites names a heading of that
+    page, so a renamed section cannot leave the code pointing at nothing.
+    A citation may wrap onto the next comment line."""
+    bad = []
+    for rel, text in tracked_texts():
+        flat = re.sub(r"\n\s*(?:\*|#|//)?\s*", " ", text)
+        for m in CITE.finditer(flat):
+            doc, title = m.group(1), m.group(2)
+            path = os.path.join(ROOT, doc)
+            if not os.path.exists(path):
+                bad.append("%s: %s does not exist" % (rel, doc))
+            elif title.upper() not in {h.upper() for h in headings(path)}:
+                bad.append('%s: %s has no heading "%s"' % (rel, doc, title))
+    assert not bad, "\n".join(sorted(set(bad)))

@@ -382,7 +382,7 @@ def test_refusals(ert, rig):
 
 def test_names_are_asked_of_the_name_server_resolv_conf_names(ert, rig, net, test_dir):
     """A name no hosts file lists is resolved by the proxy itself from the
-    name server of --resolv-conf (spec §6.3 item 8: resolv.conf read
+    name server of --resolv-conf (docs/egress.md, "How it works": resolv.conf read
     directly, no NSS), with the search list applied; the guard checks what
     it answers (a name it resolves to loopback is blocked), and a name it
     does not know fails like any unreachable destination."""

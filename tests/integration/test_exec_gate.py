@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""bento-exec-gate: the seccomp agent behind `exec: none` (design.md, "Exec
-block: stronger than the original", and "Portable and fail-closed").
+"""bento-exec-gate: the seccomp agent behind `exec: none` (docs/exec-gate.md,
+"What the gate lets through" and "Fail closed").
 
 The bundles here carry, written by hand, the exact linux.seccomp object the
 compiler emits for `exec: none` (and `none-strict`): execve and execveat go
@@ -245,7 +245,7 @@ def test_one_exec_let_through_then_every_exec_denied(rt, bundle, gates):
 
 
 def test_shells_and_python_meet_eperm(rt, bundle, gates):
-    """spec §4.7: a shell's command fails with "Operation not permitted" and
+    """docs/exec-gate.md, "What the gate lets through": a shell's command fails with "Operation not permitted" and
     exit 126; Python's subprocess raises PermissionError, os.fork works."""
     cases = [
         # bash from the host, as a bento bundle binds /usr: `ls` is /bin/ls

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """OCI hooks: the six kinds at their point of the lifecycle, in their
 namespaces, with the state on stdin, args and env exactly as configured, a
-timeout that kills, and the failure semantics of runtime-spec (oci.md §2.4).
+timeout that kills, and the failure semantics of the OCI runtime-spec
+(config.md, "POSIX-platform Hooks"; runtime.md, "Lifecycle").
 
 Most hooks are the probe's `hook` subcommand, which writes what it saw (its
 stdin, argv, env, cwd, namespaces, fds, the command line of the state's pid,

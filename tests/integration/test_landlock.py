@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""process.landlock in the proposed runtime-spec shape (oci.md §2.9):
+"""process.landlock in the shape proposed for the OCI runtime-spec:
 enforced on the target right before execve, reported in `state` and
 `features`, and validated in `create` with JSON paths in the errors."""
 

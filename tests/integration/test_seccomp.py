@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """linux.seccomp: every action, errno values, argument conditions, unknown
 names, bad profiles, where the filter goes in (with and without
-noNewPrivileges), and the exec gate of design.md through SCMP_ACT_NOTIFY
+noNewPrivileges), and the exec gate (docs/exec-gate.md) through SCMP_ACT_NOTIFY
 with a test agent (seccomp_agent.py) on listenerPath.
 
 Inside the container the probe makes raw system calls (`syscall`,
@@ -478,7 +478,7 @@ EXEC = "exec-raw %s " + PROBE_IN + " exit 0"
 
 
 def test_notify_exec_gate(rt, bundle, agent, agent_dir):
-    """design.md "Exec block": the agent lets exactly the runtime's own exec
+    """docs/exec-gate.md, "What the gate lets through": the agent lets exactly the runtime's own exec
     through, denies every later execve and execveat (from the target and
     from its children), and once it has gone the kernel fails them with
     ENOSYS."""

@@ -7,12 +7,13 @@ translates a manifest with HOME pointing at it (the shields anchor on $HOME
 and on the passwd home), runs the bundle under bento-runtime with the static
 probe as the entrypoint, and asserts from inside the sandbox.
 
-Sections follow spec/bento.md §9.2:
+Sections:
   A  manifest errors, each with its file:line:col (through translate, which
      must leave no bundle behind);
   E  the filesystem boundary, the environment, identity, network;
   F  credential shields (hidden, read-only, discarded, opt-in) and the
-     grant refusals of §5.9 (exit 125, nothing created);
+     grant refusals of docs/manifest.md, "GRANTS A RUN REFUSES" (exit 125,
+     nothing created);
   H  the exec block (needs bento-exec-gate);
 plus limits read back from the container's cgroup, golden config.json files
 (compared structurally), determinism, and the same bundle under runc and
@@ -227,7 +228,7 @@ def trr(rt, home, test_dir, bundles_dir):
 
 
 # ---------------------------------------------------------------------------
-# A. manifest errors, each with its place (spec §1.1, §1.3, §1.4, §9.2 A)
+# A. manifest errors, each with its place (docs/manifest.md, "SYNTAX RULES")
 
 NEST33 = "entrypoint: ./x\nargs: " + "[" * 33 + "1" + "]" * 33 + "\n"
 TOO_BIG = "entrypoint: ./x\n#" + "a" * 1048600 + "\n"
@@ -339,7 +340,7 @@ MALFORMED = [
 
 @pytest.mark.parametrize("case", MALFORMED, ids=[c[0] for c in MALFORMED])
 def test_malformed_manifest_is_refused_with_its_place(tr, case):
-    """§1.1/§1.3/§1.4: exit 125, `bento: ` then each problem at file:line:col,
+    """docs/manifest.md, "SYNTAX RULES": exit 125, `bento: ` then each problem at file:line:col,
     no source region echoed, and no bundle directory written."""
     name, text, wants = case
     res = tr.translate(text)
@@ -409,7 +410,7 @@ def test_A32_A33_entrypoint_and_interpreter_must_exist(tr, home):
 
 
 def test_home_expansion_needs_a_usable_HOME(tr, home):
-    """§1.9: `~` needs HOME set, absolute, and clean of control characters."""
+    """docs/manifest.md, "PATH RESOLUTION": `~` needs HOME set, absolute, and clean of control characters."""
     m = {"entrypoint": "./probe", "read": ["~/notes.txt"]}
     env = home.env()
     del env["HOME"]
@@ -435,7 +436,7 @@ def test_D3_env_overrides_are_checked(tr):
 
 
 # ---------------------------------------------------------------------------
-# §5.9 refusals: exit 125, the spec's sentence, no bundle, no write dir made
+# docs/manifest.md, "GRANTS A RUN REFUSES" refusals: exit 125, the documented sentence, no bundle, no write dir made
 
 REFUSALS = [
     ("E8-write-root", {"write": ["/"]},
@@ -487,7 +488,7 @@ def words(text):
 
 @pytest.mark.parametrize("case", REFUSALS, ids=[c[0] for c in REFUSALS])
 def test_refusal_leaves_nothing_behind(tr, home, case):
-    """§5.9 and §4.5 step 5: exit 125 with the spec's sentence, no bundle
+    """docs/manifest.md, "GRANTS A RUN REFUSES": exit 125 with the documented sentence, no bundle
     directory, no write grant created (the manifest holds a valid one that
     is missing); validate --strict predicts the same refusal."""
     name, extra, wants = case
@@ -622,7 +623,7 @@ def test_E5_E6_E12_write_grants(trr, home):
 
 
 def test_interpreter_prefix_and_entrypoint_link(trr, home, test_dir):
-    """§4.5 step 6: an interpreter outside the system directories brings its
+    """docs/manifest.md, "WHAT THE PROGRAM SEES": an interpreter outside the system directories brings its
     install prefix (read-only), nothing beside it; an entrypoint reached
     through a symlink runs as its resolved path, from its directory."""
     opt = os.path.join(test_dir, "opt")
@@ -659,7 +660,7 @@ def test_interpreter_prefix_and_entrypoint_link(trr, home, test_dir):
 
 
 def test_E13_environment_identity_and_namespaces(trr, home):
-    """§8.1: exactly the allowlisted names that are set, HOME=/tmp and
+    """docs/manifest.md, "ENVIRONMENT": exactly the allowlisted names that are set, HOME=/tmp and
     PATH=/usr/bin:/bin; cwd is the entrypoint's directory; the caller's
     uid; no capability; no_new_privs; only loopback; only sandbox pids; no
     inherited descriptor; no terminal."""
@@ -791,7 +792,7 @@ def test_F1_home_read_hides_credentials(trr, home, grant):
                   "write %s" % home.path(".gitconfig"), "write %s" % home.path(".ssh/new"),
                   "read %s" % home.path("notes.txt"), "ls %s" % home.path(".config/gcloud"),
                   "syscall 86 s:%s s:/tmp/h" % home.path(".aws/credentials"),  # F11: link(2) it out
-                  # a hidden file inside a readable write-shielded tree (§5.3, §5.8)
+                  # a hidden file inside a readable write-shielded tree (docs/manifest.md, "CREDENTIAL SHIELDS")
                   "read %s" % home.path(".claude/.credentials.json"), "read %s" % home.path(".claude/settings.json"))
     assert s[0].json()["type"] == "dir"
     assert s[1].json()["entries"] == []
@@ -826,7 +827,7 @@ def test_F1_json_summary_names_the_shields(tr, home):
 
 
 def test_F_dotfile_farm_links_are_followed(trr, home, test_dir):
-    """§5.6: a store that is a symlink (stow/chezmoi farms) is hidden where
+    """docs/manifest.md, "CREDENTIAL SHIELDS": a store that is a symlink (stow/chezmoi farms) is hidden where
     it really is, and a credential linked from inside a store is hidden at
     its target too."""
     h = os.path.join(test_dir, "farm", "home", "v")
@@ -891,7 +892,7 @@ def test_F7_write_shields_in_a_checkout(trr, home):
 
 
 def test_F7_gitfile_and_submodule_shields(trr, home):
-    """§5.7: a checkout whose .git is a file (a linked worktree) gets that
+    """docs/manifest.md, "CREDENTIAL SHIELDS": a checkout whose .git is a file (a linked worktree) gets that
     file write-shielded; a submodule's gitdir under .git/modules gets its
     config and hooks write-shielded."""
     wt = home.path("wt")

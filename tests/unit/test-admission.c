@@ -4,7 +4,7 @@
  * mapping of the host probe (translate/host/probe.c).  Admission is driven
  * by a table: host probe results x what a manifest needs x the posture
  * (--strict, --allow-degraded, neither), each row with the outcome, the
- * exit code, the refusal words of spec/bento.md §4.3 and the short layers.
+ * exit code, the refusal words of docs/cli/bento-run.md, "ADMISSION" and the short layers.
  * Nothing here touches the host.
  */
 #include <errno.h>

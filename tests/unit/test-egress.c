@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for the pure parts of bento-egress (hooks/egress): rule
- * validation and matching (spec §1.5), the upstream guard's address
- * classification with its IPv4-in-IPv6 and NAT64 cases (§6.4), and the
- * request parser (§6.3 steps 2-3).
+ * validation and matching (docs/manifest.md, "NETWORK RULES"), the upstream guard's address
+ * classification with its IPv4-in-IPv6 and NAT64 cases (docs/egress.md, "The upstream guard"), and
+ * the request parser (docs/egress.md, "How it works").
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for translate/approval/fingerprint.c: the two golden vectors of
- * spec/bento.md §2.1 (the first comes from the original's test suite, so it
- * pins byte compatibility), the properties the algorithm promises (order of
- * sorted lists and provenance do not matter, order of args does), and the
- * approval states of §2.2.  Most manifests are built by hand, so a parser
- * bug cannot hide a hashing bug; one test takes the vectors through the
- * loader to pin the defaults the hash is taken after.
+ * docs/approve.md, "How the fingerprint is computed" (the first comes from the original's test
+ * suite, so it pins byte compatibility), the properties the algorithm promises (order of sorted
+ * lists and provenance do not matter, order of args does), and the approval states of
+ * docs/approve.md, "What the stamp is, and what it is not".  Most manifests are built by hand, so a
+ * parser bug cannot hide a hashing bug; one test takes the vectors through the loader to pin the
+ * defaults the hash is taken after.
  */
 #include <string.h>
 
@@ -16,7 +16,8 @@
 
 static struct bento_err err;
 
-/* The first vector of §2.1, in the order the original's test writes it. */
+/* The first vector of docs/approve.md, "How the fingerprint is computed", in the order the
+ * original's test writes it. */
 static char *g_args[] = {"--b", "--a"};
 static char *g_env[] = {"PATH", "HOME", "LANG"};
 static char *g_read[] = {"/two", "/one"};

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/manifest/write.c: the canonical text of §1.10
- * for a full and a minimal manifest, quoting that survives a real YAML
- * parser (libyaml reads the output back here, independent of bento's own
- * loader), parse(write(m)) == m through bento's loader, and the atomic
- * writer's rules: validation first, mode carried over minus
+ * Unit tests for translate/manifest/write.c: the canonical text of docs/approve.md, "How the file
+ * is rewritten" for a full and a minimal manifest, quoting that survives a real YAML parser
+ * (libyaml reads the output back here, independent of bento's own loader), parse(write(m)) == m
+ * through bento's loader, and the atomic writer's rules: validation first, mode carried over minus
  * group/world write, 0600 for a new file, symlinks resolved, no temporary
  * file left behind, an error naming the directory when nothing can be
  * created in it.

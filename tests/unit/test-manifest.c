@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The manifest loader and its rules (spec/bento.md §1.1–§1.8): every
+ * The manifest loader and its rules (docs/manifest.md, "SYNTAX RULES"): every
  * malformed-manifest case with the words users match on and the place it
  * is reported at, the character screen, and rule matching.
  */
@@ -55,7 +55,7 @@ static char *problems(const char *yaml)
 
 #define EP "entrypoint: ./x\n"
 
-/* ---- §1.1 input-level constraints ---- */
+/* ---- docs/manifest.md, "SYNTAX RULES" input-level constraints ---- */
 
 TEST(explicit_tag)
 {
@@ -105,8 +105,8 @@ TEST(nesting_depth)
 
         ASSERT_CONTAINS(got, "t.yaml:2:");
         ASSERT_CONTAINS(got, "line 2 nests more than 32 levels deep");
-        /* 32 levels inside the top mapping are within the bound (§1.1: "more
-         * than 32"): what is refused then is the shape, not the depth. */
+        /* 32 levels inside the top mapping are within the bound (docs/manifest.md, "SYNTAX RULES":
+         * "more than 32"): what is refused then is the shape, not the depth. */
         ASSERT_CONTAINS(got_ok, "read[0] must be a string");
 }
 
@@ -194,7 +194,7 @@ TEST(empty_inputs)
         GOOD(EP "read:\nwrite: ~\nenv: null\nnetwork:\nlimits:\nprovenance:\n");
 }
 
-/* ---- §1.3 the character screen ---- */
+/* ---- docs/manifest.md, "SYNTAX RULES" the character screen ---- */
 
 TEST(screen_classes)
 {
@@ -255,7 +255,7 @@ TEST(screen_is_reported_alone)
         ASSERT_TRUE(strstr(got, "\xe2\x80\xae") == NULL); /* never echoed */
 }
 
-/* ---- §1.4 policy rules ---- */
+/* ---- docs/manifest.md, "SYNTAX RULES" policy rules ---- */
 
 TEST(interpreter_args_need_interpreter)
 {
@@ -595,7 +595,7 @@ TEST(validate_code_built_model)
         ASSERT_CONTAINS(err.msg, "invalid env name \"1X\"");
 }
 
-/* ---- §1.5 matching ---- */
+/* ---- docs/manifest.md, "NETWORK RULES" matching ---- */
 
 TEST(network_matching)
 {

@@ -218,7 +218,7 @@ TEST(table_counts)
                 ASSERT_TRUE((h->deny == SHIELD_DENY_ALL) == (h->holds != SHIELD_HOLDS_NONE));
         }
         ASSERT_EQ(n[SHIELD_DENY_ALL][1], 224);
-        ASSERT_EQ(n[SHIELD_DENY_ALL][0], 125); /* §5.3's 124 and the journal key */
+        ASSERT_EQ(n[SHIELD_DENY_ALL][0], 125); /* the 124 listed home rules and the journal key */
         ASSERT_EQ(n[SHIELD_DENY_WRITE][0], 68);
         ASSERT_EQ(n[SHIELD_DENY_WRITE][1], 119);
 }

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for translate/manifest/trust.c: the flaws of spec/bento.md §2.4 on a
- * real directory tree (file and directory modes, sticky exemption, foreign
- * owners, foreign symlinks in open directories), private groups read from
- * fake passwd/group files, non-regular files refused, and the loader that
- * inspects and parses the same descriptor.
+ * Unit tests for translate/manifest/trust.c: the flaws of docs/approve.md, "What approve does, in
+ * order" on a real directory tree (file and directory modes, sticky exemption, foreign owners,
+ * foreign symlinks in open directories), private groups read from fake passwd/group files,
+ * non-regular files refused, and the loader that inspects and parses the same descriptor.
  */
 #include <errno.h>
 #include <fcntl.h>

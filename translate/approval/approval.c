@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The approval state and its messages (approval.h, spec/bento.md §2.2,
- * §2.3, §3.3).  The state itself is fingerprint.c's comparison; this file
- * adds the journal verdict and turns both into what users read.
+ * The approval state and its messages (approval.h, docs/approve.md, "What the stamp is, and what it
+ * is not", docs/approve.md, "The approval journal", docs/validate.md).  The state itself is
+ * fingerprint.c's comparison; this file adds the journal verdict and turns both into what users
+ * read.
  */
 #include "approval.h"
 

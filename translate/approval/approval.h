@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The approval state of a loaded manifest (spec/bento.md §2.2) and the
- * words bento says about it.  run, validate and translate call
- * approval_check() once, on the manifest they are about to use (loaded
- * with trust_load_manifest(), so the bytes checked are the bytes run),
- * before resolving any path:
+ * The approval state of a loaded manifest (docs/approve.md, "What the stamp is, and what it is
+ * not") and the words bento says about it.  run, validate and translate call approval_check() once,
+ * on the manifest they are about to use (loaded with trust_load_manifest(), so the bytes checked
+ * are the bytes run), before resolving any path:
  *
  *      struct approval_status st;
  *
@@ -37,12 +36,11 @@ struct approval_status {
         bool stamped;                                       /* provenance.approves is set */
 };
 
-/* The approval state of m (§2.2), which is also returned.  real_path is
- * the manifest's symlink-resolved location (trust_report.real_path) for
- * the journal lookup; NULL means realpath(m->path), and a manifest with no
- * path has no journal entry.  Never fails: when the fingerprint cannot be
- * computed the state is STALE, so a failure cannot read as approval.
- * ret may be NULL. */
+/* The approval state of m (docs/approve.md, "What the stamp is, and what it is not"), which is also
+ * returned.  real_path is the manifest's symlink-resolved location (trust_report.real_path) for the
+ * journal lookup; NULL means realpath(m->path), and a manifest with no path has no journal entry.
+ * Never fails: when the fingerprint cannot be computed the state is STALE, so a failure cannot read
+ * as approval. ret may be NULL. */
 enum manifest_approval approval_check(const struct manifest *m, const char *real_path,
                                       struct approval_status *ret);
 
@@ -54,17 +52,17 @@ enum manifest_approval approval_check(const struct manifest *m, const char *real
 char *approval_refusal(enum manifest_approval state, const char *path);
 
 /* What run and validate print on stderr before going on, each line
- * "[bento] ..." with a newline: the trust warnings of §2.4 when the
- * manifest carries a stamp, then the stamp note of §2.3 when the stamp is
- * current but this host holds no matching record.  trust may be NULL.
+ * "[bento] ..." with a newline: the trust warnings of docs/approve.md, "What approve does, in
+ * order" when the manifest carries a stamp, then the stamp note of docs/approve.md, "The approval
+ * journal" when the stamp is current but this host holds no matching record.  trust may be NULL.
  * Heap string ("" when there is nothing to say), NULL when out of memory. */
 char *approval_notes(const struct approval_status *s, const struct trust_report *trust);
 
-/* validate's "approval:" value (§3.3).  A STALE value has two more lines,
+/* validate's "approval:" value (docs/validate.md).  A STALE value has two more lines,
  * separated by '\n', for the caller to indent.  Static string. */
 const char *approval_describe(enum manifest_approval state);
 
-/* The message validate --strict fails with (§3.3), NULL for CURRENT.
+/* The message validate --strict fails with (docs/validate.md), NULL for CURRENT.
  * Static string. */
 const char *approval_strict_failure(enum manifest_approval state);
 

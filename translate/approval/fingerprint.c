@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The approval fingerprint of spec/bento.md §2.1 and the approval state of
- * §2.2.  The byte stream is fed to the digest piece by piece instead of
- * being assembled first: a manifest can hold up to 1 MiB of strings and
- * there is no reason to copy them.  Only the pointer arrays are copied, to
- * sort them without reordering the policy itself.
+ * The approval fingerprint of docs/approve.md, "How the fingerprint is computed" and the approval
+ * state of docs/approve.md, "What the stamp is, and what it is not".  The byte stream is fed to the
+ * digest piece by piece instead of being assembled first: a manifest can hold up to 1 MiB of
+ * strings and there is no reason to copy them.  Only the pointer arrays are copied, to sort them
+ * without reordering the policy itself.
  */
 #include "fingerprint.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The approval fingerprint (spec/bento.md §2): a SHA-256 over the manifest
+ * The approval fingerprint (docs/manifest.md, "APPROVAL"): a SHA-256 over the manifest
  * as written, byte-compatible with the original so that a stamp written by
  * either implementation is "current" for the other.  It is unkeyed drift
  * detection, not authentication: it tells whether the permissions changed
@@ -32,9 +32,9 @@ enum manifest_approval {
  * is written only on success. */
 int manifest_fingerprint(const struct manifest *m, char ret_hex[static 65], struct bento_err *err);
 
-/* Compare provenance.approves with the fingerprint of m (§2.2).  A NULL
- * manifest is unapproved; if the fingerprint cannot be computed the answer
- * is STALE, so a failure can never read as approval. */
+/* Compare provenance.approves with the fingerprint of m (docs/approve.md, "What the stamp is, and
+ * what it is not").  A NULL manifest is unapproved; if the fingerprint cannot be computed the
+ * answer is STALE, so a failure can never read as approval. */
 enum manifest_approval manifest_approval_state(const struct manifest *m);
 
 /* The JSON names: "unapproved", "current", "stale"; out-of-range values

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The approval journal (journal.h, spec/bento.md §2.3).  Entries are read
+ * The approval journal (journal.h, docs/approve.md, "The approval journal").  Entries are read
  * through directory descriptors opened from the state home down with
  * O_NOFOLLOW, and judged on the descriptors actually read, so a link
  * planted in the journal is never followed and what was judged private is

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The approval journal (spec/bento.md §2.3): this host's own record of
+ * The approval journal (docs/approve.md, "The approval journal"): this host's own record of
  * what `bento approve` stamped, one JSON file per manifest at
  * $XDG_STATE_HOME/bento/approvals/<sha256 of the real manifest path>.json
  * ($XDG_STATE_HOME only when absolute, else ~/.local/state).  It holds the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Approval follows the name (spec/bento.md §2.2-2.4, issue 14).  A stamp
+ * Approval follows the name (docs/approve.md, issue 14).  A stamp
  * and a journal record vouch for a file; a user runs a name.  When
  * narrow.yaml is replaced by a symbolic link to another approved manifest,
  * the file reached carries a current stamp and a matching record, so

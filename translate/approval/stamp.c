@@ -666,7 +666,8 @@ int approval_stamp_text(struct manifest *m, const char *data, size_t len,
                 *ret = (struct approval_stamped){TAKE_PTR(edited), edited_len, true};
                 return 0;
         }
-        /* Never write what the parser would refuse (§1.10), even here. */
+        /* Never write what the parser would refuse (docs/approve.md, "How the file is rewritten"),
+         * even here. */
         if (!approval_edit_confirms(canon, canon_len, m->path, canon, canon_len))
                 return bento_err_setx(err, EINVAL,
                                       "%s: the stamped manifest would not read back as the "

@@ -1,27 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Writing the approval stamp (spec/bento.md §3.4 step 7) and recorded
- * blocked hosts (§1.8, §6.6) into a manifest without losing what its
+ * Writing the approval stamp (docs/approve.md, "What approve does, in order", step 7) and recorded
+ * blocked hosts (docs/manifest.md, "PROVENANCE") into a manifest without losing what its
  * author wrote around the policy.
  *
  * The stamp is provenance {generated-by: bento approve, generated-at,
  * approves; blocked-hosts carried}.  Rather than re-emitting the whole
- * file canonically (§1.10), which drops comments and layout, the stamp is
- * applied as a minimal textual edit: the values of existing provenance
- * keys are replaced in place (in their quoting style), missing keys are
- * inserted as lines at the provenance block's indentation, and a missing
- * block is inserted after the last top-level entry.  Every other byte is
- * kept.  The result is then parsed again and must serialize canonically
- * exactly like the stamped model; only then is it used.  When the edit is
- * not possible (flow-style provenance or top level, an empty provenance
- * key, anything the re-parse does not confirm) the canonical serialization
- * is used instead, and the caller says that comments were lost.
+ * file canonically (docs/approve.md, "How the file is rewritten"), which drops comments and layout,
+ * the stamp is applied as a minimal textual edit: the values of existing provenance keys are
+ * replaced in place (in their quoting style), missing keys are inserted as lines at the provenance
+ * block's indentation, and a missing block is inserted after the last top-level entry.  Every other
+ * byte is kept.  The result is then parsed again and must serialize canonically exactly like the
+ * stamped model; only then is it used.  When the edit is not possible (flow-style provenance or top
+ * level, an empty provenance key, anything the re-parse does not confirm) the canonical
+ * serialization is used instead, and the caller says that comments were lost.
  *
  * Blocked hosts ("host:port" destinations the egress guard refused although
  * a rule allowed them) are added the same way, as item lines of
  * provenance.blocked-hosts; they are provenance, outside the fingerprint
- * (§2.1), so an approval stays as it was.  `run` records them as a side
- * effect, so there is no canonical fallback here: when the text cannot be
+ * (docs/approve.md, "How the fingerprint is computed"), so an approval stays as it was.  `run`
+ * records them as a side effect, so there is no canonical fallback here: when the text cannot be
  * edited in place, nothing is written and the caller says why.
  */
 #ifndef BENTO_APPROVAL_STAMP_H

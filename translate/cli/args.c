@@ -3,7 +3,7 @@
  * How bento's verbs use the shared command-line parser (bundle/argv.h):
  * flags and operands in any order, as the Go original's flag library took
  * them, every boolean flag also as --flag=<bool> in strconv.ParseBool's
- * spellings, and bento's wording of the usage errors (§3.1).  Only the
+ * spellings, and bento's wording of the usage errors (docs/cli/bento.md, "EXIT STATUS").  Only the
  * last two functions print (a usage error).
  */
 #include <errno.h>

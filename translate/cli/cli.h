@@ -18,7 +18,7 @@
  * exit status (125). */
 int cli_load_manifest(const char *path, struct manifest **ret);
 
-/* §1.7: an --env argument must be NAME=VALUE with NAME in the manifest's
+/* docs/manifest.md, "ENVIRONMENT": an --env argument must be NAME=VALUE with NAME in the manifest's
  * allowlist.  Returns 0, or prints why not and returns 125. */
 int cli_check_env_override(const struct manifest *m, const char *arg);
 

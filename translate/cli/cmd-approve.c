@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento approve <manifest> [--yes] (spec/bento.md §3.4): show the
+ * bento approve <manifest> [--yes] (docs/approve.md, "What approve does, in order"): show the
  * permissions a manifest grants and what in them deserves a second look,
  * ask a human, then stamp the fingerprint into provenance.approves and
- * record the approval in this host's journal (§2.3).  The stamp goes in as
- * a minimal edit that keeps the author's comments (approval/stamp.h).
+ * record the approval in this host's journal (docs/approve.md, "The approval journal").  The stamp
+ * goes in as a minimal edit that keeps the author's comments (approval/stamp.h).
  *
- * Refusals (exit 125): a fatal trust flaw (§2.4), a grant run would
- * refuse, no terminal to ask on without --yes, an answer other than yes,
- * a failed write.  A stamp that could not be recorded in the journal
- * still counts as approved, but the exit status says something failed.
+ * Refusals (exit 125): a fatal trust flaw (docs/approve.md, "What approve does, in order"), a grant
+ * run would refuse, no terminal to ask on without --yes, an answer other than yes, a failed write.
+ * A stamp that could not be recorded in the journal still counts as approved, but the exit status
+ * says something failed.
  */
 #include <errno.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento doctor [--json] (spec/bento.md §3.6): what this host enforces,
+ * bento doctor [--json] (docs/doctor.md): what this host enforces,
  * layer by layer, what each shortfall means for a run, the facts the layers
  * rest on, where the credential shields anchor, and a verdict.  The probe is
  * host/probe.h's and the verdict host/admission.h's, the same code `bento run`
@@ -352,7 +352,7 @@ static void json_cgroups(struct bento_jsonw *w, const struct host_facts *f)
         bento_jsonw_close_object(w);
 }
 
-/* The facts behind the layers: bento's own addition to the §3.6 shape. */
+/* The facts behind the layers: bento's own addition to the docs/doctor.md shape. */
 static void json_host(struct bento_jsonw *w, const struct doctor *d)
 {
         static const char *const ns[] = {"usable", "blocked", "unknown"};

@@ -2,12 +2,11 @@
 /*
  * bento __remove-mount-points --beneath GRANT DEV:INO PATH... (repeated per
  * grant): the poststop hook `bento translate` names in a bundle whose
- * shields create mount points on the host (§5.8), so that a bundle run by
- * bento-runtime, crun or runc leaves the host as it found it.  Each path is
- * reached from its grant's root without following a symlink, the grant
- * must still be the directory DEV:INO, and the path is removed only while
- * it is an empty directory or an empty regular file (policy/mount-points.h says
- * what that leaves to the sandbox), and only by the last run (of bento
+ * shields create mount points on the host (docs/manifest.md, "CREDENTIAL SHIELDS"), so that a
+ * bundle run by bento-runtime, crun or runc leaves the host as it found it.  Each path is reached
+ * from its grant's root without following a symlink, the grant must still be the directory DEV:INO,
+ * and the path is removed only while it is an empty directory or an empty regular file
+ * (policy/mount-points.h says what that leaves to the sandbox), and only by the last run (of bento
  * or of this hook) using the directory that holds it (policy/point-locks.h).
  * Arguments not in that shape remove nothing.  The container state arrives on stdin and is not
  * needed.

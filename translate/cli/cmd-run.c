@@ -48,10 +48,9 @@ const struct bento_opt cmd_run_opts[] = {
     {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
 };
 
-/* §3.1: scanned left to right before anything else, so that even a usage
- * error is answered as a refusal event.  The same parser as parse_args()
- * (a flag's value is the next word, "--" ends the flags), going on past
- * what it cannot parse; the last --json wins. */
+/* docs/cli/bento.md, "EXIT STATUS": scanned left to right before anything else, so that even a
+ * usage error is answered as a refusal event.  The same parser as parse_args() (a flag's value is
+ * the next word, "--" ends the flags), going on past what it cannot parse; the last --json wins. */
 static bool json_wanted(int argc, char **argv)
 {
         struct bento_argv a;

@@ -266,9 +266,9 @@ int cmd_translate(int argc, char **argv)
         path_cache_end();
         if (r != 0)
                 return r;
-        /* Then the write grants (§4.5 step 6).  A write directory created
-         * there changes the policy (its workspace shields), and the config
-         * is computed again. */
+        /* Then the write grants (docs/manifest.md, "WHAT THE PROGRAM SEES").  A write directory
+         * created there changes the policy (its workspace shields), and the config is computed
+         * again. */
         r = policy_prepare_writes(&p, &err);
         if (r > 0)
                 r = compile_bundle(p, &c, &err);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bento validate <manifest> [--json] [--strict] [--relocatable]
- * (spec/bento.md §3.3): a static review that builds no sandbox.  It loads
+ * (docs/validate.md): a static review that builds no sandbox.  It loads
  * the manifest the way run does (trust inspection on the opened file,
  * warnings for a stamped manifest), resolves a copy of its paths on this
  * host, and reports what run would do with it: where each grant lands,
@@ -66,10 +66,9 @@ static int parse_args(int argc, char **argv, struct validate_opts *o)
         return cli_one_operand("validate", "a manifest path", npos);
 }
 
-/* Load through the trust inspection (§2.4), worded like every verb's
- * load errors (script detection, problems with their places).  A name
- * run would refuse (approval/name.h) is still followed: validate reports
- * on it. */
+/* Load through the trust inspection (docs/approve.md, "What approve does, in order"), worded like
+ * every verb's load errors (script detection, problems with their places).  A name run would refuse
+ * (approval/name.h) is still followed: validate reports on it. */
 static int load(const char *path, struct approval_name *name, struct trust_loaded *ret)
 {
         struct manifest_problems problems = {0};

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento version / bento --version (spec/bento.md §3.7): the build (version,
+ * bento version / bento --version (docs/cli/bento-version.md): the build (version,
  * commit and build date, all from the Makefile; the date is the commit's
  * own, so the same tree builds the same binary) and the platform: the
- * architecture it was built for, whether that one is verified (§0: only
- * linux/amd64 is), and the kernel it runs on.
+ * architecture it was built for, whether that one is verified (docs/cli/bento-version.md,
+ * "DESCRIPTION": only linux/amd64 is), and the kernel it runs on.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -64,14 +64,15 @@ int cmd_version(int argc, char **argv)
                 return bento_usage_error("version", "version takes no arguments, but got %d", npos);
         print_build();
         printf("Platform: linux/%s (%s)\n", PLATFORM_ARCH, verified ? "verified" : "not verified");
-        /* Only amd64 has been verified (§0); say so instead of implying it. */
+        /* Only amd64 has been verified (docs/cli/bento-version.md, "DESCRIPTION"); say so instead
+         * of implying it. */
         if (!verified)
                 printf("  Support for linux/%s is planned, not verified: bento builds and probes "
                        "here,\n  but its filters and tests are only checked on linux/amd64.\n",
                        PLATFORM_ARCH);
         if (uname(&u) == 0)
                 printf("Kernel: %s %s (%s)\n", u.sysname, u.release, u.machine);
-        /* §3.7: the passwd lookup for the shields parses /etc/passwd itself
+        /* docs/cli/bento-version.md: the passwd lookup for the shields parses /etc/passwd itself
          * (shields/shields.h), so no NSS module can steer it and there is no caveat
          * to print. */
         return 0;

@@ -2,7 +2,7 @@
 /*
  * The verbs of the bento CLI.  commands.c holds the table; each cmd_*
  * parses its own flags from argv (argv[0] is the verb) and returns the exit
- * status (spec/bento.md §3.1: 0 on success, 125 when bento refuses or
+ * status (docs/cli/bento.md, "EXIT STATUS": 0 on success, 125 when bento refuses or
  * fails).  Only main.c and cmd-*.c print.
  */
 #ifndef BENTO_COMMANDS_H
@@ -47,8 +47,8 @@ int cmd_validate(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
-/* Report a usage mistake of a verb the way §3.1 asks: "bento: <message>",
- * the verb's use line and the pointer to its --help.  Returns 125. */
+/* Report a usage mistake of a verb the way docs/cli/bento.md, "EXIT STATUS" asks: "bento:
+ * <message>", the verb's use line and the pointer to its --help.  Returns 125. */
 int bento_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

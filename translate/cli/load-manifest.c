@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Loading the manifest a verb was given, with the errors every verb prints
- * the same way (§1.1, §3.1; the words are manifest_load_error()'s).
+ * the same way (docs/manifest.md, "SYNTAX RULES", docs/cli/bento.md, "EXIT STATUS"; the words are
+ * manifest_load_error()'s).
  */
 #include <fcntl.h>
 #include <stdbool.h>

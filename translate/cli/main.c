@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento: the command line around the manifest (spec/bento.md §3).  This file
+ * bento: the command line around the manifest (docs/cli/bento.md).  This file
  * is only the dispatcher: global --help and --version, then the verb named
  * in the table of commands.c.  A verb's --help is the text generated from
  * its manual page source (help-text.h), answered here with the verb's own

@@ -71,10 +71,10 @@ static void write_egress_hook(struct bento_jsonw *w, const struct manifest *m,
         bento_jsonw_close_array(w);
 }
 
-/* §5.8: after the container is gone, remove the mount points its shields
- * created on the host, for runtimes other than `bento run`: one group per
- * write grant, with the grant's identity now, so that the hook acts on no
- * grant that was replaced since (policy/mount-points.h). */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": after the container is gone, remove the mount points its
+ * shields created on the host, for runtimes other than `bento run`: one group per write grant, with
+ * the grant's identity now, so that the hook acts on no grant that was replaced since
+ * (policy/mount-points.h). */
 static void write_cleanup_hook(struct bento_jsonw *w, const struct mount_points *mp)
 {
         cleanup_free char *self = compile_helper_path("BENTO_SELF", "bento");
@@ -317,10 +317,10 @@ static int write_rootfs(int dirfd, const struct compile_opts *o, const struct co
         return 0;
 }
 
-/* The empty file that file shields bind read-only (§5.8).  Its mode is
- * 0600, not 0400: the mount makes it read-only, and an owner-writable
- * file lets a write inside the sandbox fail the way the spec says, with
- * EROFS from the mount, instead of EACCES from the file's mode. */
+/* The empty file that file shields bind read-only (docs/manifest.md, "CREDENTIAL SHIELDS").  Its
+ * mode is 0600, not 0400: the mount makes it read-only, and an owner-writable file lets a write
+ * inside the sandbox fail the way the spec says, with EROFS from the mount, instead of EACCES from
+ * the file's mode. */
 static int write_shield_file(int dirfd, struct bento_err *err)
 {
         cleanup_close int fd =

@@ -2,7 +2,7 @@
 /*
  * The policy compiler: a resolved policy (policy/policy.h) becomes an OCI bundle,
  * config.json plus an empty read-only rootfs, following the mapping of
- * design.md ("The bundle bento writes").  Output is deterministic: the same
+ * docs/cli/bento-translate.md, "THE BUNDLE".  Output is deterministic: the same
  * policy and options give the same bytes, so CI can diff bundles.
  *
  * The bundle is complete on its own: any OCI runtime that honours it
@@ -19,8 +19,8 @@
 #include "err.h"
 #include "policy/policy.h"
 
-/* The name of the empty read-only file that file shields bind (§5.8) and
- * of the exec gate's socket, both inside the bundle directory. */
+/* The name of the empty read-only file that file shields bind (docs/manifest.md, "CREDENTIAL
+ * SHIELDS") and of the exec gate's socket, both inside the bundle directory. */
 #define COMPILE_SHIELD_FILE   "shield"
 #define COMPILE_SHIELD_DOT    "shield-dot" /* reads ".": a missing git commondir */
 #define COMPILE_GATE_SOCKET   "exec-gate.sock"
@@ -49,8 +49,8 @@ struct compile_opts {
         bool mount_point_hook;
         /* The host cannot run the exec gate (no seccomp user notification,
          * or no bento-exec-gate): leave execve/execveat open and let the
-         * run report the exec-block layer as unavailable (§4.3).  fork and
-         * clone rules of none-strict stay. */
+         * run report the exec-block layer as unavailable (docs/cli/bento-run.md, "ADMISSION"). fork
+         * and clone rules of none-strict stay. */
         bool no_exec_gate;
         /* Where bento-runtime writes the hooks' stdout and stderr
          * (run.oci.hooks.stdout/stderr annotations), or NULL. */
@@ -61,7 +61,7 @@ struct compile_opts {
         const struct manifest_limits *limits;
 };
 
-/* The environment the target gets (§8.1): *ret is a NULL-terminated,
+/* The environment the target gets (docs/manifest.md, "ENVIRONMENT"): *ret is a NULL-terminated,
  * sorted strv of NAME=VALUE.  Caller frees with strv_free(). */
 int compile_env(const struct policy *p, const struct compile_opts *o, char ***ret,
                 struct bento_err *err);

@@ -45,7 +45,7 @@ static void write_map(struct bento_jsonw *w, const char *key, unsigned long id)
         bento_jsonw_close_array(w);
 }
 
-/* §1.6: memory with swap equal to it (no swap), cpu as a quota per 100 ms,
+/* docs/manifest.md, "LIMITS": memory with swap equal to it (no swap), cpu as a quota per 100 ms,
  * pids.  Absent limits are not written at all. */
 static void write_resources(struct bento_jsonw *w, const struct manifest_limits *l)
 {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The mount table, in the order the runtime applies it (later mounts win,
- * design.md's mapping and §4.5's argv order): the fresh pseudo-filesystems,
+ * as docs/cli/bento-translate.md, "THE BUNDLE" lists them): the fresh pseudo-filesystems,
  * the system paths read-only, read grants read-only, write grants
- * read-write, the shields (§5.8: DenyWrite first, then DenyAll, so a hidden
+ * read-write, the shields (DenyWrite first, then DenyAll, so a hidden
  * child lands on top of a readable parent), and last the entrypoint and
  * interpreter re-bound read-only so a write grant over their directory
  * cannot make the running program writable.
@@ -234,7 +234,7 @@ static int cmp_str(const void *a, const void *b)
         return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
-/* `read: /` (§4.5 argv step 8): every top-level entry of the host root but
+/* `read: /` (docs/cli/bento-translate.md, "THE BUNDLE"): every top-level entry of the host root but
  * /proc, /dev and /tmp, which the sandbox mounts fresh. */
 static int add_whole_root(struct compile_plan *plan, struct bento_err *err)
 {
@@ -301,8 +301,9 @@ static int add_grants(const struct policy_path *grants, size_t n, bool write,
 
                 if (i > 0 && strcmp(sorted[i - 1]->real, g->real) == 0)
                         continue;
-                /* A missing read grant is simply absent (§5.9); a missing
-                 * write grant is created before the run (§4.5 step 6). */
+                /* A missing read grant is simply absent (docs/manifest.md, "GRANTS A RUN REFUSES");
+                 * a missing write grant is created before the run (docs/manifest.md, "WHAT THE
+                 * PROGRAM SEES"). */
                 if (!write && !g->exists)
                         continue;
                 /* An existing read grant keeps the kind policy_resolve()
@@ -324,7 +325,7 @@ static int add_grants(const struct policy_path *grants, size_t n, bool write,
         return 0;
 }
 
-/* §4.5 argv step 5: a grant named through a symlink is bound where the
+/* docs/manifest.md, "PATH RESOLUTION": a grant named through a symlink is bound where the
  * link leads, and the link itself is recreated in the rootfs so that the
  * granted name works too.  Only for a link that is the grant's last
  * component, and only where no mount covers the name (a fresh /tmp, a

@@ -2,9 +2,9 @@
 /*
  * config.json "process": the target's argv with resolved absolute paths,
  * its working directory (the entrypoint's), exactly the environment of
- * §8.1, the caller's own uid and gid, no capability in any set,
- * noNewPrivileges, and the Landlock backstop (§4.8): read-only beneath /,
- * read-write beneath what the mounts left writable.
+ * docs/manifest.md, "ENVIRONMENT", the caller's own uid and gid, no capability in any set,
+ * noNewPrivileges, and the Landlock backstop (docs/doctor.md, "What the probe does, and what it
+ * costs"): read-only beneath /, read-write beneath what the mounts left writable.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,12 +16,12 @@
 #include "internal.h"
 
 /* Removed from a passed-through environment when bento runs the proxy, so
- * its values are the only ones the target sees (§6.2). */
+ * its values are the only ones the target sees (docs/egress.md, "How it works"). */
 static const char *const proxy_vars[] = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",   "FTP_PROXY",
                                          "NO_PROXY",   "http_proxy",  "https_proxy", "all_proxy",
                                          "ftp_proxy",  "no_proxy",    NULL};
 
-/* What bento sets when it runs the proxy (§6.2), besides NO_PROXY. */
+/* What bento sets when it runs the proxy (docs/egress.md, "How it works"), besides NO_PROXY. */
 static const char *const proxy_set[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"};
 
 static bool is_proxy_var(const char *name)
@@ -157,8 +157,8 @@ static int cmp_cstr(const void *a, const void *b)
         return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
-/* §4.8 full-tier backstop: writes confined to exactly what the mounts left
- * writable, even if a mount were missing. */
+/* docs/doctor.md, "What the probe does, and what it costs" full-tier backstop: writes confined to
+ * exactly what the mounts left writable, even if a mount were missing. */
 static void write_landlock(struct bento_jsonw *w, const struct policy *p)
 {
         static const char *const fixed[] = {"/dev", "/proc", "/tmp"};

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config.json "linux.seccomp": a deny-list (default SCMP_ACT_ALLOW, x86_64
- * only) made of the exec mode's rules (§4.7 and design.md "Exec block")
- * and, in every mode, the privilege-bit rules.
+ * only) made of the exec mode's rules (docs/exec-gate.md,
+ * "What the bundle says") and, in every mode, the privilege-bit rules.
  *
  * Exec block: execve and execveat go to a seccomp user-notification
  * listener (bento-exec-gate) that lets exactly one through, the runtime's

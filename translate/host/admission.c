@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Admission decisions (admission.h): the posture table and the extra
- * refusals of spec/bento.md §4.3, the post-run shortfall of §4.4, the
- * refusal text of §3.2.5, and doctor's verdict, which asks the same
- * admission_decide() what each short layer would do to a run.
+ * refusals of docs/cli/bento-run.md, "ADMISSION", the post-run shortfall of docs/cli/bento-run.md,
+ * "EXIT STATUS", the refusal text of docs/cli/bento-run.md, "ADMISSION", and doctor's verdict,
+ * which asks the same admission_decide() what each short layer would do to a run.
  */
 #include "admission.h"
 
@@ -131,7 +131,7 @@ static void refuse(struct admission *a, const char *reason)
         snprintf(a->reason, sizeof(a->reason), "%s", reason);
 }
 
-/* The posture table of §4.3; true when it refused. */
+/* The posture table of docs/cli/bento-run.md, "ADMISSION"; true when it refused. */
 static bool posture_refuses(struct admission *a, enum admission_posture p)
 {
         if (p == ADMISSION_STRICT) {

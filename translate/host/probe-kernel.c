@@ -2,10 +2,10 @@
 /*
  * The small kernel and host facts of the probe: seccomp (filters, user
  * notification, the kill-process action), the Landlock ABI with the errata
- * rule of spec/bento.md §4.8, systemd and its bus, git on PATH.  Each is a
- * handful of syscalls or stat()s; nothing here changes the process (the
- * seccomp questions are asked with a NULL program, which the kernel answers
- * with EFAULT exactly when it accepts the mode and flags).
+ * rule of docs/doctor.md, "What the probe does, and what it costs", systemd and its bus, git on
+ * PATH.  Each is a handful of syscalls or stat()s; nothing here changes the process (the seccomp
+ * questions are asked with a NULL program, which the kernel answers with EFAULT exactly when it
+ * accepts the mode and flags).
  */
 #include "probe.h"
 

@@ -35,7 +35,8 @@
          CLONE_NEWCGROUP)
 #define NS_TIMEOUT_MS 5000
 
-/* The remedy every blocked-userns reason ends with (§4.2). */
+/* The remedy every blocked-userns reason ends with (docs/doctor.md, "What the probe does, and what
+ * it costs"). */
 #define CONTAINER_REMEDY                                                                           \
         " Inside a container: with docker use --security-opt seccomp=unconfined "                  \
         "--security-opt apparmor=unconfined, and also --security-opt systempaths=unconfined."

@@ -2,8 +2,8 @@
 /*
  * The layer table (probe.h): names, the report helpers, and the
  * mapping from host facts to a state per layer with its reason and its
- * consequence for a run (spec/bento.md §4.2, §4.10), translated from the
- * original's bwrap + systemd-run design to bento-runtime.
+ * consequence for a run (docs/doctor.md, "What the probe does, and what it costs" and "The
+ * layers"), translated from the original's bwrap + systemd-run design to bento-runtime.
  */
 #include "probe.h"
 
@@ -149,13 +149,14 @@ static bool ns_usable(const struct host_facts *f)
 }
 
 /* The Landlock-only tier needs seccomp filters and the amd64 egress and
- * terminal filters (§4.9). */
+ * terminal filters (docs/cli/bento-run.md, "ADMISSION"). */
 static bool degraded_fences(const struct host_facts *f)
 {
         return f->seccomp_filter && strcmp(f->arch, "amd64") == 0;
 }
 
-/* What the Landlock-only tier does not confine, by ABI (§4.2 step 2). */
+/* What the Landlock-only tier does not confine, by ABI (docs/doctor.md, "What the probe does, and
+ * what it costs"). */
 static void degraded_consequences(int abi, char *buf, size_t size)
 {
         host_fmt(

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The host probe (spec/bento.md §4.1, §4.2): what this kernel, this caller
- * and this installation let bento enforce, layer by layer.  `bento doctor`
+ * The host probe (docs/doctor.md, "The layers" and "What the probe does, and what it costs"): what
+ * this kernel, this caller and this installation let bento enforce, layer by layer.  `bento doctor`
  * prints it; `bento run` calls it before admission (admission.h).
  *
  * Two steps, kept apart so the second can be tested without a host:
@@ -36,7 +36,7 @@
 /* Room for one reason or one consequence (they are short paragraphs). */
 #define HOST_TEXT_MAX 1024
 
-/* The layers of §4.1, in the order doctor prints them. */
+/* The layers of docs/doctor.md, "The layers", in the order doctor prints them. */
 enum bento_layer {
         BENTO_LAYER_FILESYSTEM,
         BENTO_LAYER_NETWORK,
@@ -82,7 +82,7 @@ struct layer_status {
 };
 
 /* A report: one status per layer.  A layer not `present` reads as
- * unavailable, "not reported by the host probe" (§4.1). */
+ * unavailable, "not reported by the host probe" (docs/doctor.md, "The layers"). */
 struct host_report {
         struct layer_status layer[BENTO_LAYER_MAX];
         bool present[BENTO_LAYER_MAX];
@@ -94,11 +94,12 @@ const struct layer_status *host_report_get(const struct host_report *r, enum ben
 
 /* Record a state for a layer; when the report already holds one, the worse
  * of the two wins (duplicates, and a backend reporting worse than the
- * probe, §4.1/§4.3).  detail/consequences may be NULL. */
+ * probe, docs/doctor.md, "The layers"/docs/cli/bento-run.md, "ADMISSION").  detail/consequences may
+ * be NULL. */
 void host_report_set(struct host_report *r, enum bento_layer l, enum bento_layer_state s,
                      const char *detail, const char *consequences);
 
-/* "Disclosure" of §4.1: detail + " " + consequences (either may be empty),
+/* "Disclosure" of docs/doctor.md, "The layers": detail + " " + consequences (either may be empty),
  * into buf. */
 void host_report_disclosure(const struct layer_status *s, char *buf, size_t size);
 
@@ -170,7 +171,7 @@ struct host_facts {
 
         int landlock_abi_kernel; /* what the kernel says; 0: no Landlock */
         int landlock_errata;     /* the errata bitmask; 0 when the kernel cannot tell */
-        int landlock_abi;        /* in effect, after the errata rule of §4.8 */
+        int landlock_abi;        /* in effect, after the errata rule (docs/doctor.md) */
 
         enum host_cg_mode cg_mode;
         char cg_why[HOST_TEXT_MAX]; /* a shortfall common to every controller; "" none */
@@ -180,7 +181,7 @@ struct host_facts {
         bool systemd_bus;     /* the bus bento-runtime --systemd-cgroup would use exists */
         char systemd_detail[HOST_TEXT_MAX];
 
-        bool git; /* git on PATH (auto-exec report, §5.12) */
+        bool git; /* git on PATH (the auto-exec report of bento-run(1)) */
         char git_path[PATH_MAX];
 
         uint64_t probe_usec; /* what host_probe_facts() took */
@@ -201,7 +202,8 @@ struct host_probe_opts {
  * opts may be NULL. */
 void host_probe_facts(const struct host_probe_opts *opts, struct host_facts *ret);
 
-/* Facts -> the layer table of §4.2 (every layer present). */
+/* Facts -> the layer table of docs/doctor.md, "What the probe does, and what it costs" (every layer
+ * present). */
 void host_probe_judge(const struct host_facts *f, struct host_report *ret);
 
 /* Both, for callers that only want the table; f may be NULL. */
@@ -224,8 +226,8 @@ void host_probe_finish(struct host_probe_job *j, struct host_report *ret);
  * cut (the buffers are sized so that only absurd paths get there). */
 void host_fmt(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* §4.8: the Landlock ABI in effect, given what the kernel reports: an ABI
- * of 6 or more without the signal-scope erratum (bit 0x2) counts as 5;
+/* docs/doctor.md, "What the probe does, and what it costs": the Landlock ABI in effect, given what
+ * the kernel reports: an ABI of 6 or more without the signal-scope erratum (bit 0x2) counts as 5;
  * below 1 is no Landlock (0). */
 int host_landlock_effective_abi(long abi, long errata);
 

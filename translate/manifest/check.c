@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The validation rules of spec/bento.md §1.3–§1.8, over the model.  The
+ * The validation rules of docs/manifest.md, "SYNTAX RULES", over the model.  The
  * order is the spec's: the character screen of the policy values first and
  * alone (a value with a hidden character makes every other message about it
  * misleading), then every policy rule collected so the author fixes them in
@@ -57,7 +57,8 @@ static const char *str(const char *s)
         return s ? s : "";
 }
 
-/* ---- §1.3 the character screen ---------------------------------------- */
+/* ---- docs/manifest.md, "SYNTAX RULES" the character screen
+ * ---------------------------------------- */
 
 static bool screen_value(struct checker *c, const char *v, const struct manifest_place *at,
                          bool provenance)
@@ -133,7 +134,8 @@ static bool screen_provenance(struct checker *c, const struct manifest_nul_hits 
                screen_list(c, pv->blocked_hosts, pv->n_blocked_hosts, pl->blocked_hosts, true);
 }
 
-/* ---- §1.4 the policy rules -------------------------------------------- */
+/* ---- docs/manifest.md, "SYNTAX RULES" the policy rules
+ * -------------------------------------------- */
 
 /* "~user..." (anything but "~" or "~/..."): another account's home. */
 static bool names_other_home(const char *s)
@@ -257,7 +259,7 @@ static void check_network(struct checker *c)
         }
 }
 
-/* Only the first limits problem is reported (§1.4 item 9). */
+/* Only the first limits problem is reported (docs/manifest.md, "SYNTAX RULES"). */
 static void check_limits(struct checker *c)
 {
         const struct manifest_limits *l = &c->m->limits;

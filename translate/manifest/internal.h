@@ -18,7 +18,7 @@
 
 /* A NUL byte inside a scalar ("\0" in a double-quoted string) cannot live in
  * the model's C strings, so the loader notes the first one it meets and the
- * checks report it as the §1.3 control character it is. */
+ * checks report it as the docs/manifest.md, "SYNTAX RULES" control character it is. */
 struct manifest_nul_hit {
         bool set;
         struct manifest_place at;
@@ -38,12 +38,12 @@ int manifest_problem_add(struct manifest_problems *p, const char *name,
     __attribute__((format(printf, 4, 5)));
 
 /* Decode data (already size- and UTF-8-checked) into m, enforcing the
- * input-level rules of §1.1.  Returns 0; -EINVAL with exactly one problem
- * added to p; or -ENOMEM. */
+ * input-level rules of docs/manifest.md, "SYNTAX RULES".  Returns 0; -EINVAL with exactly one
+ * problem added to p; or -ENOMEM. */
 int manifest_yaml_load(const char *data, size_t len, const char *name, struct manifest *m,
                        struct manifest_problems *p, struct manifest_nul_hits *hits);
 
-/* Run the character screen and every rule of §1.4–§1.8 on m, adding what
+/* Run the character screen and every rule of docs/manifest.md, "SYNTAX RULES" on m, adding what
  * fails to p (nothing added = valid).  hits may be NULL.  Returns 0 or
  * -ENOMEM. */
 int manifest_check_all(const struct manifest *m, const char *name,

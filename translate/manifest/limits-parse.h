@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The resource limit syntaxes of spec/bento.md §1.6: a memory size ("128M")
+ * The resource limit syntaxes of docs/manifest.md, "LIMITS": a memory size ("128M")
  * and a CPU percentage ("12.5%").  Both are parsed exactly, without strtod
  * or locale-dependent functions, so a value means the same everywhere and
  * the message for a bad one can say precisely what is wrong.

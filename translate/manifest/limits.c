@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Memory sizes and CPU percentages for the limits block (spec/bento.md
- * §1.6).  Both grammars are tiny, so they are hand-written: strtoull would
+ * Memory sizes and CPU percentages for the limits block
+ * (docs/manifest.md, "LIMITS").  Both grammars are tiny, so they are hand-written: strtoull would
  * accept leading blanks, signs and hexadecimal, and strtod a locale's
  * decimal comma, none of which a reviewed manifest should contain.
  */

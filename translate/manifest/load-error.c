@@ -16,7 +16,7 @@
 #include "cleanup.h"
 #include "manifest.h"
 
-/* §3.2 step 4: a script handed over by mistake gets a pointer to what the
+/* docs/cli/bento-run.md: a script handed over by mistake gets a pointer to what the
  * user probably meant instead of a YAML error about its first line. */
 static bool looks_like_script(const char *path)
 {

@@ -2,7 +2,7 @@
 /*
  * The manifest's public face (manifest.h): lifetime of the model, the
  * problem list and its rendering, and the load/parse/validate entry points
- * that chain the input checks of spec/bento.md §1.1, the event loader
+ * that chain the input checks of docs/manifest.md, "SYNTAX RULES", the event loader
  * (yaml.c) and the rules (check.c).
  */
 #include <errno.h>
@@ -183,7 +183,8 @@ bool manifest_network_allows(const struct manifest *m, const char *host, const c
         return false;
 }
 
-/* The two whole-input rules of §1.1 that come before any YAML is read. */
+/* The two whole-input rules of docs/manifest.md, "SYNTAX RULES" that come before any YAML is read.
+ */
 static int check_input(const char *data, size_t len, const char *name, struct manifest_problems *p)
 {
         if (len > MANIFEST_MAX_BYTES)

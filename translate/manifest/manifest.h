@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The bento manifest (spec/bento.md §1): the reviewed policy, as written.
+ * The bento manifest (docs/manifest.md): the reviewed policy, as written.
  *
- * manifest_parse() treats the input as hostile (§1.1): size cap, UTF-8 only,
- * no tags, anchors, aliases or merge keys, bounded nesting, one document,
- * unknown keys rejected at every level; then the character screen (§1.3)
- * and the validation rules (§1.4–§1.8).  Strings are heap-allocated and
- * never NULL (empty string when absent); lists are (pointer, count).
- * Paths are kept exactly as written: resolution (§1.9) is a separate step
- * (manifest_resolve) so the fingerprint (§2) covers the literal spelling.
+ * manifest_parse() treats the input as hostile (docs/manifest.md, "SYNTAX RULES"): size cap, UTF-8
+ * only, no tags, anchors, aliases or merge keys, bounded nesting, one document, unknown keys
+ * rejected at every level; then the character screen (docs/manifest.md, "SYNTAX RULES") and the
+ * validation rules (docs/manifest.md, "SYNTAX RULES").  Strings are heap-allocated and never NULL
+ * (empty string when absent); lists are (pointer, count). Paths are kept exactly as written:
+ * resolution (docs/manifest.md, "PATH RESOLUTION") is a separate step (manifest_resolve) so the
+ * fingerprint (docs/manifest.md, "APPROVAL") covers the literal spelling.
  */
 #ifndef BENTO_MANIFEST_H
 #define BENTO_MANIFEST_H
@@ -58,10 +58,10 @@ struct manifest_place {
         unsigned col;  /* 1-based */
 };
 
-/* Where each value was (§1.1 errors and §1.4 problems name it).  Filled by
- * the loader; a manifest built in code leaves it zeroed (line 0 = unknown,
- * NULL arrays), which every consumer accepts.  Array members have one entry
- * per list element. */
+/* Where each value was (docs/manifest.md, "SYNTAX RULES" errors and docs/manifest.md, "SYNTAX
+ * RULES" problems name it).  Filled by the loader; a manifest built in code leaves it zeroed (line
+ * 0 = unknown, NULL arrays), which every consumer accepts.  Array members have one entry per list
+ * element. */
 struct manifest_places {
         struct manifest_place top; /* the top-level mapping */
         struct manifest_place entrypoint, interpreter, exec;
@@ -104,7 +104,7 @@ struct manifest {
 
 /* A list of problems, each already rendered ("app.yaml:12:5: policy: ...").
  * One problem is reported as is; several as "the manifest has N problems:"
- * followed by indented lines (§1.4). */
+ * followed by indented lines (docs/manifest.md, "SYNTAX RULES"). */
 struct manifest_problems {
         char **items;
         size_t n;
@@ -117,7 +117,7 @@ struct manifest_problems {
 int manifest_parse(const char *data, size_t len, const char *name, struct manifest **ret,
                    struct manifest_problems *problems, struct bento_err *err);
 
-/* The §1.3–§1.8 checks alone, for a manifest built in code (the canonical
+/* The docs/manifest.md, "SYNTAX RULES" checks alone, for a manifest built in code (the canonical
  * writer validates before it writes).  Same return and problems convention
  * as manifest_parse; NULL strings count as empty. */
 int manifest_validate(const struct manifest *m, const char *name,
@@ -138,7 +138,8 @@ void manifest_problems_done(struct manifest_problems *p);
 /* "none", "none-strict", "all" */
 const char *manifest_exec_to_string(enum manifest_exec e);
 
-/* Network rule matching of §1.5 (host/port already screened by the proxy). */
+/* Network rule matching of docs/manifest.md, "NETWORK RULES" (host/port already screened by the
+ * proxy). */
 bool manifest_network_allows(const struct manifest *m, const char *host, const char *port);
 
 static inline void cleanup_manifest_fn(struct manifest **m)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Host and port patterns of network rules (spec/bento.md §1.5), the manifest
+ * Host and port patterns of network rules (docs/manifest.md, "NETWORK RULES"), the manifest
  * side.  The grammar itself is bundle/hostname.c, the same code bento-egress
  * enforces the rules with; here it is applied to manifest values, which are
  * hostile, so every pattern a message quotes goes through the screen's

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Network rule patterns (spec/bento.md §1.5): validation of the host and
+ * Network rule patterns (docs/manifest.md, "NETWORK RULES"): validation of the host and
  * port patterns a manifest grants, and matching a CONNECT target against
  * them.  The grammar is bundle/hostname.h, shared with bento-egress, so a
  * rule means exactly one thing to the reviewer and to the proxy; this is

@@ -2,9 +2,9 @@
 /*
  * Path spelling for the shields, path resolution and the compiler: a lexical clean that matches the
  * spec's clean() (Go's path.Clean, which the reference behaviour was written against),
- * component-boundary containment, and the §5.6 "Existing" resolution.  realpath(3) cannot be used
- * for the latter: a shield must land on where a path *would* be once created, so a missing tail and
- * a dangling final link have to resolve too.
+ * component-boundary containment, and the docs/manifest.md, "CREDENTIAL SHIELDS" "Existing"
+ * resolution.  realpath(3) cannot be used for the latter: a shield must land on where a path
+ * *would* be once created, so a missing tail and a dangling final link have to resolve too.
  *
  * Resolving a manifest asks the host the same questions many times over
  * (every shield rule and every grant is resolved and stat()ed from several
@@ -893,7 +893,8 @@ bool path_index_holds(const struct path_index *ix, const char *path)
         return any;
 }
 
-/* ---- §5.6 resolution --------------------------------------------------- */
+/* ---- docs/manifest.md, "CREDENTIAL SHIELDS" resolution
+ * --------------------------------------------------- */
 
 /* readlink into a heap string (the memo's when memo is set); NULL when it
  * fails (treated as missing). */

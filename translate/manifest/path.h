@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Host path handling shared by the shields, path resolution (§1.9) and the
- * compiler: lexical cleaning as Go's path.Clean does it (the spec's
- * semantics are defined in those terms) and the "Existing" symlink
- * resolution of §5.6, which also works for paths that do not exist yet.
+ * Host path handling shared by the shields, path resolution (docs/manifest.md, "PATH RESOLUTION")
+ * and the compiler: lexical cleaning as Go's path.Clean does it (the spec's semantics are defined
+ * in those terms) and the "Existing" symlink resolution of docs/manifest.md, "CREDENTIAL SHIELDS",
+ * which also works for paths that do not exist yet.
  */
 #ifndef BENTO_PATH_H
 #define BENTO_PATH_H
@@ -30,10 +30,9 @@ bool path_beneath(const char *parent, const char *child);
  * child))?  Looping n over 0..strlen(child) names every such parent. */
 bool path_parent_len(const char *child, size_t n);
 
-/* §5.6 "Existing" resolution: follow symlinks as far as the path exists,
- * resolve a dangling link against its resolved parent, append the missing
- * rest lexically, and give a path that loops back cleaned but unresolved.
- * Returns 0 or -ENOMEM. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS" "Existing" resolution: follow symlinks as far as the path
+ * exists, resolve a dangling link against its resolved parent, append the missing rest lexically,
+ * and give a path that loops back cleaned but unresolved. Returns 0 or -ENOMEM. */
 int path_resolve(const char *p, char **ret);
 
 /* Called for each symbolic link a walk steps on: link is its path as

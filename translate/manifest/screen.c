@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Character screen (spec/bento.md §1.3) and the message sanitiser.  The
+ * Character screen (docs/manifest.md, "SYNTAX RULES") and the message sanitiser.  The
  * invisible-character table is written out by hand for Unicode 15.0 rather
  * than taken from the C library, whose idea of "printable" depends on the
  * locale the user happens to run under: the verdict on a manifest must be

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The character screen of spec/bento.md §1.3.  A manifest is read by a human
+ * The character screen of docs/manifest.md, "SYNTAX RULES".  A manifest is read by a human
  * before it is approved, so any character that can make a value look like
  * something else on a terminal or in a review tool (bidirectional controls,
  * line separators, zero-width and other invisible characters, control
@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* In the priority order of §1.3: a code point in several classes is named
- * after the first one it belongs to. */
+/* In the priority order of docs/manifest.md, "SYNTAX RULES": a code point in several classes is
+ * named after the first one it belongs to. */
 enum screen_class {
         SCREEN_OK,
         SCREEN_INVALID_UTF8,
@@ -41,7 +41,7 @@ enum screen_class screen_classify(uint32_t cp);
  * the value is clean (and then *ret is set to SCREEN_OK). */
 bool screen_check(const char *s, size_t len, struct screen_hit *ret);
 
-/* The words of §1.3: "a bidirectional formatting character", ... */
+/* The words of docs/manifest.md, "SYNTAX RULES": "a bidirectional formatting character", ... */
 const char *screen_class_name(enum screen_class c);
 
 /* Copy s into buf (size > 4) for a message: C0, DEL and C1 controls,

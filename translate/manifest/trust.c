@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Manifest trust inspection (trust.h, spec/bento.md §2.4).  The order of
- * the findings is fixed: the file itself, then its directories from the
- * nearest up to the root, then the symbolic links met while following the
- * name as given; approve refuses on the first fatal one, so the nearest
- * cause is the one named.
+ * Manifest trust inspection (trust.h, docs/approve.md, "What approve does, in order").  The order
+ * of the findings is fixed: the file itself, then its directories from the nearest up to the root,
+ * then the symbolic links met while following the name as given; approve refuses on the first fatal
+ * one, so the nearest cause is the one named.
  */
 #include "trust.h"
 

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Manifest trust inspection (spec/bento.md §2.4): who besides the caller
- * could rewrite a manifest.  An approval stamp is an unkeyed hash, so it
- * attests only what whoever can write the file leaves there; this module
- * finds those other writers.  It looks at the file that was actually
- * opened (the descriptor, located through /proc/self/fd), its directory,
+ * Manifest trust inspection (docs/approve.md, "What approve does, in order"): who besides the
+ * caller could rewrite a manifest.  An approval stamp is an unkeyed hash, so it attests only what
+ * whoever can write the file leaves there; this module finds those other writers.  It looks at the
+ * file that was actually opened (the descriptor, located through /proc/self/fd), its directory,
  * every ancestor directory of its real location and every symbolic link
  * met on the way from the name the user gave.
  *
@@ -109,7 +108,8 @@ void trust_report_done(struct trust_report *r);
 /* The first flaw approve refuses on, or NULL. */
 const struct trust_flaw *trust_first_fatal(const struct trust_report *r);
 
-/* The §2.4 warnings of run and validate for a stamped manifest, one
+/* The docs/approve.md, "What approve does, in order" warnings of run and validate for a stamped
+ * manifest, one
  * "[bento] <reason> - its approval stamp attests only what whoever can
  * write it leaves there." line per flaw plus "[bento] <hint>" lines, each
  * ending in a newline.  Heap string ("" when there are no flaws), NULL

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The canonical manifest serialization and the atomic manifest writer of
- * spec/bento.md §1.10 (see write.h).  The YAML is produced by hand
+ * docs/approve.md, "How the file is rewritten" (see write.h).  The YAML is produced by hand
  * rather than through libyaml's emitter: the layout is fixed and tiny, and
  * writing it directly keeps the output byte-stable across libyaml versions,
- * which the approval journal's diffs (§2.3) rely on.
+ * which the approval journal's diffs (docs/approve.md, "The approval journal") rely on.
  */
 #include "write.h"
 
@@ -370,7 +370,8 @@ int manifest_write_file(const char *path, const struct manifest *m,
         size_t len = 0;
         int r;
 
-        /* Never emit a file the parser would refuse (§1.10). */
+        /* Never emit a file the parser would refuse (docs/approve.md, "How the file is rewritten").
+         */
         r = manifest_validate(m, path, NULL, err);
         if (r < 0)
                 return r;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Writing a manifest back (spec/bento.md §1.10): the canonical YAML that
+ * Writing a manifest back (docs/approve.md, "How the file is rewritten"): the canonical YAML that
  * `approve` and `profile` emit, and the atomic file replacement they use.
  *
- * The canonical form puts the keys in the order of §1.2, omits empty and
+ * The canonical form puts the keys in the order of docs/manifest.md, "FIELDS", omits empty and
  * absent fields, writes network rules as {host, port} mappings, always
  * writes exec, writes limits only when one is set (pids only when non-zero)
  * and puts provenance last.  Every string is double-quoted with YAML
@@ -25,7 +25,7 @@
 
 enum manifest_yaml_flags {
         /* Leave the provenance block out: the policy text the approval
-         * journal stores and diffs (§2.3). */
+         * journal stores and diffs (docs/approve.md, "The approval journal"). */
         MANIFEST_YAML_NO_PROVENANCE = 1u << 0,
 };
 

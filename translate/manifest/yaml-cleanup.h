@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Cleanup helpers for libyaml's parser and event (style §5.11's
- * cleanup_yaml_parser / cleanup_yaml_event).  They live here rather than
+ * Cleanup helpers for libyaml's parser and event (cleanup_yaml_parser /
+ * cleanup_yaml_event, in the manner of bundle/cleanup.h).  They live here rather than
  * in bundle/cleanup.h because libbento does not link libyaml.
  */
 #ifndef BENTO_YAML_CLEANUP_H

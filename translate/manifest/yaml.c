@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The manifest loader, on libyaml's event API (spec/bento.md §1.1).  The
+ * The manifest loader, on libyaml's event API (docs/manifest.md, "SYNTAX RULES").  The
  * input is read twice.  The first pass looks only at the shape of the event
  * stream: syntax, explicit tags, anchors, aliases, merge keys, nesting depth
  * and the number of documents; these are refused before anything is
@@ -102,7 +102,7 @@ struct level {
         bool want_key;
 };
 
-/* The bound of §1.1 counts the nesting of values (flow collections and
+/* The bound of docs/manifest.md, "SYNTAX RULES" counts the nesting of values (flow collections and
  * block sequences), not the document's top-level mapping, which every
  * manifest has: the stack holds that one level more. */
 #define SHAPE_MAX_LEVELS (MANIFEST_MAX_DEPTH + 1)
@@ -243,7 +243,7 @@ struct field {
 #define AT(base, off, type) ((type *) (void *) ((char *) (base) + (off)))
 
 /* Plain scalars YAML reads as null decode as "" (so "read: [~]" is an empty
- * grant, as §1.4 expects), quoted ones never do. */
+ * grant, as docs/manifest.md, "SYNTAX RULES" expects), quoted ones never do. */
 static bool is_null(const yaml_event_t *ev)
 {
         static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};

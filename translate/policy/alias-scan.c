@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The credential-alias scan (alias-scan.h, spec/bento.md §5.11), bounded:
+ * The credential-alias scan (alias-scan.h, docs/validate.md, "The credential-alias scan"), bounded:
  * every directory entry read counts against the budget, and running out
  * (or meeting something unreadable) marks the answer partial rather than
  * pretending it is complete.  Symbolic links are never followed: a link is
@@ -29,7 +29,8 @@
 #include "manifest/path.h"
 #include "shields/shields.h"
 
-/* Wallet key paths inside bulk stores (§5.3): identities, not shields. */
+/* Wallet key paths inside bulk stores (docs/manifest.md, "CREDENTIAL SHIELDS"): identities, not
+ * shields. */
 static const char *const wallet_keys[] = {
     ".bitcoin/wallets",           ".bitcoin/wallet.dat", ".config/Bitcoin/wallets",
     ".config/Bitcoin/wallet.dat", ".ethereum/keystore",  ".dashcore/wallets",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The credential-alias scan (spec/bento.md §5.11), as validate's note: a
+ * The credential-alias scan (docs/validate.md, "The credential-alias scan"), as validate's note: a
  * granted tree can hold a second name for a shielded credential, a hard
  * link or a bind mount, which the shields (placed on the credential's own
  * name) do not cover.  This finds such names under a budget of directory
@@ -28,7 +28,7 @@
 #include "err.h"
 #include "policy.h"
 
-#define ALIAS_SCAN_BUDGET 50000 /* directory entries, validate's bound (§5.11) */
+#define ALIAS_SCAN_BUDGET 50000 /* directory entries, validate's bound */
 
 struct alias_hit {
         char *path;      /* the second name, inside a grant */
@@ -58,15 +58,13 @@ void alias_hit_json(struct bento_jsonw *w, const struct alias_hit *h);
 /* Entries run and translate look at before giving up (and refusing). */
 #define ALIAS_SCAN_RUN_BUDGET 2000000
 
-/* run's and translate's side of §5.11: the refusal when a granted tree
- * holds a second name for a credential (or a write grant one for a
- * write-protected file), or could not be fully checked
- * (fail closed).  accept/n_accept are the --accept-alias trees (run only;
- * a tree that holds or is inside a credential store is refused): aliases
- * under them are not refused, and when every alias found is under one
- * they are handed back in *accepted (may be NULL) for the caller to list.
- * Heap string without "bento: ", or NULL when the run may go on (or on
- * ENOMEM, with err set: check err->code). */
+/* run's and translate's side of docs/validate.md, "The credential-alias scan": the refusal when a
+ * granted tree holds a second name for a credential (or a write grant one for a write-protected
+ * file), or could not be fully checked (fail closed).  accept/n_accept are the --accept-alias trees
+ * (run only; a tree that holds or is inside a credential store is refused): aliases under them are
+ * not refused, and when every alias found is under one they are handed back in *accepted (may be
+ * NULL) for the caller to list. Heap string without "bento: ", or NULL when the run may go on (or
+ * on ENOMEM, with err set: check err->code). */
 char *alias_scan_refusal(const struct policy *p, char *const *accept, size_t n_accept,
                          struct alias_scan *accepted, struct bento_err *err);
 

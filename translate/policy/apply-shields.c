@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The shields of this host applied to one manifest: rules anchored on this
- * user's homes plus the workspace rules of its write grants (§5.1–§5.7),
- * the grant checks (§5.9), the exact-path opt-ins (§5.10), the shields that
- * need a mount (§5.8), and the two refusals only a run can make: a target
- * inside a shield (§4.5 step 5) and a shield mount point that cannot be
- * created inside a write grant (§5.8).
+ * user's homes plus the workspace rules of its write grants (docs/manifest.md, "CREDENTIAL
+ * SHIELDS"), the grant checks (docs/manifest.md, "GRANTS A RUN REFUSES"), the exact-path opt-ins
+ * (docs/manifest.md, "CREDENTIAL SHIELDS"), the shields that need a mount (docs/manifest.md,
+ * "CREDENTIAL SHIELDS"), and the two refusals only a run can make: a target inside a shield
+ * (docs/manifest.md, "GRANTS A RUN REFUSES") and a shield mount point that cannot be created inside
+ * a write grant (docs/manifest.md, "CREDENTIAL SHIELDS").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,8 +49,8 @@ static int grant_checks(struct policy *p, struct bento_err *err)
 
         if (!reads || !writes || !read_paths || !write_real)
                 return bento_err_set(err, ENOMEM, "grant checks");
-        /* Refusals name each grant §1.9-resolved (`~` expanded, relative
-         * paths joined to the manifest's directory), as run words them. */
+        /* Refusals name each grant resolved as docs/manifest.md, "PATH RESOLUTION" says (`~`
+         * expanded, relative paths joined to the manifest's directory), as run words them. */
         for (size_t i = 0; i < p->n_reads; i++) {
                 reads[i] = (struct shield_grant){p->reads[i].expanded, NULL};
                 read_paths[i] = p->reads[i].expanded;
@@ -91,7 +92,8 @@ int policy_shields(struct policy *p, const struct policy_host *host, struct bent
         return grant_checks(p, err);
 }
 
-/* §4.5 step 5: the program bento starts must not be a shielded file. */
+/* docs/manifest.md, "GRANTS A RUN REFUSES": the program bento starts must not be a shielded file.
+ */
 static int check_target(struct policy *p, const char *what, const struct policy_path *pp,
                         struct bento_err *err)
 {
@@ -130,8 +132,8 @@ static char *existing_parent(const char *path)
         return cur;
 }
 
-/* §5.8: a shield on a path that does not exist yet needs its mount point
- * created inside the write grant, which needs write permission there. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": a shield on a path that does not exist yet needs its
+ * mount point created inside the write grant, which needs write permission there. */
 static int check_carve(struct policy *p, const struct shield_rule *rule, struct bento_err *err)
 {
         cleanup_free char *parent = NULL;

@@ -3,11 +3,11 @@
  * The refusal that keeps bento's approval journal out of every write
  * grant (approval/journal.h, issue 14).  A script that can write the journal can
  * file a record of approval for any manifest, and a later run believes
- * it.  The journal's shield (§5.3) does not settle this: it follows
- * XDG_STATE_HOME only on the runs that set it, so an earlier run without
- * it could have written the directory a later XDG_STATE_HOME names.  A
- * write grant that holds the journal root or its approvals directory, as
- * named or with symlinks resolved, is therefore refused, shielded or not.
+ * it.  The journal's shield (docs/manifest.md, "CREDENTIAL SHIELDS") does not settle this: it
+ * follows XDG_STATE_HOME only on the runs that set it, so an earlier run without it could have
+ * written the directory a later XDG_STATE_HOME names.  A write grant that holds the journal root or
+ * its approvals directory, as named or with symlinks resolved, is therefore refused, shielded or
+ * not.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +26,8 @@ static void paths_free(char **v, size_t n)
         free(v);
 }
 
-/* Each write grant twice: §1.9-expanded (cleaned) and symlink-resolved. */
+/* Each write grant twice: expanded as docs/manifest.md, "PATH RESOLUTION" says (cleaned) and
+ * symlink-resolved. */
 static char **grant_paths(const struct policy *p)
 {
         char **v = calloc(2 * p->n_writes + 1, sizeof(char *));
@@ -74,8 +75,9 @@ int policy_check_journal(struct policy *p, struct bento_err *err)
         r = policy_refuse(p, SHIELD_CHECK_JOURNAL, g->expanded, msg, err);
         if (r < 0 || !journal_relocated())
                 return r < 0 ? r : 0;
-        /* A state home XDG_STATE_HOME put inside a grant also trips §5.9's
-         * later checks, but they name a shield that moved with it
+        /* A state home XDG_STATE_HOME put inside a grant also trips the later
+         * checks of docs/manifest.md, "GRANTS A RUN REFUSES", but they name a shield that moved
+         * with it
          * (".../state/nvim"), not the journal and the remedy: this refusal
          * goes ahead of them (only a write grant of "/" says more), to be
          * the one run words.  The default state home is part of a home,

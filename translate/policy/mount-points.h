@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Shield mount points in write grants (§5.8).  A shield on a path that does
- * not exist yet inside a write grant needs an empty directory or file there
- * to mount onto, and that lands on the host, in the grant.  The grant is
- * the sandbox's to change: by the time the mount points are removed, any
- * directory of it may have been renamed away and replaced by a symlink to
- * anywhere on the host.  So every operation here is made relative to a
- * descriptor of the grant's root and never follows a symlink
- * (bundle/beneath.h), and what is removed is what was made:
+ * Shield mount points in write grants (docs/manifest.md, "CREDENTIAL SHIELDS").  A shield on a path
+ * that does not exist yet inside a write grant needs an empty directory or file there to mount
+ * onto, and that lands on the host, in the grant.  The grant is the sandbox's to change: by the
+ * time the mount points are removed, any directory of it may have been renamed away and replaced by
+ * a symlink to anywhere on the host.  So every operation here is made relative to a descriptor of
+ * the grant's root and never follows a symlink (bundle/beneath.h), and what is removed is what was
+ * made:
  *
  *   - `bento run` creates the points itself before the runtime starts
  *     (exclusively: a name that exists by then is not its own), records

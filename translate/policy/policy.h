@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The policy as it lands on this host: the manifest's paths resolved
- * (spec/bento.md §1.9 then symlinks, §4.5 steps 1, 2 and 6), the credential
- * shields anchored here (§5), and every refusal a run would make before
- * anything is launched (§5.9, §4.5 step 5, §5.8's carvability rule).
- * validate prints it, translate and run compile it; none of them computes
- * any of it a second way.
+ * (docs/manifest.md, "PATH RESOLUTION", then symlinks), the credential
+ * shields anchored here (docs/manifest.md, "CREDENTIAL SHIELDS"), and every refusal a run would
+ * make before anything is launched (docs/manifest.md, "GRANTS A RUN REFUSES", and a shield mount
+ * point that cannot be made, "CREDENTIAL SHIELDS"). validate prints it, translate and run compile
+ * it; none of them computes any of it a second way.
  *
  * Resolution never fingerprints anything: the fingerprint covers the
- * manifest as written (§2.1).  Nothing here creates or changes a host path;
- * policy_prepare_writes() is the one step that does, and only once every
+ * manifest as written (docs/approve.md, "How the fingerprint is computed").  Nothing here creates
+ * or changes a host path; policy_prepare_writes() is the one step that does, and only once every
  * refusal has been checked.
  */
 #ifndef BENTO_POLICY_H
@@ -26,8 +26,8 @@
 /* One manifest path in each of its spellings. */
 struct policy_path {
         const char *written; /* as in the manifest (borrowed) */
-        char *expanded;      /* §1.9: `~` expanded, relative joined to the base */
-        char *real;          /* expanded with symlinks resolved (§5.6 "Existing") */
+        char *expanded;      /* `~` expanded, relative joined to the base */
+        char *real;          /* expanded, symlinks resolved as far as it exists */
         bool exists;         /* real names something (stat succeeded) */
         bool is_dir;
         int stat_errno; /* why stat failed, 0 when it did not */
@@ -67,12 +67,13 @@ struct policy {
         char *shields_error;
         bool *opted; /* per shield rule: opted in by an exact read grant */
 
-        /* What the sandbox shows besides the grants (§4.5 step 6): the
-         * existing system paths and the interpreter's read path, sorted. */
+        /* What the sandbox shows besides the grants (docs/manifest.md, "WHAT THE PROGRAM SEES"):
+         * the existing system paths and the interpreter's read path, sorted. */
         char **system_paths;
         size_t n_system_paths;
 
-        /* The shields that need a mount (§5.8), in mount order. */
+        /* The shields that need a mount (docs/manifest.md, "CREDENTIAL SHIELDS"), in mount order.
+         */
         struct shield_mount *shield_mounts;
         size_t n_shield_mounts;
 
@@ -81,8 +82,8 @@ struct policy {
         size_t n_refusals;
 };
 
-/* §4.5 step 6: the system paths every sandbox gets read-only, each one
- * that exists on the host (NULL-terminated).  inspect recognises them. */
+/* docs/manifest.md, "WHAT THE PROGRAM SEES": the system paths every sandbox gets read-only, each
+ * one that exists on the host (NULL-terminated).  inspect recognises them. */
 extern const char *const policy_system_candidates[];
 
 /* Resolve m on this host.  Fails only for what makes resolution itself
@@ -94,7 +95,8 @@ int policy_resolve(const struct manifest *m, const struct policy_host *host, str
 
 struct policy *policy_free(struct policy *p);
 
-/* §1.9 alone for one path, for display: *ret gets the expanded spelling. */
+/* docs/manifest.md, "PATH RESOLUTION" alone for one path, for display: *ret gets the expanded
+ * spelling. */
 int policy_expand(const char *path, const char *base, const char *home, char **ret,
                   struct bento_err *err);
 
@@ -107,7 +109,7 @@ char *policy_refusal(const struct policy *p);
  * or NULL. */
 const char *policy_holding_write(const struct policy *p, const char *path);
 
-/* §4.5 step 6: create the missing write directories (mkdir -p, 0700).
+/* docs/manifest.md, "WHAT THE PROGRAM SEES": create the missing write directories (mkdir -p, 0700).
  * Call only after policy_refusal() returned NULL.  The shields of a write
  * grant depend on what is in it, so when a directory was created the
  * policy is resolved again (*p replaced) and checked again; a refusal then

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * §1.9 path resolution and the host lookups of §4.5 steps 1 and 2: each
- * manifest path gets its expanded spelling (what the manifest means) and
+ * docs/manifest.md, "PATH RESOLUTION" path resolution and the host lookups of docs/manifest.md,
+ * "PATH RESOLUTION": each manifest path gets its expanded spelling (what the manifest means) and
  * its symlink-resolved one (where it lands, and where a mount must go,
  * since a mount cannot be placed on a symlink).  The entrypoint and the
  * interpreter must exist; a grant need not (a missing read is simply

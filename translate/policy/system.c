@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What every sandbox sees besides its grants (§4.5 step 6, §8.3): the
+ * What every sandbox sees besides its grants (docs/manifest.md, "WHAT THE PROGRAM SEES"): the
  * system directories a dynamically linked program needs, the loader's
  * configuration, the CA stores, and the interpreter's install prefix when
  * it lives outside them.  Nothing else of /etc: no passwd, hosts or
@@ -92,8 +92,8 @@ static bool prefix_too_broad(const struct policy *p, const char *prefix)
         return false;
 }
 
-/* §4.5 step 6: the interpreter's read path, when it lives outside the base
- * directories. */
+/* docs/manifest.md, "WHAT THE PROGRAM SEES": the interpreter's read path, when it lives outside the
+ * base directories. */
 static int interpreter_read_path(struct policy *p, struct bento_err *err)
 {
         const char *interp = p->interpreter.real;

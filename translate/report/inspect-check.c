@@ -396,8 +396,8 @@ static int cleanup_args(struct inspect_report *r, const struct bento_json *args)
 
 /* translate's poststop hook (`bento __remove-mount-points --beneath GRANT
  * DEV:INO PATH...`) removes the shield mount points the runtime created,
- * which all lie inside write grants (§5.8).  1 when h is that hook, 0
- * when not, -ENOMEM. */
+ * which all lie inside write grants (docs/manifest.md, "CREDENTIAL SHIELDS").  1 when h is that
+ * hook, 0 when not, -ENOMEM. */
 static int cleanup_hook(struct inspect_report *r, const char *stage, const struct bento_json *h)
 {
         const char *path = inspect_str(h, "path");

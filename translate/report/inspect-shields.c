@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The missing-shield check of inspect: the credential shields of this
- * host (§5.1–§5.7, the same code translate uses) are weighed against the
- * grants the bundle's mounts show (§5.8), and each shield the grants make
- * necessary must be there, with a mount of the right shape placed after
- * every grant that covers it (a later grant would uncover it again).
+ * host (docs/manifest.md, "CREDENTIAL SHIELDS", the same code translate uses) are weighed against
+ * the grants the bundle's mounts show (docs/manifest.md, "CREDENTIAL SHIELDS"), and each shield the
+ * grants make necessary must be there, with a mount of the right shape placed after every grant
+ * that covers it (a later grant would uncover it again).
  *
- * A read grant exactly on a hidden store is an opt-in (§5.10): reported,
- * not flagged.  The check is judged against this host now; a bundle
- * written for another user or before a store was created can differ.
- * It runs only for bundles that carry bento's annotations: for any other
- * bundle a "missing shield" is not a claim the bundle ever made.
+ * A read grant exactly on a hidden store is an opt-in (docs/manifest.md, "CREDENTIAL SHIELDS"):
+ * reported, not flagged.  The check is judged against this host now; a bundle written for another
+ * user or before a store was created can differ. It runs only for bundles that carry bento's
+ * annotations: for any other bundle a "missing shield" is not a claim the bundle ever made.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -78,7 +77,8 @@ static int check_one(struct inspect_report *r, const struct shield_mount *sm)
                                 : "write-shielded");
 }
 
-/* §5.10 seen from the mounts: a read bind exactly on a hidden store. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS" seen from the mounts: a read bind exactly on a hidden
+ * store. */
 static int opt_ins(struct inspect_report *r, const struct shield_set *s, bool *opted)
 {
         r->opened = calloc(r->n_mounts + 1, sizeof(*r->opened));
@@ -133,7 +133,7 @@ static int needed(struct inspect_report *r, const struct shield_set *s, const bo
                               ret, ret_n, err);
 }
 
-/* The read-write binds, for the workspace rules (§5.7). */
+/* The read-write binds, for the workspace rules (docs/manifest.md, "CREDENTIAL SHIELDS"). */
 static int add_workspace(struct inspect_report *r, struct shield_set *s, struct bento_err *err)
 {
         cleanup_free const char **writes = calloc(r->n_mounts + 1, sizeof(char *));

@@ -20,8 +20,8 @@
 #include "policy/policy.h"
 
 /* Read-only binds taken for system ones besides policy_system_candidates
- * (§4.5 step 6): /nix/store, an interpreter's whole-store read path, and
- * the multilib directories beside /lib64. */
+ * (docs/manifest.md, "WHAT THE PROGRAM SEES"): /nix/store, an interpreter's whole-store read path,
+ * and the multilib directories beside /lib64. */
 static const char *const more_system_paths[] = {"/lib32", "/libx32", "/nix/store", NULL};
 
 /* No write grant may land at or beneath these. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento inspect (design.md rule 2, "self-explaining"): read any bundle's
+ * bento inspect (docs/inspect.md): read any bundle's
  * config.json and state the policy it enforces in manifest terms (reads,
  * writes, shields, exec, network, limits, environment, identity), and flag
  * everything in it that no bento manifest could have produced: a
@@ -54,7 +54,8 @@ struct inspect_mount {
         enum inspect_role role;
 };
 
-/* A read grant that lands exactly on a store the shields hide (§5.10). */
+/* A read grant that lands exactly on a store the shields hide (docs/manifest.md, "CREDENTIAL
+ * SHIELDS"). */
 struct inspect_opened {
         const char *path;
         const char *holds;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The permissions a manifest grants, as written, in the words validate
- * (spec/bento.md §3.3) and approve (§3.4) show them: one labelled line per
- * field, from "entrypoint:" to "limits:".  Shared so that what a reviewer
- * stamps is laid out exactly like what validate reports.
+ * (docs/validate.md) and approve (docs/approve.md, "What approve does, in order") show them: one
+ * labelled line per field, from "entrypoint:" to "limits:".  Shared so that what a reviewer stamps
+ * is laid out exactly like what validate reports.
  */
 #ifndef BENTO_PERMISSIONS_H
 #define BENTO_PERMISSIONS_H

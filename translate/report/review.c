@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The callouts of approve (review.h).  Containment is judged on
- * cleaned paths, in both the §1.9 spelling and the symlink-resolved one,
- * so a grant reaching the manifest through a link is caught as well.
+ * cleaned paths, in both the docs/manifest.md, "PATH RESOLUTION" spelling and the symlink-resolved
+ * one, so a grant reaching the manifest through a link is caught as well.
  */
 #include "review.h"
 

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What deserves a second look before a manifest is stamped (spec/bento.md
- * §3.4 step 4): grants under /tmp, interpreter options, exec: all, write
- * grants over the manifest or the entrypoint, read grants that open a
- * credential shield, grants of a whole home or top-level directory, and
- * network rules that reach a destination the egress guard refused on an
- * earlier run (provenance.blocked-hosts, recorded by run or profile), and
- * a manifest named through a symbolic link (approval/name.h).
+ * What deserves a second look before a manifest is stamped
+ * (docs/approve.md, "What approve does, in order", step 4): grants under /tmp, interpreter options,
+ * exec: all, write grants over the manifest or the entrypoint, read grants that open a credential
+ * shield, grants of a whole home or top-level directory, and network rules that reach a destination
+ * the egress guard refused on an earlier run (provenance.blocked-hosts, recorded by run or
+ * profile), and a manifest named through a symbolic link (approval/name.h).
  */
 #ifndef BENTO_APPROVAL_REVIEW_H
 #define BENTO_APPROVAL_REVIEW_H

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Text helpers for the reports validate and inspect print (spec/bento.md
- * §3.1 "Human output"): strings that come from the host or from a file
- * bento did not write are quoted with escapes, so an embedded newline or a
- * bidirectional control cannot forge a line of the report; prose is wrapped
- * at 78 columns on word boundaries.
+ * Text helpers for the reports validate and inspect print: strings that come from the host or from
+ * a file bento did not write are quoted with escapes, so an embedded newline or a bidirectional
+ * control cannot forge a line of the report; prose is wrapped at 78 columns on word boundaries.
  */
 #ifndef BENTO_REPORT_TEXT_H
 #define BENTO_REPORT_TEXT_H

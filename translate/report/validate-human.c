@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * validate's human report (spec/bento.md §3.3), in the spec's order: the
+ * validate's human report (docs/validate.md, "The text report"), in its order: the
  * manifest's fields as written, each with what it lands on here and what
  * this host would refuse, then the footer, the callouts, and the verdict
  * lines (runnable, grants, relocatable, approval).
@@ -156,7 +156,7 @@ static bool env_listed(const struct manifest *m, const char *name)
         return false;
 }
 
-/* §8.2: what HOME is inside the sandbox, always stated. */
+/* docs/manifest.md, "ENVIRONMENT": what HOME is inside the sandbox, always stated. */
 static void home_note(FILE *f, const struct manifest *m)
 {
         const char *home = getenv("HOME");

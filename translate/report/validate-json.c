@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * validate --json (spec/bento.md §3.3): one indented document with the
+ * validate --json (docs/validate.md): one indented document with the
  * manifest as written, what it resolves to on this host and every verdict
  * a CI gate needs.  Optional members are left out when empty.  A refused
  * grant leaves "runnable" true: a gate must check refused_grants too.

@@ -2,8 +2,8 @@
 /*
  * validate's report model (validate.h): which refusal belongs beside which
  * grant, the exact-path opt-ins, grants far broader than a script needs,
- * blocked-host notes, the §3.4 callouts and the paths that pin a manifest
- * to this host.
+ * blocked-host notes, the docs/approve.md, "What approve does, in order" callouts and the paths
+ * that pin a manifest to this host.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -97,9 +97,8 @@ static bool names(const struct policy_path *pp, const char *name)
         return strcmp(pp->written, name) == 0 || (pp->expanded && strcmp(pp->expanded, name) == 0);
 }
 
-/* The grant index named name (as written or §1.9-resolved: refusals use
- * either) and not yet given a refusal, else the first one so named; n
- * when none. */
+/* The grant index named name (as written or resolved as docs/manifest.md, "PATH RESOLUTION" says:
+ * refusals use either) and not yet given a refusal, else the first one so named; n when none. */
 static size_t find_grant(const struct policy_path *v, size_t n, const bool *taken, const char *name)
 {
         size_t first = n;
@@ -248,7 +247,8 @@ static void add_pin(struct validate_report *r, const char *field, const char *pa
         r->pins[r->n_pins++] = (struct validate_pin){field, path};
 }
 
-/* §1.9: absolute or `~` paths pin the manifest to this host's layout. */
+/* docs/manifest.md, "PATH RESOLUTION": absolute or `~` paths pin the manifest to this host's
+ * layout. */
 static int find_pins(struct validate_report *r, struct bento_err *err)
 {
         const struct manifest *m = r->m;
@@ -269,8 +269,8 @@ static int find_pins(struct validate_report *r, struct bento_err *err)
         return 0;
 }
 
-/* §5.4/§3.2.3: a runtime dir no shield can follow (relative, or at or
- * above a home anchor). */
+/* docs/manifest.md, "CREDENTIAL SHIELDS"/docs/cli/bento-run.md, "NOTES": a runtime dir no shield
+ * can follow (relative, or at or above a home anchor). */
 static const char *unshieldable_runtime_dir(const struct policy *p)
 {
         const char *v = getenv("XDG_RUNTIME_DIR");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What `bento validate` reports about a manifest on this host
- * (spec/bento.md §3.3), computed once and printed two ways (human text,
+ * (docs/validate.md), computed once and printed two ways (human text,
  * validate-human.c; one JSON document, validate-json.c).  Everything here
  * is derived from the loaded manifest, its approval status (approval/approval.h)
  * and the policy resolved on this host (policy/policy.h); nothing is computed a
@@ -37,14 +37,15 @@ struct validate_place {
         size_t index; /* into reads or writes; 0 otherwise */
 };
 
-/* A provenance.blocked-hosts entry a network rule covers (§6.6). */
+/* A provenance.blocked-hosts entry a network rule covers (docs/manifest.md, "PROVENANCE"). */
 struct validate_blocked {
         size_t rule;       /* index into m->network */
         const char *entry; /* as recorded (borrowed) */
         char *host, *port; /* split */
 };
 
-/* A path that pins the manifest to this host's layout (§1.9 "relocatable"). */
+/* A path that pins the manifest to this host's layout (docs/manifest.md, "PATH RESOLUTION"
+ * "relocatable"). */
 struct validate_pin {
         const char *field; /* "entrypoint", "interpreter", "read grant", "write grant" */
         const char *path;  /* as written (borrowed) */
@@ -58,7 +59,8 @@ struct validate_report {
 
         /* One place per p->refusals entry. */
         struct validate_place *refusal_places;
-        /* Per read grant: the shield rule it opts in (§5.10), or NULL. */
+        /* Per read grant: the shield rule it opts in (docs/manifest.md, "CREDENTIAL SHIELDS"), or
+         * NULL. */
         const struct shield_rule **read_opt_in;
         size_t n_opted;
         /* Per grant: a whole home or top-level directory. */
@@ -69,16 +71,16 @@ struct validate_report {
         const char **blocked_unreadable; /* entries that are not host:port */
         size_t n_blocked_unreadable;
 
-        /* §3.4's callouts (review.h) that validate does not
-         * already note beside a grant, sorted. */
+        /* The callouts of docs/approve.md, "What approve does, in order" (review.h) that validate
+         * does not already note beside a grant, sorted. */
         char **callouts;
         size_t n_callouts;
 
         struct validate_pin *pins;
         size_t n_pins;
 
-        /* §5.11 as a note: second names of shielded credentials inside
-         * the grants (only when the shields are anchored). */
+        /* docs/validate.md, "The credential-alias scan" as a note: second names of shielded
+         * credentials inside the grants (only when the shields are anchored). */
         struct alias_scan aliases;
 
         /* XDG_RUNTIME_DIR as set, when no shield can follow it; else NULL. */
@@ -94,8 +96,8 @@ int validate_report_build(const struct manifest *m, const struct policy *p,
 
 void validate_report_done(struct validate_report *r);
 
-/* The human report on f (§3.3's layout).  show_relocatable adds the
- * relocatable: line. */
+/* The human report on f (the layout of docs/validate.md, "The text report").  show_relocatable adds
+ * the relocatable: line. */
 void validate_print_human(FILE *f, const struct validate_report *r, bool show_relocatable);
 
 /* The --json document, written to f.  Returns 0 or -errno with err
@@ -109,12 +111,12 @@ int validate_print_json(FILE *f, const struct validate_report *r, bool show_relo
  * set when the answer could not be built. */
 char *validate_host_failures(const struct validate_report *r, bool *ret_oom);
 
-/* The noun §3.2.2/§5.2 use for what a shield holds: "credential store",
- * "private data store", "history store", "host-startup path", "service
- * socket path", "always-shielded path". */
+/* The noun docs/cli/bento-run.md, "OUTPUT"/docs/manifest.md, "CREDENTIAL SHIELDS" use for what a
+ * shield holds: "credential store", "private data store", "history store", "host-startup path",
+ * "service socket path", "always-shielded path". */
 const char *validate_holds_noun(int holds);
 
-/* §3.2.3: a write grant that does not exist and whose last component has
+/* docs/cli/bento-run.md, "NOTES": a write grant that does not exist and whose last component has
  * an extension that is not the whole name ("out/log.txt", not ".cache"). */
 bool validate_fileish(const struct policy_path *w);
 

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The auto-exec change report (spec/bento.md §5.12): files inside write
- * grants that the host runs later without anyone reading them first
- * (package manifests, CI workflows, git hooks, build scripts).  A run may
- * legitimately write a write grant, so this is a hint, not a fence: bento
- * records (size, mtime) of those names before the run and lists the ones
+ * The auto-exec change report (docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT"): files inside
+ * write grants that the host runs later without anyone reading them first (package manifests, CI
+ * workflows, git hooks, build scripts).  A run may legitimately write a write grant, so this is a
+ * hint, not a fence: bento records (size, mtime) of those names before the run and lists the ones
  * that changed or appeared afterwards, so a person looks before the next
  * build, commit or push.  git's hooks directory is asked of git itself
  * (core.hooksPath can move it), with GIT_* removed from its environment so

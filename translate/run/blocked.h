@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento run, after the run (spec/bento.md §1.8, §6.6): the destinations
+ * bento run, after the run (docs/manifest.md, "PROVENANCE"): the destinations
  * the egress guard refused although a network rule allowed them (they
  * resolved into loopback, private, link-local or metadata space) are
  * recorded in the manifest's provenance.blocked-hosts, so that validate,
  * approve and later runs can point at the rule that covers them.
  *
- * blocked-hosts is outside the fingerprint (§2.1), so the approval stays
- * as it was.  The entries go in as a minimal textual edit that keeps every
- * other byte (approval/stamp.h), written atomically onto the file that was
- * checked before the run.  A run never rewrites the manifest canonically:
- * when the text cannot be edited in place, or the file is not one a run
- * should rewrite (changed or moved during the run, someone else's, group-
- * or world-writable), nothing is written and a note says why.
+ * blocked-hosts is outside the fingerprint (docs/approve.md, "How the fingerprint is computed"), so
+ * the approval stays as it was.  The entries go in as a minimal textual edit that keeps every other
+ * byte (approval/stamp.h), written atomically onto the file that was checked before the run.  A run
+ * never rewrites the manifest canonically: when the text cannot be edited in place, or the file is
+ * not one a run should rewrite (changed or moved during the run, someone else's, group- or
+ * world-writable), nothing is written and a note says why.
  */
 #ifndef BENTO_RUN_BLOCKED_H
 #define BENTO_RUN_BLOCKED_H

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The run directory and the host paths a run creates (§4.5 steps 4 and 7,
- * §5.8).  The directory is private (0700) and holds the bundle, the
- * runtime's state and the hooks' reports; it goes away after the run,
- * also after Ctrl-C.  Shield mount points on the host (a shielded path
- * inside a write grant that did not exist yet) are made by bento before
- * the run and removed after it, the very objects it made and only while
- * they are empty, by the last run using their directory (policy/mount-points.h,
- * policy/point-locks.h).  Removal of the run directory never
- * follows a symlink and never leaves the run directory's file system.
+ * The run directory and the host paths a run creates (docs/cli/bento-run.md, "FILES",
+ * docs/manifest.md, "CREDENTIAL SHIELDS").  The directory is private (0700) and holds the bundle,
+ * the runtime's state and the hooks' reports; it goes away after the run, also after Ctrl-C. Shield
+ * mount points on the host (a shielded path inside a write grant that did not exist yet) are made
+ * by bento before the run and removed after it, the very objects it made and only while they are
+ * empty, by the last run using their directory (policy/mount-points.h, policy/point-locks.h).
+ * Removal of the run directory never follows a symlink and never leaves the run directory's file
+ * system.
  *
  * The directory must be out of the sandbox's reach: a TMPDIR inside a
  * grant is bind-mounted into the sandbox with it, and the program could

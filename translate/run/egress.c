@@ -163,7 +163,7 @@ int run_egress_settle(const char *path, struct run_egress *ret, struct bento_err
 static void append(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Add one reason to buf, "; " between reasons (§4.4). */
+/* Add one reason to buf, "; " between reasons (docs/cli/bento-run.md, "EXIT STATUS"). */
 static void append(char *buf, size_t size, const char *fmt, ...)
 {
         size_t o = strlen(buf);

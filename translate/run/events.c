@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento run --json (spec/bento.md §3.2.1): one compact JSON object per
+ * bento run --json (docs/cli/bento-run.md, "JSON OUTPUT"): one compact JSON object per
  * line on stdout.  Target output travels as base64 chunks, exactly as the
  * reads returned it; the last object is the verdict, a refusal or a
  * failure, and always carries the run's report.
@@ -99,7 +99,8 @@ static void write_report(struct bento_jsonw *w, const struct host_report *r, con
                 report_json_layer(w, r, (enum bento_layer) l);
         }
         bento_jsonw_close_array(w);
-        /* A report with no layers is never "fully enforced" (§3.2.1). */
+        /* A report with no layers is never "fully enforced" (docs/cli/bento-run.md, "JSON OUTPUT").
+         */
         bento_jsonw_kbool(w, "fully_enforced", any && host_report_fully_enforced(r));
         bento_jsonw_close_object(w);
 }
@@ -185,7 +186,7 @@ static void write_autoexec(struct bento_jsonw *w, const struct run_autoexec *a)
         write_strv(w, "unresolved_hooks", a->unresolved, a->n_unresolved);
 }
 
-/* §3.2.2 item 5: the PATH directories the box does not carry. */
+/* docs/cli/bento-run.md, "OUTPUT": the PATH directories the box does not carry. */
 static void write_shadowed_dirs(struct bento_jsonw *w, const struct run_view *v)
 {
         struct run_shadows s = {0};

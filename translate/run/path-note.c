@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The PATH shadow note (spec/bento.md §3.2.2 item 5).  When the manifest
+ * The PATH shadow note (docs/cli/bento-run.md, "OUTPUT").  When the manifest
  * passes PATH through, a directory on it that the box does not carry (not
  * in the base image, not granted, not the interpreter's prefix) is simply
  * absent inside, so a command the host finds there resolves to another

@@ -32,7 +32,8 @@
 #include "run.h"
 #include "manifest/trust.h"
 
-/* §3.2.1: stdout failed part way; the outcome goes unreported there. */
+/* docs/cli/bento-run.md, "JSON OUTPUT": stdout failed part way; the outcome goes unreported there.
+ */
 static int stream_lost(int e)
 {
         fprintf(stderr,
@@ -57,8 +58,8 @@ int run_refuse(const struct run_opts *o, const char *reason, const struct host_r
         return BENTO_EXIT_REFUSED;
 }
 
-/* §3.2.3, §6.6: a rule that covers a destination the egress guard refused
- * before will be refused again (it resolves into space the sandbox must
+/* docs/cli/bento-run.md, "NOTES", docs/manifest.md, "PROVENANCE": a rule that covers a destination
+ * the egress guard refused before will be refused again (it resolves into space the sandbox must
  * not reach).  Entries are "host:port", IPv6 hosts bracketed. */
 static void blocked_host_notes(const struct manifest *m)
 {
@@ -89,8 +90,8 @@ static void blocked_host_notes(const struct manifest *m)
         }
 }
 
-/* §1.7 and §3.2.3: names the target will not see, and grants that look
- * like mistakes. */
+/* docs/manifest.md, "ENVIRONMENT" and docs/cli/bento-run.md, "NOTES": names the target will not
+ * see, and grants that look like mistakes. */
 static void pre_run_notes(const struct policy *p, const struct run_opts *o)
 {
         const struct manifest *m = p->m;
@@ -145,7 +146,7 @@ static void forward_output(int stream, const char *data, size_t len, void *userd
                 s->lost = errno ? errno : EIO;
 }
 
-/* The backend's account merged into the report, worse wins (§4.3). */
+/* The backend's account merged into the report, worse wins (docs/cli/bento-run.md, "ADMISSION"). */
 static void merge_backend(struct admission *a, const struct run_outcome *out,
                           const struct manifest *m)
 {
@@ -198,7 +199,7 @@ static void ctx_done(struct run_ctx *c)
         strv_free(c->env);
 }
 
-/* §3.2 step 3, before the manifest is read: each --env value is a pair. */
+/* docs/cli/bento-run.md, before the manifest is read: each --env value is a pair. */
 static int check_env_syntax(const struct run_opts *o)
 {
         for (size_t i = 0; i < o->n_env; i++) {
@@ -214,7 +215,7 @@ static int check_env_syntax(const struct run_opts *o)
         return 0;
 }
 
-/* §3.2 step 7: each --env name is one the manifest allows. */
+/* docs/cli/bento-run.md: each --env name is one the manifest allows. */
 static int check_env_allowed(const struct run_opts *o, const struct manifest *m)
 {
         for (size_t i = 0; i < o->n_env; i++) {
@@ -288,8 +289,7 @@ static int prepare(struct run_ctx *c)
         if (st.state != MANIFEST_APPROVAL_CURRENT && !c->o.allow_unapproved) {
                 refusal = approval_refusal(st.state, c->o.manifest);
                 /* approval_refusal() already says "refusing to run: ", which
-                 * the human form adds itself; the JSON reason keeps it (§9.2
-                 * C6). */
+                 * the human form adds itself; the JSON reason keeps it whole. */
                 if (refusal && !c->o.json && strncmp(refusal, "refusing to run: ", 17) == 0)
                         return run_refuse(&c->o, refusal + 17, NULL);
                 return run_refuse(&c->o, refusal ? refusal : "the manifest is not approved", NULL);
@@ -337,8 +337,8 @@ static int admit(struct run_ctx *c)
                 fputs(text ? text : c->a.reason, stderr);
                 return BENTO_EXIT_REFUSED;
         }
-        /* Admitted with the exec block unenforceable (a hardening gap, §4.3):
-         * the run goes ahead without the gate and reports the gap. */
+        /* Admitted with the exec block unenforceable (a hardening gap, docs/cli/bento-run.md,
+         * "ADMISSION"): the run goes ahead without the gate and reports the gap. */
         c->o.no_exec_gate =
             c->needs.exec != MANIFEST_EXEC_ALL &&
             host_report_get(&c->a.report, BENTO_LAYER_EXEC_BLOCK)->state != BENTO_STATE_ENFORCED;
@@ -351,7 +351,7 @@ static int admit(struct run_ctx *c)
 }
 
 /* The limits the bundle caps: those the host enforces.  Admission let the
- * others go only under --allow-degraded (§4.3, §9.2 I2), and the run then
+ * others go only under --allow-degraded (docs/cli/bento-run.md, "ADMISSION"), and the run then
  * goes unbounded in them and reports so. */
 static void applied_limits(const struct run_ctx *c, struct manifest_limits *l)
 {
@@ -507,7 +507,7 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                 return BENTO_EXIT_REFUSED;
         }
         v.shortfall = admission_shortfall(&c->a.report, &c->needs, c->posture);
-        /* §6.6: a completed run records what the guard refused. */
+        /* docs/manifest.md, "PROVENANCE": a completed run records what the guard refused. */
         (void) run_blocked_record(&c->l, &c->egress, &c->blocked);
         v.blocked = &c->blocked;
         if (c->o.json) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The words after a run (spec/bento.md §3.2.2–§3.2.4), on stderr, each
+ * The words after a run (docs/cli/bento-run.md, "OUTPUT"), on stderr, each
  * triggered by what actually happened: which shields engaged, which
  * guarantees fell short, which destinations the egress proxy refused, and
  * one explanation of a failure (signal, blocked exec, ignored proxy,
@@ -75,7 +75,7 @@ static void shields_summary(const struct policy *p)
         fputs("); --json lists them\n", stderr);
 }
 
-/* §5.10: read grants that opted a shield out. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": read grants that opted a shield out. */
 static void opted_in(const struct policy *p)
 {
         bool any = false;
@@ -98,7 +98,7 @@ static void opted_in(const struct policy *p)
 }
 
 /* "[bento]   <layer> (<tier> tier): <state> - <why>", continuation lines
- * indented under it (§3.2.2 item 6). */
+ * indented under it (docs/cli/bento-run.md, "OUTPUT"). */
 static void layer_line(const char *layer, const char *tier, const char *state, const char *why)
 {
         cleanup_free char *text = NULL;
@@ -132,7 +132,7 @@ static void shadow_line(const struct run_shadow *x)
                         q_host);
 }
 
-/* §3.2.2 item 5. */
+/* docs/cli/bento-run.md, "OUTPUT". */
 static void path_shadow_note(const struct run_view *v)
 {
         struct run_shadows s = {0};
@@ -189,7 +189,8 @@ static void quoted_lines(char *const *v, size_t n)
                 fprintf(stderr, "[bento]   \"%s\"\n", v[i]);
 }
 
-/* §5.12, items 7 and 8 of §3.2.2. */
+/* docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT", items 7 and 8 of docs/cli/bento-run.md,
+ * "OUTPUT". */
 static void autoexec_notes(const struct run_autoexec *a)
 {
         if (!a)
@@ -273,7 +274,7 @@ static void limits_words(const struct manifest_limits *l, char *buf, size_t size
                 snprintf(buf + o, size - o, "%spids %lld", o ? ", " : "", (long long) l->pids);
 }
 
-/* §3.2.2 item 13, the signal notice: certain when the target died of the
+/* docs/cli/bento-run.md, "OUTPUT", the signal notice: certain when the target died of the
  * signal, probable for an exit code in 129..159 (the way a shell reports a
  * child's death, though a script may also exit with it).  Limits are blamed
  * only when the sandbox's cgroup counted an OOM kill. */
@@ -302,7 +303,7 @@ static void signal_notice(const struct run_view *v, int sig)
 }
 
 /* NAME reached the target from this host or --env, not as bento's
- * default (§8.1). */
+ * default (docs/manifest.md, "ENVIRONMENT"). */
 static bool passed(const struct run_view *v, const char *name)
 {
         return run_passed_value(v->p->m, v->o, name) != NULL;
@@ -344,7 +345,7 @@ void run_home_note(const struct policy *p)
             p->home ? p->home : "");
 }
 
-/* §3.2.2 item 13: the first explanation that applies; returns true when it
+/* docs/cli/bento-run.md, "OUTPUT": the first explanation that applies; returns true when it
  * was the generic hint (then the legend says "if it was a denial"). */
 static bool explain_failure(const struct run_view *v, bool exec_enforced)
 {
@@ -403,7 +404,7 @@ static void legend_line(const char *err, const char *field)
         text_print_wrapped(stderr, text, WRAP, "[bento]   ", "[bento]     ");
 }
 
-/* §3.2.4 */
+/* docs/cli/bento-run.md, "OUTPUT" */
 static void denial_legend(const struct run_view *v, bool after_hint, bool exec_enforced)
 {
         const struct manifest *m = v->p->m;
@@ -445,7 +446,7 @@ static bool egress_warned(const struct run_egress *e)
         return e->n_blocked || e->n_denied || e->n_untunneled;
 }
 
-/* §3.2.2 item 1: aliases the user acknowledged are listed on every run. */
+/* docs/cli/bento-run.md, "OUTPUT": aliases the user acknowledged are listed on every run. */
 static void accepted_aliases(const struct alias_scan *a)
 {
         for (int side = 0; a && side < 2; side++) {
@@ -485,7 +486,7 @@ void run_report_human(const struct run_view *v)
         run_blocked_note(v->blocked);
         if (out->exit_code != 0 || out->signal)
                 hint = explain_failure(v, exec_enforced);
-        /* §3.2.4: not after the egress warnings, which already say what
+        /* docs/cli/bento-run.md, "OUTPUT": not after the egress warnings, which already say what
          * was refused. */
         if ((out->exit_code == 0 && !out->signal && !egress_warned(v->egress)) || hint)
                 denial_legend(v, hint, exec_enforced);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento run (spec/bento.md §3.2): the approval check, the host probe and
+ * bento run (docs/cli/bento-run.md): the approval check, the host probe and
  * admission, a private bundle compiled into a 0700 run directory, the
  * sandbox started through bento-runtime (and the exec gate when exec is
  * blocked), the outcome explained, and everything it made removed on
@@ -93,9 +93,9 @@ struct run_outcome {
 
 void run_outcome_done(struct run_outcome *o);
 
-/* §4.6 step 4: check that fds 0-2 are safe to hand to the target.
- * ret_fds gets each descriptor to pass, -1 for a closed one (the target
- * then gets /dev/null).  Fails with EPERM and the reason. */
+/* docs/cli/bento-run.md, "WHAT RUN DOES, IN ORDER": check that fds 0-2 are safe to hand to the
+ * target. ret_fds gets each descriptor to pass, -1 for a closed one (the target then gets
+ * /dev/null).  Fails with EPERM and the reason. */
 int run_screen_stdio(int ret_fds[3], struct bento_err *err);
 
 /* The sandbox's whole life: gate, then one `bento-runtime run --report`
@@ -135,8 +135,8 @@ int run_egress_read(const char *path, struct run_egress *ret, struct bento_err *
  * last line yet is given a moment to leave, then the report is read again.
  * Still no last line means the proxy died while the target ran. */
 int run_egress_settle(const char *path, struct run_egress *ret, struct bento_err *err);
-/* §4.4: the proxy's lapses during the run (it died, dropped connections on
- * a fault, hit its connection limit) degrade the network layer of r. */
+/* docs/cli/bento-run.md, "EXIT STATUS": the proxy's lapses during the run (it died, dropped
+ * connections on a fault, hit its connection limit) degrade the network layer of r. */
 void run_egress_judge(const struct run_egress *e, struct host_report *r);
 void run_egress_done(struct run_egress *e);
 
@@ -170,7 +170,8 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
                 const struct run_stdio *io, const struct run_on_exit *on_exit,
                 struct run_outcome *out, struct bento_err *err);
 
-/* §5.12: files in write grants the host runs later unread. */
+/* docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT": files in write grants the host runs later
+ * unread. */
 /* What a name was before the run: its own lstat(2) (a regular file swapped
  * for a symlink is a change), and the file it leads to by stat(2) (what
  * the host would run). */
@@ -237,7 +238,7 @@ void run_autoexec_ask_after(const struct policy *p, struct run_autoexec *a);
 int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 void run_autoexec_done(struct run_autoexec *a);
 
-/* §3.2.2 item 5: a name on PATH that resolves to another copy in the box,
+/* docs/cli/bento-run.md, "OUTPUT": a name on PATH that resolves to another copy in the box,
  * because the directory the host finds it in is not carried there. */
 struct run_shadow {
         char *dir;     /* the PATH directory the box does not carry */
@@ -270,13 +271,14 @@ struct run_view {
         const struct run_egress *egress;
         const struct run_autoexec *autoexec;
         const struct alias_scan *accepted; /* aliases under --accept-alias trees */
-        bool shortfall;                    /* §4.4: a guarantee lapsed; exit 124 */
+        bool shortfall;                    /* a guarantee lapsed (bento-run(1)); exit 124 */
         char *const *env;                  /* the target's environment (NAME=VALUE) */
-        /* What the run recorded in provenance.blocked-hosts (§6.6), or NULL. */
+        /* What the run recorded in provenance.blocked-hosts (docs/manifest.md, "PROVENANCE"), or
+         * NULL. */
         const struct run_blocked *blocked;
 };
 
-/* The shadowed names of the PATH the run passed through (§3.2.2 item 5),
+/* The shadowed names of the PATH the run passed through (docs/cli/bento-run.md, "OUTPUT"),
  * into *ret (free with run_shadows_done()).  False when there are none to
  * tell, or they could not be worked out; then *ret is empty. */
 bool run_view_shadows(const struct run_view *v, struct run_shadows *ret);
@@ -285,15 +287,14 @@ bool run_view_shadows(const struct run_view *v, struct run_shadows *ret);
  * consecutive). */
 bool run_shadow_new_dir(const struct run_shadows *s, size_t i);
 
-/* §8.2: the HOME note, on stderr. */
+/* docs/manifest.md, "ENVIRONMENT": the HOME note, on stderr. */
 void run_home_note(const struct policy *p);
 
-/* §3.2.2: the human notes after the run, on stderr. */
+/* docs/cli/bento-run.md, "OUTPUT": the human notes after the run, on stderr. */
 void run_report_human(const struct run_view *v);
 
-/* §3.2.1 --json: one compact object per line on stdout.  Each returns 0 or
- * -EIO when stdout could not be written (then the caller says so on stderr
- * and exits 125). */
+/* docs/cli/bento-run.md, "JSON OUTPUT" --json: one compact object per line on stdout.  Each returns
+ * 0 or -EIO when stdout could not be written (then the caller says so on stderr and exits 125). */
 int run_event_output(int stream, const char *data, size_t len);
 int run_event_verdict(const struct run_view *v);
 int run_event_refusal(const char *reason, const struct host_report *report);

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The three standard descriptors a run hands to the target (§4.6 step 4,
- * §8.4).  They are the one channel into the sandbox that no manifest field
- * describes, so what they may be is fixed here: a terminal, a pipe, a
- * unix socket, an ordinary file, or one of the harmless character devices.
- * A network socket would carry traffic past the egress fence, a directory
- * or an nsfs handle would be a way out of the mount or namespace view, a
- * block device raw disk access, and a writable kernel pseudo-file a
+ * The three standard descriptors a run hands to the target (docs/cli/bento-run.md, "WHAT RUN DOES,
+ * IN ORDER", docs/cli/bento-run.md, "WHAT RUN DOES, IN ORDER").  They are the one channel into the
+ * sandbox that no manifest field describes, so what they may be is fixed here: a terminal, a pipe,
+ * a unix socket, an ordinary file, or one of the harmless character devices. A network socket would
+ * carry traffic past the egress fence, a directory or an nsfs handle would be a way out of the
+ * mount or namespace view, a block device raw disk access, and a writable kernel pseudo-file a
  * lever on the host: each of those refuses the run.
  */
 #include <errno.h>

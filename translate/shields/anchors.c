@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Home anchors (§5.1) and the top of the shield build.  The passwd home is
- * read by parsing the passwd file ourselves: getpwuid(3) goes through NSS
- * modules that LD_PRELOAD or nsswitch.conf can steer (§3.7), and the whole
- * point of the second anchor is that the caller's environment cannot move
- * the shields off the real stores.
+ * Home anchors (docs/manifest.md, "CREDENTIAL SHIELDS") and the top of the shield build.  The
+ * passwd home is read by parsing the passwd file ourselves: getpwuid(3) goes through NSS modules
+ * that LD_PRELOAD or nsswitch.conf can steer (docs/cli/bento-version.md), and the whole point of
+ * the second anchor is that the caller's environment cannot move the shields off the real stores.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -117,7 +116,8 @@ static int add_home_rules(struct shield_set *s, struct bento_err *err)
         return 0;
 }
 
-/* §5.4: /run and /var/run (usually the same directory once resolved). */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": /run and /var/run (usually the same directory once
+ * resolved). */
 static int add_runtime_rules(struct shield_set *s, struct bento_err *err)
 {
         static const char *const runs[] = {"/run", "/var/run"};

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Environment relocations (§5.5): when a variable moves a store, the shield
- * follows it, because the tool the sandboxed program runs will read the
- * variable too.  The table below is the §5.5 table in data form.  A target
- * that cannot be shielded (the root, a home itself, an ancestor of a home)
- * is dropped and reported, never silently: the caller must be able to warn
- * that a store it believes shielded is readable.
+ * Environment relocations (docs/manifest.md, "CREDENTIAL SHIELDS"): when a variable moves a store,
+ * the shield follows it, because the tool the sandboxed program runs will read the variable too.
+ * The table below is the docs/manifest.md, "CREDENTIAL SHIELDS" table in data form.  A target that
+ * cannot be shielded (the root, a home itself, an ancestor of a home) is dropped and reported,
+ * never silently: the caller must be able to warn that a store it believes shielded is readable.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -376,7 +375,7 @@ static int apply_xdg(struct shield_set *s, const char *var, const char *base, co
         return 0;
 }
 
-/* §5.4: XDG_RUNTIME_DIR, unless /run already hides it. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": XDG_RUNTIME_DIR, unless /run already hides it. */
 static int apply_runtime_dir(struct shield_set *s, struct bento_err *err)
 {
         static const struct reloc_target t = DA_DIR("", SERVICES);

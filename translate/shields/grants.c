@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Grant checks (§5.9) and the read opt-in (§5.10).  A grant that the
- * shields would have to contradict is refused up front with a sentence
- * that says what to change, instead of being silently narrowed: a program
- * that finds ~/.ssh empty after being granted it looks like a bug, a
- * refusal before the run does not.  Only the literal spelling of a store
- * opts it in, so a reviewer reading the manifest sees exactly which store
- * is exposed; a symlink or the resolved target never does.
+ * Grant checks (docs/manifest.md, "GRANTS A RUN REFUSES") and the read opt-in (docs/manifest.md,
+ * "CREDENTIAL SHIELDS").  A grant that the shields would have to contradict is refused up front
+ * with a sentence that says what to change, instead of being silently narrowed: a program that
+ * finds ~/.ssh empty after being granted it looks like a bug, a refusal before the run does not.
+ * Only the literal spelling of a store opts it in, so a reviewer reading the manifest sees exactly
+ * which store is exposed; a symlink or the resolved target never does.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -28,7 +27,7 @@ struct verdicts {
 /* One grant, in the spellings the checks need. */
 struct g {
         const char *shown; /* as written, for messages */
-        const char *raw;   /* §1.9-resolved */
+        const char *raw;   /* resolved as docs/manifest.md, "PATH RESOLUTION" says */
         char *clean;       /* raw, cleaned */
         char *resolved;    /* raw, symlink-resolved */
 };
@@ -111,8 +110,8 @@ int shields_opt_ins(const struct shield_set *s, const char *const *reads, size_t
         for (size_t j = 0; j < s->n_rules; j++)
                 if (lit[j])
                         named[n_named++] = j;
-        /* §5.8 speaks of opted-in *targets*: every DenyAll rule landing on
-         * an opted-in store's resolved path is lifted with it. */
+        /* docs/manifest.md, "CREDENTIAL SHIELDS" speaks of opted-in *targets*: every DenyAll rule
+         * landing on an opted-in store's resolved path is lifted with it. */
         for (size_t i = 0; i < s->n_rules; i++)
                 for (size_t j = 0; j < n_named && !opted[i]; j++)
                         opted[i] = s->rules[i].deny == SHIELD_DENY_ALL &&
@@ -202,7 +201,7 @@ static void cover_run(size_t lo, size_t hi, bool whole, void *userdata)
 }
 
 /* Rules whose key (in ix) covers p: a dir rule at p or above it, a file
- * rule exactly at p (§5.2). */
+ * rule exactly at p (docs/manifest.md, "CREDENTIAL SHIELDS"). */
 static void covering(const struct rules *rs, const struct want *w, const struct path_index *ix,
                      const char *p, size_t *best)
 {
@@ -230,7 +229,7 @@ static const struct shield_rule *find_hit(const struct rules *rs, const struct g
 }
 
 /* The first DenyAll rule the grant strictly contains under any spelling
- * (§5.9 item 7 also counts the literal location when the home is a
+ * (docs/manifest.md, "GRANTS A RUN REFUSES" also counts the literal location when the home is a
  * symlink). */
 static const struct shield_rule *find_contained(const struct rules *rs, const struct g *g)
 {
@@ -312,8 +311,8 @@ static char *flip_basename(const char *path)
         return f;
 }
 
-/* §5.6: on a case-insensitive filesystem the shield's other spelling is a
- * second, unshielded name for the same store. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": on a case-insensitive filesystem the shield's other
+ * spelling is a second, unshielded name for the same store. */
 static bool case_alias(const struct shield_rule *r)
 {
         cleanup_free char *flipped = NULL;

@@ -28,7 +28,7 @@ struct shield_rule_spec {
 };
 
 /* Add a rule built at literal.  Returns 0 when kept (or merged into an
- * equal rule), 1 when dropped as unshieldable (§5.6), -ENOMEM. */
+ * equal rule), 1 when dropped as unshieldable (docs/manifest.md, "CREDENTIAL SHIELDS"), -ENOMEM. */
 int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
                    struct bento_err *err);
 
@@ -39,11 +39,12 @@ int shield_set_report(struct shield_set *s, const char *variable, const char *va
 /* shieldable() against the literal (cleaned, unresolved) anchors. */
 bool shield_shieldable_literal(const struct shield_set *s, const char *path);
 
-/* §5.5 relocations and §5.4's XDG_RUNTIME_DIR rule. */
+/* The environment relocations and the XDG_RUNTIME_DIR rule (docs/manifest.md,
+ * "CREDENTIAL SHIELDS"). */
 int shields_add_relocations(struct shield_set *s, const struct shield_env *env,
                             struct bento_err *err);
 
-/* §5.6 credential-link expansion over the rules present now. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS" credential-link expansion over the rules present now. */
 int shields_expand_links(struct shield_set *s, struct bento_err *err);
 
 #endif

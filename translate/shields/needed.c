@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Which shields need a mount, and of what kind (§5.8).  Mounting every one
- * of the ~1,100 rules would be slow and would create mount points all over
- * the host; a rule only matters where the sandbox can see it (an exposed
- * path reaches it) and where it would make a difference (a hidden store
- * that exists or could be created through a write grant; a write shield
- * under a write grant, since a read-only grant already forbids writes).
+ * Which shields need a mount, and of what kind (docs/manifest.md, "CREDENTIAL SHIELDS").  Mounting
+ * every one of the ~1,100 rules would be slow and would create mount points all over the host; a
+ * rule only matters where the sandbox can see it (an exposed path reaches it) and where it would
+ * make a difference (a hidden store that exists or could be created through a write grant; a write
+ * shield under a write grant, since a read-only grant already forbids writes).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -107,8 +106,8 @@ static int write_index_init(struct write_index *w, const struct shield_exposure 
         return 0;
 }
 
-/* §5.8's first pass: which rules an exposed path reaches, and whether
- * each exists (and is a directory) on the host. */
+/* The first pass (docs/manifest.md, "CREDENTIAL SHIELDS"): which rules an exposed path reaches, and
+ * whether each exists (and is a directory) on the host. */
 static int decide(const struct shield_set *s, const struct shield_exposure *x,
                   const struct write_index *wr, bool *need, bool *exists, bool *is_dir)
 {
@@ -189,8 +188,9 @@ static size_t paths_size(const struct shield_set *s)
         return total;
 }
 
-/* The mounts of the needed rules, their paths (lifted where §5.8's missing
- * parents call for it) copied into the buffer after the array. */
+/* The mounts of the needed rules, their paths (lifted to the highest missing
+ * parent, which becomes the scratch directory, docs/manifest.md, "CREDENTIAL SHIELDS") copied into
+ * the buffer after the array. */
 static size_t place(const struct shield_set *s, const struct write_index *wr, const bool *need,
                     const bool *exists, const bool *is_dir, struct shield_mount *m, char *buf)
 {

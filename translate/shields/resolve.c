@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The rule set (§5.6): the single entry point through which rules are
- * added, so every origin gets the same resolution, drops and
- * deduplication; the unshieldable-relocation reports; the read-side
- * queries (§5.2 covers and strictest-wins, shieldable()); and the
- * credential-link expansion that follows dotfile-farm symlinks out of a
- * store to where the secret really lives.
+ * The rule set (docs/manifest.md, "CREDENTIAL SHIELDS"): the single entry point through which rules
+ * are added, so every origin gets the same resolution, drops and deduplication; the
+ * unshieldable-relocation reports; the read-side queries (docs/manifest.md, "CREDENTIAL SHIELDS"
+ * covers and strictest-wins, shieldable()); and the credential-link expansion that follows
+ * dotfile-farm symlinks out of a store to where the secret really lives.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -73,8 +72,8 @@ bool shield_shieldable_literal(const struct shield_set *s, const char *path)
         return c && shieldable_against(s->anchors, s->n_anchors, c);
 }
 
-/* §5.6's exception: a home rule that lands exactly on an anchor nested
- * inside another anchor stays, hiding that whole (inner) home. */
+/* The one exception to dropping a rule on an anchor: a home rule that lands exactly on an anchor
+ * nested inside another anchor stays, hiding that whole (inner) home. */
 static bool on_nested_anchor(const struct shield_set *s, const char *path)
 {
         for (size_t i = 0; i < s->n_anchors; i++) {

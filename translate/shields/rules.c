@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The per-anchor home rules: the mandatory deny-list every run starts from.
- * The paths below are data copied verbatim, in order, from spec/bento.md
- * §5.3 ("Home rules"), one block per list there; keep them in step with
- * that section rather than editing them here, because test-shields asserts
- * the per-class counts the spec states (224 DenyAll dirs, 124 DenyAll
+ * The paths below are the original bento's home rules, copied in order,
+ * one block per list there (docs/manifest.md, "CREDENTIAL SHIELDS" sums
+ * them up for users); keep them as they are, because test-shields asserts
+ * the per-class counts of those lists (224 DenyAll dirs, 124 DenyAll
  * files, 68 DenyWrite files, 119 DenyWrite dirs) plus bento's own entry
  * below them (one DenyAll file: the approval journal key).  Paths are
  * relative to a home anchor; an entry may contain spaces, never a leading
@@ -18,7 +18,7 @@
 #define WRITE_DIR   SHIELD_DENY_WRITE, true, SHIELD_HOLDS_NONE
 
 const struct shield_home_rule shield_home_rules[] = {
-    /* §5.3 DenyAll directories — credentials (100) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll directories — credentials (100) */
     {".ssh", ALL_DIR(CREDENTIALS)},
     {".aws", ALL_DIR(CREDENTIALS)},
     {".config/gcloud", ALL_DIR(CREDENTIALS)},
@@ -119,7 +119,8 @@ const struct shield_home_rule shield_home_rules[] = {
     {".irssi", ALL_DIR(CREDENTIALS)},
     {".mcabber", ALL_DIR(CREDENTIALS)},
     {".config/coyim", ALL_DIR(CREDENTIALS)},
-    /* §5.3 DenyAll directories — private data / bulk stores (89) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll directories — private data / bulk stores (89)
+     */
     {".thunderbird", ALL_DIR(PRIVATE_DATA)},
     {".config/evolution", ALL_DIR(PRIVATE_DATA)},
     {".evolution", ALL_DIR(PRIVATE_DATA)},
@@ -209,7 +210,7 @@ const struct shield_home_rule shield_home_rules[] = {
     {".config/Bitcoin", ALL_DIR(PRIVATE_DATA)},
     {".ethereum", ALL_DIR(PRIVATE_DATA)},
     {".dashcore", ALL_DIR(PRIVATE_DATA)},
-    /* §5.3 DenyAll directories — history (10) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll directories — history (10) */
     {".adobe", ALL_DIR(HISTORY)},
     {".macromedia", ALL_DIR(HISTORY)},
     {".ne", ALL_DIR(HISTORY)},
@@ -220,7 +221,7 @@ const struct shield_home_rule shield_home_rules[] = {
     {".kde4/share/apps/klipper", ALL_DIR(HISTORY)},
     {".local/share/klipper", ALL_DIR(HISTORY)},
     {".local/share/ibus-typing-booster", ALL_DIR(HISTORY)},
-    /* §5.3 DenyAll directories — persistence (24) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll directories — persistence (24) */
     {".config/autostart", ALL_DIR(PERSISTENCE)},
     {".config/systemd", ALL_DIR(PERSISTENCE)},
     {".local/share/systemd", ALL_DIR(PERSISTENCE)},
@@ -245,9 +246,9 @@ const struct shield_home_rule shield_home_rules[] = {
     {".kde4/shutdown", ALL_DIR(PERSISTENCE)},
     {".local/share/autostart", ALL_DIR(PERSISTENCE)},
     {".local/share/xorg", ALL_DIR(PERSISTENCE)},
-    /* §5.3 DenyAll directories — services (1) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll directories — services (1) */
     {".1password", ALL_DIR(SERVICES)},
-    /* §5.3 DenyAll files — credentials (68) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll files — credentials (68) */
     {".git-credentials", ALL_FILE(CREDENTIALS)},
     {".config/git/credentials", ALL_FILE(CREDENTIALS)},
     {".netrc", ALL_FILE(CREDENTIALS)},
@@ -316,7 +317,7 @@ const struct shield_home_rule shield_home_rules[] = {
     {".bunfig.toml", ALL_FILE(CREDENTIALS)},
     {".dbt/profiles.yml", ALL_FILE(CREDENTIALS)},
     {".ICEauthority", ALL_FILE(CREDENTIALS)},
-    /* §5.3 DenyAll files — private data (14) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll files — private data (14) */
     {".config/KeePassXCrc", ALL_FILE(PRIVATE_DATA)},
     {".config/kwalletrc", ALL_FILE(PRIVATE_DATA)},
     {".config/plasmavaultrc", ALL_FILE(PRIVATE_DATA)},
@@ -331,7 +332,7 @@ const struct shield_home_rule shield_home_rules[] = {
     {"postponed", ALL_FILE(PRIVATE_DATA)},
     {"sent", ALL_FILE(PRIVATE_DATA)},
     {".signature", ALL_FILE(PRIVATE_DATA)},
-    /* §5.3 DenyAll files — history (24) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll files — history (24) */
     {".lesshst", ALL_FILE(HISTORY)},
     {".histfile", ALL_FILE(HISTORY)},
     {".python_history", ALL_FILE(HISTORY)},
@@ -356,7 +357,7 @@ const struct shield_home_rule shield_home_rules[] = {
     {".rediscli_history", ALL_FILE(HISTORY)},
     {".irb_history", ALL_FILE(HISTORY)},
     {".scala_history", ALL_FILE(HISTORY)},
-    /* §5.3 DenyAll files — persistence (17) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll files — persistence (17) */
     {".rhosts", ALL_FILE(PERSISTENCE)},
     {".shosts", ALL_FILE(PERSISTENCE)},
     {".xprofile", ALL_FILE(PERSISTENCE)},
@@ -374,15 +375,15 @@ const struct shield_home_rule shield_home_rules[] = {
     {".kde/share/config/startupconfigkeys", ALL_FILE(PERSISTENCE)},
     {".kde4/share/config/startupconfig", ALL_FILE(PERSISTENCE)},
     {".kde4/share/config/startupconfigkeys", ALL_FILE(PERSISTENCE)},
-    /* §5.3 DenyAll files — services (1) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyAll files — services (1) */
     {".zuluCrypt-socket", ALL_FILE(SERVICES)},
-    /* Not in §5.3: the key that authenticates this host's approval records
-     * (approval/journal-key.h).  A sandbox that could read it could forge a record
+    /* Not in docs/manifest.md, "CREDENTIAL SHIELDS": the key that authenticates this host's
+     * approval records (approval/journal-key.h).  A sandbox that could read it could forge a record
      * of approval; it sits inside the DenyWrite .local/state/bento below,
      * and needed.c mounts a hidden file inside a needed read-only
      * tree. */
     {".local/state/bento/journal.key", ALL_FILE(CREDENTIALS)},
-    /* §5.3 DenyWrite files (68) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyWrite files (68) */
     {".bashrc", WRITE_FILE},
     {".bash_profile", WRITE_FILE},
     {".bash_login", WRITE_FILE},
@@ -451,7 +452,7 @@ const struct shield_home_rule shield_home_rules[] = {
     {".plan", WRITE_FILE},
     {".project", WRITE_FILE},
     {".pgpkey", WRITE_FILE},
-    /* §5.3 DenyWrite directories (119) */
+    /* docs/manifest.md, "CREDENTIAL SHIELDS" DenyWrite directories (119) */
     {".bashrc.d", WRITE_DIR},
     {".local/share/bash-completion/completions", WRITE_DIR},
     {".config/environment.d", WRITE_DIR},

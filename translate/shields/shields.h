@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Credential shields (spec/bento.md §5): the mandatory deny-list that keeps
+ * Credential shields (docs/manifest.md, "CREDENTIAL SHIELDS"): the mandatory deny-list that keeps
  * credential stores, shell start-up files and service sockets out of reach
  * whatever a manifest grants.  This module only computes policy: the rule
- * set per home anchor (§5.1–§5.6), the workspace rules per write grant
- * (§5.7), the grant checks and the read opt-in (§5.9, §5.10), and which
- * rules need a mount and of what kind (§5.8).  Turning those decisions into
- * OCI mounts is the compiler's job.
+ * set per home anchor (docs/manifest.md, "CREDENTIAL SHIELDS"), the workspace rules per write grant
+ * (docs/manifest.md, "CREDENTIAL SHIELDS"), the grant checks and the read opt-in (docs/manifest.md,
+ * "GRANTS A RUN REFUSES" and "CREDENTIAL SHIELDS"), and which rules need a mount and of what kind
+ * (docs/manifest.md, "CREDENTIAL SHIELDS").  Turning those decisions into OCI mounts is the
+ * compiler's job.
  *
  * Everything that reads the host's identity comes in through struct
  * shield_env, so tests can point the module at fake homes and a fake passwd
@@ -44,8 +45,9 @@ enum shield_holds {
         SHIELD_HOLDS_MAX,
 };
 
-/* Where a rule came from; opt-in (§5.10) applies to every built-in origin,
- * the workspace checks (§5.7) only to SHIELD_ORIGIN_WORKSPACE. */
+/* Where a rule came from; opt-in (docs/manifest.md, "CREDENTIAL SHIELDS") applies to every built-in
+ * origin, the workspace checks (docs/manifest.md, "CREDENTIAL SHIELDS") only to
+ * SHIELD_ORIGIN_WORKSPACE. */
 enum shield_origin {
         SHIELD_ORIGIN_HOME,
         SHIELD_ORIGIN_RELOCATION,
@@ -55,7 +57,7 @@ enum shield_origin {
         SHIELD_ORIGIN_MAX,
 };
 
-/* One row of the §5.3 table (rules.c). */
+/* One row of the docs/manifest.md, "CREDENTIAL SHIELDS" table (rules.c). */
 struct shield_home_rule {
         const char *rel; /* relative to the anchor */
         enum shield_deny deny;
@@ -82,7 +84,8 @@ struct shield_rule {
 };
 
 /* An environment value that would have moved a shield somewhere it cannot
- * be mounted (§5.5): dropped from the rules, but never silently. */
+ * be mounted (docs/manifest.md, "CREDENTIAL SHIELDS"): dropped from the rules, but never silently.
+ */
 struct shield_unshieldable {
         const char *variable; /* static */
         char *value;          /* the offending path as the variable gave it */
@@ -101,7 +104,7 @@ struct shield_env {
 };
 
 struct shield_set {
-        char **anchors;          /* cleaned, in §5.1 order */
+        char **anchors;          /* cleaned: $HOME, then the passwd home */
         char **resolved_anchors; /* the same, symlink-resolved */
         size_t n_anchors;
         char *runtime_dir; /* cleaned absolute XDG_RUNTIME_DIR, or NULL */
@@ -115,43 +118,45 @@ struct shield_set {
         size_t n_unshieldable, cap_unshieldable;
 };
 
-/* §5.1: the passwd home of uid, parsed from the passwd file directly (never
- * through NSS, §3.7).  *ret is a heap string, or NULL when the file or the
- * entry is missing (not an error: the caller decides). */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": the passwd home of uid, parsed from the passwd file
+ * directly (never through NSS, docs/cli/bento-version.md).  *ret is a heap string, or NULL when the
+ * file or the entry is missing (not an error: the caller decides). */
 int shields_passwd_home(const char *passwd_path, uid_t uid, char **ret, struct bento_err *err);
 
-/* §5.1: the anchors, cleaned and deduplicated, as a NULL-terminated strv.
- * Fails with ENOENT "no usable home directory ..." when there is none. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": the anchors, cleaned and deduplicated, as a
+ * NULL-terminated strv. Fails with ENOENT "no usable home directory ..." when there is none. */
 int shields_find_anchors(const struct shield_env *env, char ***ret, struct bento_err *err);
 
 /* Build every home, runtime and relocation rule and the credential-link
  * expansion for env.  *ret is freed with shield_set_free(). */
 int shields_build(const struct shield_env *env, struct shield_set **ret, struct bento_err *err);
 
-/* §5.7: add the workspace rules for write grants (resolved, absolute). */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": add the workspace rules for write grants (resolved,
+ * absolute). */
 int shields_add_workspace(struct shield_set *s, const char *const *writes, size_t n_writes,
                           struct bento_err *err);
 
 struct shield_set *shield_set_free(struct shield_set *s);
 
-/* §5.6 shieldable(): false for "/", "/dev/null", an anchor or an ancestor of
- * one (against the resolved anchors). */
+/* docs/manifest.md, "CREDENTIAL SHIELDS" shieldable(): false for "/", "/dev/null", an anchor or an
+ * ancestor of one (against the resolved anchors). */
 bool shields_shieldable(const struct shield_set *s, const char *path);
 
-/* Does rule cover path (§5.2: equal, or strictly beneath a dir rule, on
- * component boundaries; path is cleaned first)? */
+/* Does rule cover path (docs/manifest.md, "CREDENTIAL SHIELDS": equal, or strictly beneath a dir
+ * rule, on component boundaries; path is cleaned first)? */
 bool shield_rule_covers(const struct shield_rule *r, const char *path);
 
 /* The strictest rule covering path, or NULL. */
 const struct shield_rule *shields_covering(const struct shield_set *s, const char *path);
 
-/* §5.10: *ret gets one bool per rule (s->n_rules), true when a read grant
- * (§1.9-resolved, not symlink-resolved) string-equals a built-in DenyAll
- * rule's literal path.  Caller frees. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": *ret gets one bool per rule (s->n_rules), true when a
+ * read grant (resolved as docs/manifest.md, "PATH RESOLUTION" says, not symlink-resolved)
+ * string-equals a built-in DenyAll rule's literal path.  Caller frees. */
 int shields_opt_ins(const struct shield_set *s, const char *const *reads, size_t n_reads,
                     bool **ret, struct bento_err *err);
 
-/* §5.9 checks, numbered as the spec numbers them. */
+/* The checks behind docs/manifest.md, "GRANTS A RUN REFUSES", numbered in
+ * the order they run (the original bento numbers them the same way). */
 enum shield_check {
         SHIELD_CHECK_WRITE_ROOT = 1,
         SHIELD_CHECK_READ_INSIDE,
@@ -165,7 +170,7 @@ enum shield_check {
         SHIELD_CHECK_LOOP,
         SHIELD_CHECK_WRITE_NOT_DIR,
         SHIELD_CHECK_EXPOSES_TARGET, /* 12: entrypoint or interpreter inside a shield */
-        SHIELD_CHECK_CARVE,          /* §5.8: a shield mount point that cannot be made */
+        SHIELD_CHECK_CARVE,          /* a shield mount point that cannot be made */
         SHIELD_CHECK_JOURNAL,        /* a write grant holds the approval journal */
         SHIELD_CHECK_MAX,
 };
@@ -176,8 +181,8 @@ struct shield_refusal {
         char *message; /* the full refusal sentence */
 };
 
-/* A grant as §1.9 resolved it (absolute, `~` expanded, not symlink-resolved)
- * and as written in the manifest (for messages; NULL: use path). */
+/* A grant as docs/manifest.md, "PATH RESOLUTION" resolved it (absolute, `~` expanded, not
+ * symlink-resolved) and as written in the manifest (for messages; NULL: use path). */
 struct shield_grant {
         const char *path;
         const char *as_written;
@@ -193,18 +198,17 @@ struct shield_grants {
         const bool *opted;
 };
 
-/* Run §5.9 checks 1–11 over the grants in in.  Every refusal is returned,
- * ordered by check number then grant order, so *ret[0] is the one that
- * refuses a run and validate can print them all.  *ret is freed with
- * shield_refusals_free(). */
+/* Run docs/manifest.md, "GRANTS A RUN REFUSES" checks 1–11 over the grants in in.  Every refusal is
+ * returned, ordered by check number then grant order, so *ret[0] is the one that refuses a run and
+ * validate can print them all.  *ret is freed with shield_refusals_free(). */
 int shields_check_grants(const struct shield_set *s, const struct shield_grants *in,
                          struct shield_refusal **ret, size_t *ret_n, struct bento_err *err);
 
 void shield_refusals_free(struct shield_refusal *r, size_t n);
 
-/* §5.8 mount kinds.  The compiler maps HIDDEN_DIR and DISCARDED to an empty
- * read-only / scratch tmpfs, the two *_FILE kinds to a bind of an empty
- * read-only file, and READ_ONLY to a read-only rebind of the path itself. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS" mount kinds.  The compiler maps HIDDEN_DIR and DISCARDED
+ * to an empty read-only / scratch tmpfs, the two *_FILE kinds to a bind of an empty read-only file,
+ * and READ_ONLY to a read-only rebind of the path itself. */
 enum shield_mount_kind {
         SHIELD_MOUNT_HIDDEN_DIR,     /* DenyAll dir: reported "hidden" */
         SHIELD_MOUNT_HIDDEN_FILE,    /* DenyAll file: reported "hidden" */
@@ -238,9 +242,9 @@ struct shield_exposure {
         const bool *opted;
 };
 
-/* §5.8: the needed rules and their mount kinds, DenyWrite mounts first and
- * DenyAll mounts after.  *ret is one allocation, freed with free(); its
- * rules point into s. */
+/* docs/manifest.md, "CREDENTIAL SHIELDS": the needed rules and their mount kinds, DenyWrite mounts
+ * first and DenyAll mounts after.  *ret is one allocation, freed with free(); its rules point into
+ * s. */
 int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
                    struct shield_mount **ret, size_t *ret_n, struct bento_err *err);
 

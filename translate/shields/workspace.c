@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Workspace shields (§5.7): a write grant on a checkout must not let the
- * program plant something git or an editor will run later for the user
- * (hooks, core.fsmonitor and friends in a config, editor tasks).  Those
- * files stay readable and become read-only.  The checkout root is found by
- * the name `.git` alone; its content is never parsed, because a hostile
- * repository controls it.  Where the walk cannot see (unreadable, too deep,
- * a symlink) it fails closed by shielding the whole spot read-only.
+ * Workspace shields (docs/manifest.md, "CREDENTIAL SHIELDS"): a write grant on a checkout must not
+ * let the program plant something git or an editor will run later for the user (hooks,
+ * core.fsmonitor and friends in a config, editor tasks).  Those files stay readable and become
+ * read-only.  The checkout root is found by the name `.git` alone; its content is never parsed,
+ * because a hostile repository controls it.  Where the walk cannot see (unreadable, too deep, a
+ * symlink) it fails closed by shielding the whole spot read-only.
  */
 #include <dirent.h>
 #include <errno.h>
