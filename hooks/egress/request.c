@@ -214,7 +214,7 @@ static void parse_target(const char *t, size_t len, struct egress_request *r)
                 return;
         }
         /* the one trailing dot is already gone: only lower-case here, so
-         * "a.." keeps its second dot as the spec says */
+         * "a.." keeps its second dot, as bento-manifest(5), NETWORK RULES, says */
         for (size_t i = 0; i < host_len; i++)
                 r->host[i] =
                     (char) (host[i] >= 'A' && host[i] <= 'Z' ? host[i] - 'A' + 'a' : host[i]);

@@ -47,8 +47,8 @@ void egress_request_parse(const char *head, size_t len, struct egress_request *r
 /* "host:port", or "[host]:port" for an IPv6 host, into buf. */
 void egress_format_target(const char *host, const char *port, char *buf, size_t size);
 
-/* The class of the first character the spec's character screen refuses in
- * s[0..len) ("a control character", "invalid UTF-8", ...), or NULL. */
+/* The class of the first character the manifest's character screen (docs/manifest.md, "SYNTAX
+ * RULES") refuses in s[0..len) ("a control character", "invalid UTF-8", ...), or NULL. */
 const char *egress_unsafe_class(const char *s, size_t len);
 
 #endif

@@ -29,7 +29,7 @@ struct egress_rule {
         char port[12];                  /* "*", "443" or "8000-8999" */
 };
 
-/* Validate a host pattern; on failure err says why in the spec's words
+/* Validate a host pattern; on failure err says why in the manifest checker's words
  * ("host \"x\" is not a valid hostname").  Returns 0 or -EINVAL. */
 int egress_host_pattern_check(const char *host, struct bento_err *err);
 

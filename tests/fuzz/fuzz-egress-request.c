@@ -8,7 +8,7 @@
  * Besides "no crash, no leak, no undefined behaviour", a parsed CONNECT
  * must satisfy what the proxy relies on afterwards: a canonical port and a
  * non-empty host without upper-case ASCII and without any character the
- * screen refuses.  (Only one trailing dot is stripped, as the spec says, so
+ * screen refuses.  (Only one trailing dot is stripped, as bento-manifest(5) says, so
  * "a.." keeps one.)  A violation aborts.
  */
 #include <stdint.h>

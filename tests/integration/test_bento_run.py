@@ -212,7 +212,7 @@ def tree(path):
 
 def shm_rootfs_dirs():
     """bento run's directories in /dev/shm: the bundle, the root filesystem,
-    the runtime's state and the gate's socket (run-dir.c)."""
+    the runtime's state and the gate's socket (translate/run/dir.c)."""
     return set(glob.glob("/dev/shm/bento-*"))
 
 

@@ -77,7 +77,7 @@ REDIRECTED_SENTENCE = "note: the run moved git's hooks directory (core.hooksPath
 
 AUTOEXEC_KEYS = ("changed_auto_exec", "redirected_hooks", "unresolved_hooks")
 
-# What bento asks git (run-autoexec.c git_hooks_dir()).
+# What bento asks git (translate/run/autoexec.c git_hooks_dir()).
 GIT_ARGS = "rev-parse --path-format=absolute --git-path hooks"
 
 QUOTED = re.compile(r'^\[bento\]   "(.*)"$')

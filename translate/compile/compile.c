@@ -319,8 +319,8 @@ static int write_rootfs(int dirfd, const struct compile_opts *o, const struct co
 
 /* The empty file that file shields bind read-only (docs/manifest.md, "CREDENTIAL SHIELDS").  Its
  * mode is 0600, not 0400: the mount makes it read-only, and an owner-writable file lets a write
- * inside the sandbox fail the way the spec says, with EROFS from the mount, instead of EACCES from
- * the file's mode. */
+ * inside the sandbox fail the way docs/manifest.md says, with EROFS from the mount, instead of
+ * EACCES from the file's mode. */
 static int write_shield_file(int dirfd, struct bento_err *err)
 {
         cleanup_close int fd =

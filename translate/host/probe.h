@@ -17,7 +17,7 @@
  *                       with the host-specific reason and the standing
  *                       consequence for a run.  Pure; no I/O.
  *
- * The spec's original builds the sandbox with bwrap and puts limits in a
+ * The original bento builds the sandbox with bwrap and puts limits in a
  * systemd-run scope.  Here bento-runtime does both (namespaces, mounts,
  * seccomp, Landlock; cgroups with its cgroupfs driver, below the caller's
  * own cgroup), so the probe asks what bento-runtime needs instead.
@@ -63,7 +63,7 @@ enum bento_tier {
         BENTO_TIER_MAX,
 };
 
-/* "filesystem", "network", "exec-block", ... (the spec's names). */
+/* "filesystem", "network", "exec-block", ... (the names docs/doctor.md, "The layers", uses). */
 const char *bento_layer_name(enum bento_layer l);
 /* The layer of a name, or -1. */
 int bento_layer_from_name(const char *name);

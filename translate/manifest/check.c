@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The validation rules of docs/manifest.md, "SYNTAX RULES", over the model.  The
- * order is the spec's: the character screen of the policy values first and
+ * order is the one docs/manifest.md gives: the character screen of the policy values first and
  * alone (a value with a hidden character makes every other message about it
  * misleading), then every policy rule collected so the author fixes them in
  * one go, then the manifest-level pids rule, then the provenance screen.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Path spelling for the shields, path resolution and the compiler: a lexical clean that matches the
- * spec's clean() (Go's path.Clean, which the reference behaviour was written against),
+ * Path spelling for the shields, path resolution and the compiler: a lexical clean that matches
+ * Go's path.Clean (manifest paths are defined in its terms, docs/manifest.md, "PATH RESOLUTION"),
  * component-boundary containment, and the docs/manifest.md, "CREDENTIAL SHIELDS" "Existing"
  * resolution.  realpath(3) cannot be used for the latter: a shield must land on where a path
  * *would* be once created, so a missing tail and a dangling final link have to resolve too.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Host path handling shared by the shields, path resolution (docs/manifest.md, "PATH RESOLUTION")
- * and the compiler: lexical cleaning as Go's path.Clean does it (the spec's semantics are defined
+ * and the compiler: lexical cleaning as Go's path.Clean does it (manifest paths are defined
  * in those terms) and the "Existing" symlink resolution of docs/manifest.md, "CREDENTIAL SHIELDS",
  * which also works for paths that do not exist yet.
  */

@@ -81,7 +81,7 @@ int policy_check_journal(struct policy *p, struct bento_err *err)
          * (".../state/nvim"), not the journal and the remedy: this refusal
          * goes ahead of them (only a write grant of "/" says more), to be
          * the one run words.  The default state home is part of a home,
-         * and the spec's own refusal (narrow the grant) says it best. */
+         * and the refusal for a home (narrow the grant) says it best. */
         while (k < p->n_refusals - 1 && p->refusals[k].check == SHIELD_CHECK_WRITE_ROOT)
                 k++;
         last = p->refusals[p->n_refusals - 1];
