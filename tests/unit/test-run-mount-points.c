@@ -114,6 +114,20 @@ TEST(parse_takes_groups_per_grant)
         mount_points_done(&mp);
 }
 
+/* The arguments are read by the parser every verb uses: --beneath=GRANT
+ * is the same group as --beneath GRANT. */
+TEST(parse_takes_the_joined_spelling)
+{
+        struct mount_points mp = {0};
+        const char *argv[] = {"--beneath=/w/a", "1:2", "/w/a/.idea"};
+
+        ASSERT_OK(parse(&mp, argv, 3));
+        ASSERT_EQ(mp.n, 1);
+        ASSERT_STREQ(mp.v[0].grant, "/w/a");
+        ASSERT_EQ(mp.v[0].grant_id.ino, 2);
+        mount_points_done(&mp);
+}
+
 TEST(parse_refuses_anything_else)
 {
         static const char *const bad[][4] = {
@@ -127,8 +141,11 @@ TEST(parse_refuses_anything_else)
             {"--beneath", "/w/a", "1:2x", "/w/a/.idea"},    /* trailing junk */
             {"/w/a/.idea", "--beneath", "/w/a", "1:2"},     /* a path before its group */
             {"--beneath", "/w/a"},                          /* cut short */
+            {"--help"},                                     /* data, not a request */
+            {"--beneath", "/w/a", "1:2", "--x"},            /* an option it lacks */
+            {"--beneath", "/w/a", "--beneath", "1:2"},      /* DEV:INO missing */
         };
-        static const size_t n[] = {1, 4, 4, 4, 4, 4, 4, 4, 4, 2};
+        static const size_t n[] = {1, 4, 4, 4, 4, 4, 4, 4, 4, 2, 1, 4, 4};
 
         for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
                 struct mount_points mp = {0};

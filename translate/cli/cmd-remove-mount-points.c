@@ -8,8 +8,9 @@
  * and the path is removed only while it is an empty directory or an empty regular file
  * (policy/mount-points.h says what that leaves to the sandbox), and only by the last run (of bento
  * or of this hook) using the directory that holds it (policy/point-locks.h).
- * Arguments not in that shape remove nothing.  The container state arrives on stdin and is not
- * needed.
+ * Arguments not in that shape remove nothing (they are read by bundle/argv.c, as every verb's
+ * are, but without --help: they are data a bundle carries).  The container state arrives on stdin
+ * and is not needed.
  */
 #include <stdio.h>
 #include <unistd.h>

@@ -8,6 +8,7 @@
 #include "mount-points.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "argv.h"
 #include "cleanup.h"
 #include "manifest/path.h"
 
@@ -344,29 +346,64 @@ static int parse_path(struct mount_points *mp, const char *grant, const struct b
         return 0;
 }
 
+enum { HOOK_BENEATH = 1 };
+
+/* The hook's one option; its arguments are data a bundle carries, so
+ * they are read by the parser every verb uses, without a --help. */
+static const struct bento_opt hook_opts[] = {
+    {"beneath", 0, BENTO_OPT_VALUE, HOOK_BENEATH, "GRANT", NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
+static int group_refused(struct bento_err *err)
+{
+        return bento_err_setx(err, EINVAL, "%s wants a clean absolute grant and its DEV:INO",
+                              MOUNT_POINTS_BENEATH);
+}
+
+/* After "--beneath GRANT": the grant's DEV:INO, the next word. */
+static int parse_group(struct bento_argv *a, const char *grant, struct bento_ident *id,
+                       struct bento_err *err)
+{
+        struct bento_argv_hit h;
+
+        if (!clean_abs(grant) || bento_argv_next(a, hook_opts, &h, err) <= 0 ||
+            h.id != BENTO_ARGV_OPERAND || point_ident_parse(h.value, strlen(h.value), id) < 0)
+                return group_refused(err);
+        return 0;
+}
+
 int mount_points_parse(const char *const *argv, size_t n, struct mount_points *ret,
                        struct bento_err *err)
 {
         struct mount_points mp = {0};
         struct bento_ident id = {0};
+        struct bento_argv a;
+        struct bento_argv_hit h;
         const char *grant = NULL;
-        int r = 0;
+        int r;
 
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                if (strcmp(argv[i], MOUNT_POINTS_BENEATH) != 0) {
-                        r = parse_path(&mp, grant, &id, argv[i], err);
-                        continue;
+        if (n >= INT_MAX)
+                return bento_err_setx(err, E2BIG, "too many mount point arguments");
+        /* argv[-1] (the verb) is never read: parsing starts at index 1 */
+        a = (struct bento_argv){
+            .argc = (int) n + 1, .argv = (char **) (argv - 1), .i = 1, .mixed = true};
+        while ((r = bento_argv_next(&a, hook_opts, &h, err)) > 0) {
+                if (h.id == HOOK_BENEATH) {
+                        grant = h.value;
+                        r = parse_group(&a, grant, &id, err);
+                } else {
+                        r = parse_path(&mp, grant, &id, h.value, err);
                 }
-                if (i + 2 >= n || !clean_abs(argv[i + 1]) ||
-                    point_ident_parse(argv[i + 2], strlen(argv[i + 2]), &id) < 0) {
-                        r = bento_err_setx(err, EINVAL,
-                                           "%s wants a clean absolute grant and its DEV:INO",
-                                           MOUNT_POINTS_BENEATH);
+                if (r < 0)
                         break;
-                }
-                grant = argv[i + 1];
-                i += 2;
         }
+        if (r < 0 && a.fault == BENTO_ARGV_NEEDS_VALUE)
+                r = group_refused(err);
+        else if (r < 0 && a.fault != BENTO_ARGV_OK)
+                r = bento_err_setx(err, EINVAL,
+                                   "\"%s\" is not a clean absolute path beneath a %s grant",
+                                   a.bad ? a.bad : "", MOUNT_POINTS_BENEATH);
         if (r < 0) {
                 mount_points_done(&mp);
                 return r;
