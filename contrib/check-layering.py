@@ -21,9 +21,10 @@ import sys
 
 STAGES = {
     # manifest text -> the host's shields -> approval -> policy -> bundle
-    # compiler -> host facts and admission -> reports -> the run -> verbs
+    # compiler -> host facts and admission -> reports -> the run -> profiling
+    # (watching a run to draft a manifest) -> verbs
     "translate": ["manifest", "shields", "approval", "policy", "compile", "host",
-                  "report", "run", "cli"],
+                  "report", "run", "profile", "cli"],
     # helpers -> the pieces of a container (each alone) -> the container's
     # life -> verbs
     "runtime": ["base", "process", "seccomp", "namespace", "cgroup", "mount",
