@@ -426,17 +426,16 @@ char *cg_file(const struct cg_hier *h, const char *file)
 int cg_write(const struct cg_hier *h, const char *file, const char *value, struct bento_err *err)
 {
         cleanup_free char *path = cg_file(h, file);
-        cleanup_close int fd = -1;
-        size_t len = strlen(value);
+        const char *step = NULL;
+        int r;
 
         if (!path)
                 return bento_err_set(err, ENOMEM, "cgroup file");
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return bento_err_set(err, errno, "cannot open %s", path);
-        if (write(fd, value, len) != (ssize_t) len)
-                return bento_err_set(err, errno ? errno : EIO, "cannot write '%s' to %s", value,
-                                     path);
+        r = bento_write_value(path, value, O_NOFOLLOW, &step);
+        if (r < 0 && strcmp(step, "open") == 0)
+                return bento_err_set(err, -r, "cannot open %s", path);
+        if (r < 0)
+                return bento_err_set(err, -r, "cannot write '%s' to %s", value, path);
         return 0;
 }
 

@@ -154,14 +154,9 @@ static void remove_probes(struct layout *l)
 static int write_file(const char *dir, const char *file, const char *value)
 {
         char path[PATH_MAX];
-        cleanup_close int fd = -1;
-        size_t len = strlen(value);
 
         host_fmt(path, sizeof(path), "%s/%s", dir, file);
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -errno;
-        return write(fd, value, len) == (ssize_t) len ? 0 : (errno ? -errno : -EIO);
+        return bento_write_value(path, value, O_NOFOLLOW, NULL);
 }
 
 /* Read a small file of dir into buf ("" on failure). */
