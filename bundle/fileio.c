@@ -291,3 +291,21 @@ int bento_commit_temp_file(int fd, const char *tmp, const char *dst, const char 
         sync_dir_of(dst);
         return 0;
 }
+
+int bento_write_value(const char *path, const char *value, int flags, const char **ret_step)
+{
+        cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+        size_t len = strlen(value);
+        const char *unused;
+
+        if (!ret_step)
+                ret_step = &unused;
+        *ret_step = "open";
+        if (fd < 0)
+                return -errno;
+        *ret_step = "write";
+        errno = 0;
+        if (write(fd, value, len) != (ssize_t) len)
+                return errno ? -errno : -EIO;
+        return 0;
+}

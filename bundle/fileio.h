@@ -55,6 +55,15 @@ int bento_write_file_atomic(const char *path, const char *data, size_t len, mode
 int bento_write_file_atomic_at(int dirfd, const char *name, const char *data, size_t len,
                                mode_t mode, struct bento_err *err);
 
+/* Write value to a kernel interface file (/proc/<pid>/uid_map, a cgroup
+ * file) in one write(): the kernel takes each write as one request, so it
+ * must not be split, and the file is never created or truncated.  flags
+ * are added to O_WRONLY|O_CLOEXEC (O_NOFOLLOW where the last component
+ * could be a planted symlink).  Returns 0, or -errno with *ret_step (when
+ * ret_step is not NULL) naming what failed, "open" or "write": the callers
+ * word their own messages. */
+int bento_write_value(const char *path, const char *value, int flags, const char **ret_step);
+
 /* True when name is one of the temporary names the two functions above
  * give a replacement of `target` (".<target>.<12 hex digits>"): what a
  * writer killed before its rename leaves, for whoever removes the

@@ -2,13 +2,16 @@
 /* Error, warning and debug output of bento-runtime (see log.h). */
 #include "log.h"
 
+#include "cleanup.h"
 #include "json.h"
+#include "jsonw.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,25 +56,26 @@ void rt_log_close(void)
         log_fd = -1;
 }
 
-/* JSON string body: escape quotes, backslashes and control characters. */
-static void json_escape(const char *in, char *out, size_t size)
+/* One JSON record, {"level","msg","time"} in that order, through the
+ * project's JSON writer; NULL when it cannot be built (out of memory). */
+static char *json_record(const char *level, const char *msg, const char *when, size_t *ret_len)
 {
-        size_t o = 0;
+        cleanup_jsonw struct bento_jsonw w = {0};
+        struct bento_err err = {0};
+        char *buf = NULL;
 
-        for (; *in && o + 7 < size; in++) {
-                unsigned char c = (unsigned char) *in;
-                if (c == '"' || c == '\\') {
-                        out[o++] = '\\';
-                        out[o++] = (char) c;
-                } else if (c < 0x20) {
-                        o += (size_t) snprintf(out + o, size - o, "\\u%04x", c);
-                } else {
-                        out[o++] = (char) c;
-                }
-        }
-        out[o] = '\0';
+        if (bento_jsonw_init(&w, false, &err) < 0)
+                return NULL;
+        bento_jsonw_open_object(&w);
+        bento_jsonw_kstring(&w, "level", level);
+        bento_jsonw_kstring(&w, "msg", msg);
+        bento_jsonw_kstring(&w, "time", when);
+        bento_jsonw_close_object(&w);
+        return bento_jsonw_finish(&w, &buf, ret_len) < 0 ? NULL : buf;
 }
 
+/* Append one line to the log file in a single write (with O_APPEND,
+ * concurrent runtimes' lines stay whole). */
 static void write_log_file(const char *level, const char *msg)
 {
         char line[4096];
@@ -86,14 +90,20 @@ static void write_log_file(const char *level, const char *msg)
         gmtime_r(&ts.tv_sec, &tm);
         strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
         if (log_format == RT_LOG_JSON) {
-                char esc[3072];
-                json_escape(msg, esc, sizeof(esc));
-                n = snprintf(line, sizeof(line),
-                             "{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n", level,
-                             esc, stamp, ts.tv_nsec);
-        } else {
-                n = snprintf(line, sizeof(line), "%sZ %s: %s\n", stamp, level, msg);
+                cleanup_free char *rec = NULL;
+                struct iovec iov[2];
+                size_t len = 0;
+
+                snprintf(line, sizeof(line), "%s.%09ldZ", stamp, ts.tv_nsec);
+                rec = json_record(level, msg, line, &len);
+                if (!rec)
+                        return;
+                iov[0] = (struct iovec){.iov_base = rec, .iov_len = len};
+                iov[1] = (struct iovec){.iov_base = (void *) "\n", .iov_len = 1};
+                (void) !writev(log_fd, iov, 2);
+                return;
         }
+        n = snprintf(line, sizeof(line), "%sZ %s: %s\n", stamp, level, msg);
         if (n > 0)
                 (void) !write(log_fd, line,
                               (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);

@@ -13,13 +13,6 @@
 
 #include "err.h"
 
-/* The largest /proc/<pid>/mountinfo read (the runtime's own, for the
- * cgroup layout, and the container's, for `state`).  The kernel allows
- * fs.mount-max mounts per namespace (100,000 by default); a line is 100 to
- * 300 bytes for usual paths, so 64 MiB holds a full namespace with room
- * for long ones. */
-#define RT_MOUNTINFO_MAX_BYTES ((size_t) 64 << 20)
-
 /* Start time (clock ticks since boot) and state letter of a live pid.
  * Returns 0, or -ESRCH when the process does not exist. */
 int rt_proc_stat(pid_t pid, uint64_t *ret_start_time, char *ret_state);

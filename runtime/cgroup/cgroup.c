@@ -532,6 +532,18 @@ static int open_rec(const struct bento_record *rec, struct cg_layout *l, struct 
         return open_applied(rec->cgroup_path, bento_json_get(rec->extra, "cgroup"), l, err);
 }
 
+/* open_rec for a verb that needs the container's own cgroup: without one
+ * (rootless, nothing delegated) it is ENOTSUP, said so. */
+static int open_own(const struct bento_record *rec, struct cg_layout *l, struct bento_err *err)
+{
+        int r = open_rec(rec, l, err);
+
+        if (r == -ENOENT)
+                return bento_err_setx(err, ENOTSUP, "container %s has no cgroup of its own",
+                                      rec->id ? rec->id : "?");
+        return r;
+}
+
 static const char *unit_of(const struct bento_json *applied)
 {
         const struct bento_json *u = bento_json_get(applied, "unit");
@@ -679,14 +691,9 @@ int rt_cgroup_pids(const struct bento_record *rec, pid_t **ret, size_t *ret_n,
                    struct bento_err *err)
 {
         cleanup_layout struct cg_layout l = {.n = 0};
-        int r = open_rec(rec, &l, err);
+        int r = open_own(rec, &l, err);
 
-        if (r == -ENOENT)
-                return bento_err_setx(err, ENOTSUP, "container %s has no cgroup of its own",
-                                      rec->id ? rec->id : "?");
-        if (r < 0)
-                return r;
-        return cg_procs(primary(&l), ret, ret_n, err);
+        return r < 0 ? r : cg_procs(primary(&l), ret, ret_n, err);
 }
 
 /* pid is in the container's cgroup, or below it, in every hierarchy of l
@@ -788,11 +795,8 @@ int rt_cgroup_signal_all(const struct bento_record *rec, int sig, int init_pidfd
                          struct bento_err *err)
 {
         cleanup_layout struct cg_layout l = {.n = 0};
-        int r = open_rec(rec, &l, err);
+        int r = open_own(rec, &l, err);
 
-        if (r == -ENOENT)
-                return bento_err_setx(err, ENOTSUP, "container %s has no cgroup of its own",
-                                      rec->id ? rec->id : "?");
         return r < 0 ? r : kill_procs(&l, sig, rec->pid, init_pidfd, err);
 }
 

@@ -91,9 +91,6 @@ const char *cg_mode_name(enum cg_mode mode);
 int cg_layout_load(struct cg_layout *ret, bool mountinfo, struct bento_err *err);
 void cg_layout_done(struct cg_layout *l);
 
-/* Every comma-separated token of wanted is in list. */
-bool cg_tokens_in(const char *wanted, const char *list);
-
 /* h is mounted at mnt, the mount showing the hierarchy from root on: 1 with
  * h->mnt and h->root set and h->base made relative to root, 0 when the
  * caller's cgroup (h->base) is not below root, -ENOMEM. */

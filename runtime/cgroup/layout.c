@@ -19,6 +19,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "mountinfo.h"
 #include "base/safe-path.h"
 #include "base/proc.h"
 
@@ -41,28 +42,6 @@ void cg_layout_done(struct cg_layout *l)
         l->n = 0;
 }
 
-static bool has_token(const char *list, const char *tok, size_t len)
-{
-        for (const char *p = list; *p;) {
-                size_t n = strcspn(p, ",");
-                if (n == len && memcmp(p, tok, len) == 0)
-                        return true;
-                p += n + (p[n] == ',');
-        }
-        return false;
-}
-
-bool cg_tokens_in(const char *wanted, const char *list)
-{
-        for (const char *p = wanted; *p;) {
-                size_t n = strcspn(p, ",");
-                if (n > 0 && !has_token(list, p, n))
-                        return false;
-                p += n + (p[n] == ',');
-        }
-        return true;
-}
-
 /* A cgroup or cgroup2 entry of mountinfo; the strings point into the
  * buffer it was parsed from. */
 struct cg_mount {
@@ -82,35 +61,6 @@ static void cg_mounts_done(struct cg_mounts *ms)
 }
 #define cleanup_mounts __attribute__((cleanup(cg_mounts_done)))
 
-/* mountinfo: "id parent maj:min root mountpoint opts [tags] - type src superopts".
- * 1 with *ret filled for a cgroup or cgroup2 mount, 0 with only ret->mnt
- * for any other mount, -1 for a line that is not one.  Octal escapes are
- * not undone: cgroup mount points have none in practice, and a path with
- * one is simply not found. */
-static int parse_mount(char *line, struct cg_mount *ret)
-{
-        char *sep = strstr(line, " - ");
-        char *save = NULL, *f[5], *type, *superopts;
-
-        if (!sep)
-                return -1;
-        *sep = '\0';
-        f[0] = strtok_r(line, " ", &save);
-        for (int i = 1; i < 5; i++)
-                f[i] = f[i - 1] ? strtok_r(NULL, " ", &save) : NULL;
-        type = strtok_r(sep + 3, " ", &save);
-        (void) strtok_r(NULL, " ", &save);
-        superopts = strtok_r(NULL, " ", &save);
-        if (!f[4] || !type || !superopts)
-                return -1;
-        *ret = (struct cg_mount){.mnt = f[4]};
-        if (strcmp(type, "cgroup2") != 0 && strcmp(type, "cgroup") != 0)
-                return 0;
-        *ret = (struct cg_mount){
-            .root = f[3], .mnt = f[4], .superopts = superopts, .v2 = type[6] == '2'};
-        return 1;
-}
-
 /* A mount at mnt hides the cgroup mounts listed before it at or below mnt. */
 static void mark_covered(struct cg_mounts *ms, const char *mnt)
 {
@@ -122,23 +72,22 @@ static void mark_covered(struct cg_mounts *ms, const char *mnt)
 /* The cgroup mounts of mountinfo (modified in place), in mountinfo order,
  * each marked when a later mount covers it (mounts stack: mountinfo lists
  * them in the order they were made, and a pure v1 view made by mounting
- * a tmpfs over /sys/fs/cgroup still lists the cgroup2 mount below it). */
+ * a tmpfs over /sys/fs/cgroup still lists the cgroup2 mount below it).
+ * Lines that do not parse are passed over. */
 static int parse_mounts(char *mountinfo, struct cg_mounts *ret)
 {
-        char *save = NULL;
+        struct bento_mountinfo mi;
+        char *pos = mountinfo;
         size_t cap = 0;
+        int r;
 
         ret->m = NULL;
         ret->n = 0;
-        for (char *line = strtok_r(mountinfo, "\n", &save); line;
-             line = strtok_r(NULL, "\n", &save)) {
-                struct cg_mount m;
-                int r = parse_mount(line, &m);
-
+        while ((r = bento_mountinfo_next(&pos, &mi)) != 0) {
                 if (r < 0)
                         continue;
-                mark_covered(ret, m.mnt);
-                if (r == 0)
+                mark_covered(ret, mi.mnt);
+                if (strcmp(mi.fstype, "cgroup2") != 0 && strcmp(mi.fstype, "cgroup") != 0)
                         continue;
                 if (ret->n == cap) {
                         struct cg_mount *p =
@@ -150,7 +99,10 @@ static int parse_mounts(char *mountinfo, struct cg_mounts *ret)
                         }
                         ret->m = p;
                 }
-                ret->m[ret->n++] = m;
+                ret->m[ret->n++] = (struct cg_mount){.root = mi.root,
+                                                     .mnt = mi.mnt,
+                                                     .superopts = mi.superopts,
+                                                     .v2 = mi.fstype[6] == '2'};
         }
         return 0;
 }
@@ -202,7 +154,8 @@ static int find_mount(const struct cg_mounts *ms, struct cg_hier *h)
                 const struct cg_mount *m = &ms->m[i];
                 int r;
 
-                if (m->covered || m->v2 != h->v2 || (!h->v2 && !cg_tokens_in(h->key, m->superopts)))
+                if (m->covered || m->v2 != h->v2 ||
+                    (!h->v2 && !bento_mount_opts_all_in(h->key, m->superopts)))
                         continue;
                 r = cg_hier_set_mount(h, m->mnt, m->root);
                 if (r != 0)
@@ -285,10 +238,9 @@ static int load_from_mountinfo(struct cg_layout *l, char *cgroups, struct bento_
 {
         cleanup_free char *mountinfo = NULL;
         cleanup_mounts struct cg_mounts ms = {.m = NULL, .n = 0};
-        size_t len = 0;
         int r;
 
-        r = bento_read_file("/proc/self/mountinfo", RT_MOUNTINFO_MAX_BYTES, &mountinfo, &len, err);
+        r = bento_mountinfo_read("/proc/self/mountinfo", &mountinfo, err);
         if (r < 0)
                 return r;
         /* parsed once, for every hierarchy */
@@ -342,7 +294,7 @@ struct cg_hier *cg_find(const struct cg_layout *l, const char *controller)
         size_t len = strlen(controller);
 
         for (size_t i = 0; i < l->n; i++)
-                if (!l->h[i].v2 && has_token(l->h[i].key, controller, len))
+                if (!l->h[i].v2 && bento_mount_opts_has(l->h[i].key, controller, len))
                         return (struct cg_hier *) &l->h[i];
         if (l->mode == CG_MODE_V2)
                 for (size_t i = 0; i < l->n; i++)
@@ -474,17 +426,16 @@ char *cg_file(const struct cg_hier *h, const char *file)
 int cg_write(const struct cg_hier *h, const char *file, const char *value, struct bento_err *err)
 {
         cleanup_free char *path = cg_file(h, file);
-        cleanup_close int fd = -1;
-        size_t len = strlen(value);
+        const char *step = NULL;
+        int r;
 
         if (!path)
                 return bento_err_set(err, ENOMEM, "cgroup file");
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return bento_err_set(err, errno, "cannot open %s", path);
-        if (write(fd, value, len) != (ssize_t) len)
-                return bento_err_set(err, errno ? errno : EIO, "cannot write '%s' to %s", value,
-                                     path);
+        r = bento_write_value(path, value, O_NOFOLLOW, &step);
+        if (r < 0 && strcmp(step, "open") == 0)
+                return bento_err_set(err, -r, "cannot open %s", path);
+        if (r < 0)
+                return bento_err_set(err, -r, "cannot write '%s' to %s", value, path);
         return 0;
 }
 

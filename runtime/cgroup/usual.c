@@ -22,6 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mountinfo.h"
+
 #ifndef STATX_MNT_ID_UNIQUE
 #define STATX_MNT_ID_UNIQUE 0x4000U
 #endif
@@ -148,7 +150,7 @@ int cg_mount_at_usual_place(struct cg_hier *h, bool with_v1)
                 return 2;
         if (r < 0 || m.magic != (h->v2 ? CGROUP2_MAGIC : CGROUP_MAGIC))
                 return 0;
-        if (!h->v2 && !cg_tokens_in(h->key, m.opts))
+        if (!h->v2 && !bento_mount_opts_all_in(h->key, m.opts))
                 return 0;
         return cg_hier_set_mount(h, path, m.root);
 }

@@ -22,6 +22,7 @@
 #include "mount/mounts.h"
 #include "namespace/namespaces.h"
 #include "notify.h"
+#include "pidfile.h"
 #include "base/proc.h"
 #include "process/attrs.h"
 #include "process/process.h"
@@ -168,14 +169,6 @@ static int load_bundle(struct create_job *job, struct bento_err *err)
         return resolve_rootfs(job->bundle, job->cfg, &job->rootfs, err);
 }
 
-static int write_pid_file(const char *path, pid_t pid, struct bento_err *err)
-{
-        char buf[32];
-        int len = snprintf(buf, sizeof(buf), "%d", (int) pid);
-
-        return bento_write_file_atomic(path, buf, (size_t) len, 0644, err);
-}
-
 /* What `create` writes that does not need the init: done while the init
  * sets itself up (rt_spawn_opts.meanwhile). */
 static int do_early_work(void *arg, struct bento_err *err)
@@ -240,7 +233,7 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
         if (r >= 0)
                 r = rt_container_record_save(&job->dir, rec, err);
         if (r >= 0 && job->opts->pid_file)
-                r = write_pid_file(job->opts->pid_file, sp.pid, err);
+                r = rt_pid_file_write(job->opts->pid_file, sp.pid, err);
         if (r < 0) {
                 struct bento_err ignored;
                 (void) rt_pidfd_signal(sp.pidfd, 9, &ignored);

@@ -34,7 +34,7 @@
 #include "process/caps.h"
 #include "cgroup/cgroup.h"
 #include "cleanup.h"
-#include "fileio.h"
+#include "pidfile.h"
 #include "init.h"
 #include "process/landlock.h"
 #include "base/log.h"
@@ -441,14 +441,6 @@ static int wait_started(const struct exec_job *job, int sock, int *console_fd,
         }
 }
 
-static int write_pid_file(const char *path, pid_t pid, struct bento_err *err)
-{
-        char buf[32];
-        int len = snprintf(buf, sizeof(buf), "%d", (int) pid);
-
-        return bento_write_file_atomic(path, buf, (size_t) len, 0644, err);
-}
-
 /* sync #1 (runtime side) and what follows. */
 static int release_process(const struct exec_job *job, int sock, struct rt_exec_result *res,
                            struct bento_err *err)
@@ -466,7 +458,7 @@ static int release_process(const struct exec_job *job, int sock, struct rt_exec_
                 return r;
         }
         if (job->opts->pid_file)
-                return write_pid_file(job->opts->pid_file, res->pid, err);
+                return rt_pid_file_write(job->opts->pid_file, res->pid, err);
         return 0;
 }
 

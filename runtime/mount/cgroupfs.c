@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "table.h"
+#include "mountinfo.h"
 #include "util.h"
 
 #define HOST_CGROUP_DIR "/sys/fs/cgroup"
@@ -33,83 +33,22 @@ struct hierarchy {
         char host_path[PATH_MAX];
 };
 
-static bool has_token(const char *list, const char *tok, size_t len)
-{
-        for (const char *p = list; *p;) {
-                size_t n = strcspn(p, ",");
-                if (n == len && memcmp(p, tok, len) == 0)
-                        return true;
-                p += n;
-                if (*p == ',')
-                        p++;
-        }
-        return false;
-}
-
-static bool all_tokens_in(const char *wanted, const char *list)
-{
-        for (const char *p = wanted; *p;) {
-                size_t n = strcspn(p, ",");
-                if (n > 0 && !has_token(list, p, n))
-                        return false;
-                p += n;
-                if (*p == ',')
-                        p++;
-        }
-        return true;
-}
-
-/* Does this mountinfo line mount h's hierarchy right below /sys/fs/cgroup?
+/* Does this mountinfo entry mount h's hierarchy right below /sys/fs/cgroup?
  * Fills h->mountpoint and h->mount_root when it does. */
-static bool mountinfo_match(char *line, struct hierarchy *h)
+static bool mountinfo_match(const struct bento_mountinfo *mi, struct hierarchy *h)
 {
-        char *field[6] = {0};
-        char *save = NULL, *tok, *fstype = NULL, *superopts = NULL;
-        size_t n = 0;
         const char *slash;
 
-        for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
-                if (n < 6)
-                        field[n++] = tok;
-                if (strcmp(tok, "-") == 0 && n >= 6) {
-                        fstype = strtok_r(NULL, " \n", &save);
-                        if (fstype && strtok_r(NULL, " \n", &save))
-                                superopts = strtok_r(NULL, " \n", &save);
-                        break;
-                }
-        }
-        if (!fstype || !superopts || n < 6)
+        if (strcmp(mi->fstype, h->v2 ? "cgroup2" : "cgroup") != 0)
                 return false;
-        if (strcmp(fstype, h->v2 ? "cgroup2" : "cgroup") != 0)
+        if (!h->v2 && !bento_mount_opts_all_in(h->controllers, mi->superopts))
                 return false;
-        if (!h->v2 && !all_tokens_in(h->controllers, superopts))
+        slash = strrchr(mi->mnt, '/');
+        if (!slash || (size_t) (slash - mi->mnt) != strlen(HOST_CGROUP_DIR) ||
+            strncmp(mi->mnt, HOST_CGROUP_DIR, strlen(HOST_CGROUP_DIR)) != 0 || slash[1] == '\0')
                 return false;
-        rt_mountinfo_unescape(field[3]);
-        rt_mountinfo_unescape(field[4]);
-        slash = strrchr(field[4], '/');
-        if (!slash || (size_t) (slash - field[4]) != strlen(HOST_CGROUP_DIR) ||
-            strncmp(field[4], HOST_CGROUP_DIR, strlen(HOST_CGROUP_DIR)) != 0 || slash[1] == '\0')
-                return false;
-        snprintf(h->mountpoint, sizeof(h->mountpoint), "%s", field[4]);
-        snprintf(h->mount_root, sizeof(h->mount_root), "%s", field[3]);
-        return true;
-}
-
-/* The mount point of a mountinfo line (its fifth field), unescaped. */
-static bool line_mountpoint(const char *line, char *buf, size_t size)
-{
-        const char *p = line;
-        size_t n;
-
-        for (int i = 0; i < 4 && p; i++) {
-                p = strchr(p, ' ');
-                p = p ? p + 1 : NULL;
-        }
-        if (!p || (n = strcspn(p, " \n")) == 0 || n >= size)
-                return false;
-        memcpy(buf, p, n);
-        buf[n] = '\0';
-        rt_mountinfo_unescape(buf);
+        snprintf(h->mountpoint, sizeof(h->mountpoint), "%s", mi->mnt);
+        snprintf(h->mount_root, sizeof(h->mount_root), "%s", mi->root);
         return true;
 }
 
@@ -117,22 +56,26 @@ static bool line_mountpoint(const char *line, char *buf, size_t size)
  * mounts stack, a later one at the same point or above it hides the
  * earlier (a pure v1 view made by mounting a tmpfs over /sys/fs/cgroup
  * still lists the cgroup2 mount below it, and hierarchies mounted again
- * come after the ones they hide). */
+ * come after the ones they hide).  Lines that do not parse are passed
+ * over.  1 found, 0 not, or -errno. */
 static int find_mount(struct hierarchy *h)
 {
-        cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
-        cleanup_free char *line = NULL;
-        char mnt[PATH_MAX];
+        cleanup_free char *data = NULL;
+        struct bento_err err = {0};
+        struct bento_mountinfo mi;
         bool found = false;
-        size_t cap = 0;
+        char *pos;
+        int r = bento_mountinfo_read("/proc/self/mountinfo", &data, &err);
 
-        if (!f)
-                return -errno;
-        while (getline(&line, &cap, f) > 0) {
-                if (found && line_mountpoint(line, mnt, sizeof(mnt)) &&
-                    rt_path_within(h->mountpoint, mnt))
+        if (r < 0)
+                return r;
+        pos = data;
+        while ((r = bento_mountinfo_next(&pos, &mi)) != 0) {
+                if (r < 0)
+                        continue;
+                if (found && rt_path_within(h->mountpoint, mi.mnt))
                         found = false;
-                if (mountinfo_match(line, h))
+                if (mountinfo_match(&mi, h))
                         found = true;
         }
         return found;

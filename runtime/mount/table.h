@@ -11,16 +11,12 @@
 #include "err.h"
 #include "state.h"
 
-/* Undo mountinfo's octal escapes (\040 for a space, \134 for a
- * backslash) in place. */
-void rt_mountinfo_unescape(char *s);
-
 /* Fill rec->mounts from /proc/<rec->pid>/mountinfo (mount points relative
  * to the init's root, octal escapes undone) when rec->pid is still the
  * process with rec->start_time: the pid is pinned by a pidfd, checked
  * after opening and again after the read, so a recycled pid is never read.
  * Returns 1 when filled, 0 when the init is gone (nothing filled), or a
- * negative errno with err (unreadable, over RT_MOUNTINFO_MAX_BYTES, or a
+ * negative errno with err (unreadable, over BENTO_MOUNTINFO_MAX_BYTES, or a
  * line that does not parse). */
 int rt_mount_table_read(struct bento_record *rec, struct bento_err *err);
 

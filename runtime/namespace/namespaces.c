@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "base/clone.h"
 
 static const struct {
@@ -130,16 +131,12 @@ int rt_ns_join_all(const struct rt_ns_plan *plan, struct bento_err *err)
 static int write_proc_file(pid_t pid, const char *name, const char *data, struct bento_err *err)
 {
         char path[64];
-        cleanup_close int fd = -1;
-        size_t len = strlen(data);
+        const char *step = NULL;
+        int r;
 
         snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, name);
-        fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return bento_err_set(err, errno, "cannot open %s", path);
-        if (write(fd, data, len) != (ssize_t) len)
-                return bento_err_set(err, errno ? errno : EIO, "cannot write %s", path);
-        return 0;
+        r = bento_write_value(path, data, 0, &step);
+        return r < 0 ? bento_err_set(err, -r, "cannot %s %s", step, path) : 0;
 }
 
 static int format_map(const struct oci_id_mapping *m, size_t n, unsigned self, char *buf,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "mountinfo.h"
 
 const char *rt_lsm_name(enum rt_lsm lsm)
 {
@@ -56,13 +57,18 @@ static bool apparmor_enabled(const char *root)
 /* A selinuxfs in our mount table, wherever it is mounted. */
 static bool selinuxfs_mounted(const char *root)
 {
-        char p[4096], line[4096];
-        cleanup_fclose FILE *f = NULL;
+        cleanup_free char *data = NULL;
+        struct bento_err err = {0};
+        struct bento_mountinfo mi;
+        char p[4096], *pos;
+        int r;
 
         snprintf(p, sizeof(p), "%s/proc/self/mountinfo", root);
-        f = fopen(p, "re");
-        while (f && fgets(line, sizeof(line), f))
-                if (strstr(line, " - selinuxfs "))
+        if (bento_mountinfo_read(p, &data, &err) < 0)
+                return false;
+        pos = data;
+        while ((r = bento_mountinfo_next(&pos, &mi)) != 0)
+                if (r > 0 && strcmp(mi.fstype, "selinuxfs") == 0)
                         return true;
         return false;
 }

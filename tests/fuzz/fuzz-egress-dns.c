@@ -18,20 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "dns.h"
 
 #define NAME "a.example.com"
 #define PORT 8443
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void must(int ok, const char *what)
-{
-        if (!ok) {
-                fprintf(stderr, "fuzz invariant broken: %s\n", what);
-                abort();
-        }
-}
 
 static void answer(const uint8_t *msg, size_t len, uint16_t type)
 {

@@ -16,20 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "request.h"
 #include "rules.h"
-
-#define FUZZ_MAX_BYTES (64u * 1024u)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void must(int ok, const char *what)
-{
-        if (!ok) {
-                fprintf(stderr, "fuzz invariant broken: %s\n", what);
-                abort();
-        }
-}
 
 static void check_connect(const struct egress_request *r)
 {

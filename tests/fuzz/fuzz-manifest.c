@@ -13,19 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "manifest/manifest.h"
-
-#define FUZZ_MAX_BYTES (64u * 1024u)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void must(int ok, const char *what)
-{
-        if (!ok) {
-                fprintf(stderr, "fuzz invariant broken: %s\n", what);
-                abort();
-        }
-}
 
 static void check_refusal(const struct manifest_problems *p, const struct bento_err *err)
 {

@@ -203,9 +203,37 @@ TEST(reads_proc_and_pipes)
         ASSERT_STREQ(piped, "piped");
 }
 
+/* A kernel interface file is written in place, in one piece: never
+ * created, never truncated, and with O_NOFOLLOW a symlink is refused. */
+TEST(write_value)
+{
+        cleanup_free char *data = NULL;
+        const char *step = NULL;
+        size_t len = 0;
+
+        ASSERT_EQ(bento_write_value(at("v"), "1", 0, &step), -ENOENT);
+        ASSERT_STREQ(step, "open");
+        ASSERT_TRUE(access(at("v"), F_OK) < 0); /* not created */
+        ASSERT_OK(bento_write_file_atomic(at("v"), "abcdef", 6, 0600, &err));
+        ASSERT_OK(bento_write_value(at("v"), "xyz", 0, NULL));
+        ASSERT_OK(bento_read_file(at("v"), 100, &data, &len, &err));
+        ASSERT_STREQ(data, "xyzdef"); /* not truncated */
+        ASSERT_TRUE(symlink(at("v"), at("vlink")) == 0);
+        ASSERT_EQ(bento_write_value(at("vlink"), "1", O_NOFOLLOW, &step), -ELOOP);
+        ASSERT_STREQ(step, "open");
+        ASSERT_OK(bento_write_value(at("vlink"), "1", 0, NULL));
+        /* a write the kernel refuses names the write step */
+        ASSERT_EQ(bento_write_value("/proc/self/oom_score_adj", "not a number", 0, &step), -EINVAL);
+        ASSERT_STREQ(step, "write");
+        ASSERT_OK(unlink(at("vlink")));
+        ASSERT_OK(unlink(at("v")));
+}
+
 TEST(teardown)
 {
         unlink(at("a"));
+        unlink(at("vlink"));
+        unlink(at("v"));
         ASSERT_OK(rmdir(dir));
 }
 

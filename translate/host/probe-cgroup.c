@@ -23,6 +23,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "mountinfo.h"
 
 #define MAX_HIER 16
 
@@ -41,89 +42,47 @@ struct layout {
         bool v1, v2;
 };
 
-static bool has_token(const char *list, const char *tok, size_t len)
+/* A mountinfo entry of a cgroup(2) mount that serves h: where the caller's
+ * cgroup appears below its mount point. */
+static bool match_mount(const struct bento_mountinfo *mi, const char *path, struct hier *h)
 {
-        for (const char *p = list; *p;) {
-                size_t n = strcspn(p, ",");
-
-                if (n == len && memcmp(p, tok, len) == 0)
-                        return true;
-                p += n + (p[n] == ',');
-        }
-        return false;
-}
-
-static bool all_tokens_in(const char *wanted, const char *list)
-{
-        for (const char *p = wanted; *p;) {
-                size_t n = strcspn(p, ",");
-
-                if (n > 0 && !has_token(list, p, n))
-                        return false;
-                p += n + (p[n] == ',');
-        }
-        return true;
-}
-
-/* A mountinfo line of a cgroup(2) mount that serves h: where the caller's
- * cgroup appears below its mount point (the last match wins, as the later
- * mount covers the earlier).  Fields: id parent dev root mnt opts ... -
- * type source superopts. */
-static bool match_mount(char *line, const char *path, struct hier *h)
-{
-        char *sep = strstr(line, " - "), *save = NULL, *f[5], *type, *superopts;
         size_t rl;
 
-        if (!sep)
+        if (strcmp(mi->fstype, h->v2 ? "cgroup2" : "cgroup") != 0 ||
+            (!h->v2 && !bento_mount_opts_all_in(h->ctrls, mi->superopts)))
                 return false;
-        *sep = '\0';
-        f[0] = strtok_r(line, " ", &save);
-        for (int i = 1; i < 5; i++)
-                f[i] = f[i - 1] ? strtok_r(NULL, " ", &save) : NULL;
-        type = strtok_r(sep + 3, " ", &save);
-        (void) strtok_r(NULL, " ", &save);
-        superopts = strtok_r(NULL, " ", &save);
-        if (!f[4] || !type || !superopts)
-                return false;
-        if (strcmp(type, h->v2 ? "cgroup2" : "cgroup") != 0 ||
-            (!h->v2 && !all_tokens_in(h->ctrls, superopts)))
-                return false;
-        rl = strcmp(f[3], "/") == 0 ? 0 : strlen(f[3]);
-        if (rl && (strncmp(path, f[3], rl) != 0 || (path[rl] && path[rl] != '/')))
+        rl = strcmp(mi->root, "/") == 0 ? 0 : strlen(mi->root);
+        if (rl && (strncmp(path, mi->root, rl) != 0 || (path[rl] && path[rl] != '/')))
                 return false;
         h->at_root = path[rl] == '\0' || strcmp(path + rl, "/") == 0;
-        host_fmt(h->dir, sizeof(h->dir), "%s%s", f[4], h->at_root ? "" : path + rl);
+        host_fmt(h->dir, sizeof(h->dir), "%s%s", mi->mnt, h->at_root ? "" : path + rl);
         return true;
 }
 
-static void find_mount(const char *mountinfo, const char *path, struct hier *h)
+/* The last match wins, as the later mount covers the earlier. */
+static void find_mount(const struct bento_mountinfo *mis, size_t n, const char *path,
+                       struct hier *h)
 {
-        const char *line = mountinfo;
-
         h->dir[0] = '\0';
-        while (*line) {
-                size_t n = strcspn(line, "\n");
-                char buf[4096];
-
-                if (n < sizeof(buf)) {
-                        memcpy(buf, line, n);
-                        buf[n] = '\0';
-                        (void) match_mount(buf, path, h);
-                }
-                line += n + (line[n] == '\n');
-        }
+        for (size_t i = 0; i < n; i++)
+                (void) match_mount(&mis[i], path, h);
 }
 
 static int load_layout(struct layout *l, char *why, size_t size)
 {
         cleanup_free char *cgroups = NULL, *mountinfo = NULL;
+        cleanup_free struct bento_mountinfo *mis = NULL;
         struct bento_err err = {0};
-        size_t len = 0;
+        size_t len = 0, n_mis = 0;
         char *save = NULL;
 
         if (bento_read_file("/proc/self/cgroup", 65536, &cgroups, &len, &err) < 0 ||
-            bento_read_file("/proc/self/mountinfo", (size_t) 4 << 20, &mountinfo, &len, &err) < 0) {
+            bento_mountinfo_read("/proc/self/mountinfo", &mountinfo, &err) < 0) {
                 host_fmt(why, size, "the cgroup layout cannot be read: %s", err.msg);
+                return -1;
+        }
+        if (bento_mountinfo_parse_all(mountinfo, &mis, &n_mis) < 0) {
+                host_fmt(why, size, "the cgroup layout cannot be read: out of memory");
                 return -1;
         }
         for (char *line = strtok_r(cgroups, "\n", &save); line && l->n < MAX_HIER;
@@ -139,7 +98,7 @@ static int load_layout(struct layout *l, char *why, size_t size)
                 if (!h->v2 && c1[1] == '\0')
                         continue;
                 host_fmt(h->ctrls, sizeof(h->ctrls), "%s", h->v2 ? "" : c1 + 1);
-                find_mount(mountinfo, c2 + 1, h);
+                find_mount(mis, n_mis, c2 + 1, h);
                 if (!h->dir[0])
                         continue;
                 *(h->v2 ? &l->v2 : &l->v1) = true;
@@ -159,7 +118,7 @@ static int load_layout(struct layout *l, char *why, size_t size)
 static struct hier *find_hier(struct layout *l, const char *ctrl)
 {
         for (size_t i = 0; i < l->n; i++)
-                if (!l->h[i].v2 && has_token(l->h[i].ctrls, ctrl, strlen(ctrl)))
+                if (!l->h[i].v2 && bento_mount_opts_has(l->h[i].ctrls, ctrl, strlen(ctrl)))
                         return &l->h[i];
         for (size_t i = 0; !l->v1 && i < l->n; i++)
                 if (l->h[i].v2)
@@ -195,14 +154,9 @@ static void remove_probes(struct layout *l)
 static int write_file(const char *dir, const char *file, const char *value)
 {
         char path[PATH_MAX];
-        cleanup_close int fd = -1;
-        size_t len = strlen(value);
 
         host_fmt(path, sizeof(path), "%s/%s", dir, file);
-        fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -errno;
-        return write(fd, value, len) == (ssize_t) len ? 0 : (errno ? -errno : -EIO);
+        return bento_write_value(path, value, O_NOFOLLOW, NULL);
 }
 
 /* Read a small file of dir into buf ("" on failure). */

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "compile/compile.h"
 
 #define NS_FLAGS                                                                                   \
@@ -157,16 +158,9 @@ static __attribute__((noreturn)) void ns_child(struct ns_pipes *p)
 static int write_proc(pid_t pid, const char *file, const char *value)
 {
         char path[64];
-        cleanup_close int fd = -1;
-        size_t len = strlen(value);
 
         host_fmt(path, sizeof(path), "/proc/%d/%s", (int) pid, file);
-        fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        if (write(fd, value, len) != (ssize_t) len)
-                return errno ? -errno : -EIO;
-        return 0;
+        return bento_write_value(path, value, 0, NULL);
 }
 
 /* uid and gid mapped to themselves, as the bundles bento writes ask. */

@@ -26,6 +26,7 @@
 
 #include "cleanup.h"
 #include "jsonw.h"
+#include "mountinfo.h"
 #include "manifest/path.h"
 #include "shields/shields.h"
 
@@ -384,23 +385,6 @@ static void walk_grants(struct scan *s)
         }
 }
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
-{
-        char *w = s;
-
-        for (char *r = s; *r; r++) {
-                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-                    r[3] >= '0' && r[3] <= '7') {
-                        *w++ = (char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-                        r += 3;
-                } else {
-                        *w++ = *r;
-                }
-        }
-        *w = '\0';
-}
-
 /* Is path inside a grant (from first, so p->n_reads: a write grant)? */
 static bool granted(const struct policy *p, const char *path, size_t first)
 {
@@ -436,26 +420,24 @@ static void visit_mount(struct scan *s, const char *mp, dev_t dev)
         }
 }
 
-/* Bind aliases, from /proc/self/mountinfo. */
+/* Bind aliases, from /proc/self/mountinfo (an unreadable table makes the
+ * answer partial; a line that does not parse is passed over). */
 static void scan_mounts(struct scan *s)
 {
-        cleanup_fclose FILE *f = fopen("/proc/self/mountinfo", "re");
-        cleanup_free char *line = NULL;
-        size_t cap = 0;
+        cleanup_free char *data = NULL;
+        struct bento_err err = {0};
+        struct bento_mountinfo mi;
+        char *pos;
+        int r;
 
-        if (!f) {
+        if (bento_mountinfo_read("/proc/self/mountinfo", &data, &err) < 0) {
                 s->out->partial = true;
                 return;
         }
-        while (s->r >= 0 && getline(&line, &cap, f) > 0) {
-                char mp[4096];
-                unsigned maj = 0, min = 0;
-
-                if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min, mp) != 3)
-                        continue;
-                unescape(mp);
-                visit_mount(s, mp, makedev(maj, min));
-        }
+        pos = data;
+        while (s->r >= 0 && (r = bento_mountinfo_next(&pos, &mi)) != 0)
+                if (r > 0)
+                        visit_mount(s, mi.mnt, makedev(mi.major, mi.minor));
 }
 
 static int cmp_ident(const void *a, const void *b)
