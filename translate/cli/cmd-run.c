@@ -15,18 +15,6 @@
 #include "manifest/path.h"
 #include "run/run.h"
 
-/* An --accept-alias tree as given, made absolute against the working
- * directory (symlinks are resolved where it is checked). */
-static char *absolute_path(const char *p)
-{
-        cleanup_free char *cwd = NULL;
-
-        if (p[0] == '/')
-                return path_clean(p);
-        cwd = getcwd(NULL, 0);
-        return cwd ? path_join(cwd, p) : NULL;
-}
-
 enum {
         RUN_STRICT,
         RUN_ALLOW_DEGRADED,
@@ -101,7 +89,7 @@ static int take(struct run_opts *o, const struct bento_argv_hit *h, int *npos)
         case RUN_ACCEPT_ALIAS:
                 if (o->n_accept_alias == RUN_ENV_MAX)
                         return usage(o, "too many --accept-alias trees");
-                o->accept_alias[o->n_accept_alias] = absolute_path(h->value);
+                o->accept_alias[o->n_accept_alias] = path_absolute(h->value);
                 if (!o->accept_alias[o->n_accept_alias++])
                         return usage(o, "out of memory");
                 return 0;

@@ -152,16 +152,6 @@ static int print_summary(const struct policy *p, const struct compile_opts *c, b
         return 0;
 }
 
-static char *absolute(const char *path)
-{
-        cleanup_free char *cwd = NULL;
-
-        if (path[0] == '/')
-                return path_clean(path);
-        cwd = getcwd(NULL, 0);
-        return cwd ? path_join(cwd, path) : NULL;
-}
-
 /* A bundle inside a write grant could be rewritten by the very program it
  * confines, config.json included, and the next run would enforce whatever
  * that program wrote there.  Heap message, or NULL when the bundle is safe
@@ -246,7 +236,7 @@ int cmd_translate(int argc, char **argv)
                 if (r != 0)
                         return r;
         }
-        out = absolute(o.out);
+        out = path_absolute(o.out);
         if (!out || manifest_fingerprint(m, fp, &err) < 0) {
                 fprintf(stderr, "bento: %s\n", out ? err.msg : "out of memory");
                 return BENTO_EXIT_REFUSED;

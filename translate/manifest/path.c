@@ -125,6 +125,16 @@ char *path_join(const char *a, const char *b)
         return path_clean(both);
 }
 
+char *path_absolute(const char *p)
+{
+        cleanup_free char *cwd = NULL;
+
+        if (p[0] == '/')
+                return path_clean(p);
+        cwd = getcwd(NULL, 0);
+        return cwd ? path_join(cwd, p) : NULL;
+}
+
 bool path_within(const char *parent, const char *child)
 {
         return strcmp(parent, child) == 0 || path_beneath(parent, child);

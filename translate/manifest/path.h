@@ -19,6 +19,11 @@ char *path_clean(const char *p);
 /* clean(a + "/" + b); NULL only when out of memory. */
 char *path_join(const char *a, const char *b);
 
+/* p made absolute against the working directory and cleaned, the way a
+ * path given on the command line is meant (symlinks are left to whoever
+ * checks it).  NULL when out of memory or the working directory is gone. */
+char *path_absolute(const char *p);
+
 /* child equals parent or lies beneath it, on component boundaries; both
  * must already be clean. */
 bool path_within(const char *parent, const char *child);
