@@ -17,7 +17,10 @@ bundle land under that build directory, and nothing in the source tree
 """
 
 import os
+import pathlib
 import re
+import shutil
+import tempfile
 
 import pytest
 
@@ -73,8 +76,21 @@ def source_tree_files():
     return found
 
 
+@pytest.fixture
+def short_dir():
+    """A directory with a short path: the benchmark's deepest unix socket
+    (the exec gate's, in a translated bundle under the scratch directory)
+    must fit in sun_path's 107 bytes, which pytest's own tmp_path can
+    exceed (the benchmark refuses a scratch directory that deep; see
+    test_refused_when_the_scratch_is_too_deep)."""
+    d = pathlib.Path(tempfile.mkdtemp(prefix="bb-", dir="/tmp"))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
 @pytest.mark.timeout(300)
-def test_a_whole_report_from_the_smallest_run(tmp_path):
+def test_a_whole_report_from_the_smallest_run(short_dir):
+    tmp_path = short_dir
     build = tmp_path / "build"
     build.mkdir()
     (build / "bin").symlink_to(os.path.join(BUILD, "bin"))
@@ -143,3 +159,16 @@ def test_refused_without_a_built_runtime(tmp_path):
     assert res.rc == 1, res
     assert "bento-runtime missing (make first)" in res.err, res.err
     assert not (tmp_path / "results").exists()
+
+
+def test_refused_when_the_scratch_is_too_deep(tmp_path):
+    """A scratch directory whose bundle's gate socket would not fit a unix
+    socket address is refused up front, saying what to do, before anything
+    is measured or written."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    res = harness.run_cmd([RUN_SH, BUILD], timeout=120,
+                          env=bench_env(tmp_path, BENCH_DIR=str(deep)))
+    assert res.rc == 1, res
+    assert "too deep for a unix socket path" in res.err + res.out, res
+    assert "set BENCH_DIR to a shorter one" in res.err + res.out, res
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").iterdir())
