@@ -304,6 +304,21 @@ def test_killed_by_a_signal():
     assert rep[-1] == ["end", "signal", str(int(signal.SIGUSR1))]
 
 
+def test_a_caught_signal_is_delivered():
+    res, rep = run_ok(["sh", "-c", 'trap "exit 9" USR1; kill -USR1 $$; sleep 5; exit 1'])
+    assert res.rc == 9, res
+    assert rep[-1] == ["end", "exit", "9"]
+
+
+def test_a_group_stop_stays_stopped_until_continued(tmp_path):
+    mark = tmp_path / "resumed"
+    res, rep = run_ok(["sh", "-c", '(sleep 0.3; touch %s; kill -CONT $$) & kill -STOP $$; '
+                       'test -e %s && exit 5; exit 6' % (mark, mark)], timeout=20)
+    # 5: the shell ran on only after SIGCONT (the mark exists), not before
+    assert res.rc == 5, res
+    assert rep[-1] == ["end", "exit", "5"]
+
+
 def test_signals_to_the_observer_reach_the_target(tmp_path):
     with tempfile.TemporaryFile() as rep:
         fd = rep.fileno()
