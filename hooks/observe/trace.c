@@ -147,6 +147,8 @@ static void on_seccomp(struct tracer *tr, struct obs_tracee *t)
                 obs_report_line(tr->report, "dropped", sc->name, "unhandled-syscall");
                 return resume(t, 0);
         default:
+                if (t->pending) /* an exit stop never came: keep the attempt */
+                        obs_emit(t, "error", true, 0, tr->report);
                 obs_decode(t, sc, info.seccomp.args, tr->report);
                 return resume(t, 0);
         }

@@ -248,6 +248,16 @@ def test_the_targets_ptrace_is_refused(target, data):
     assert rep[-1] == ["end", "exit", "0"]
 
 
+def test_an_untraced_child_cannot_use_the_observed_calls(target, data):
+    res, rep = run_ok([target, "untraced", data])
+    assert res.rc == 0, res
+    # no tracer to answer SECCOMP_RET_TRACE: the call fails, it does not run unseen
+    assert "untraced-open -1 ENOSYS" in res.out
+    assert "untraced-getpid 1" in res.out  # calls the filter lets through still work
+    assert not has(rep, "read", "ok", data + "/in")
+    assert has(rep, "read", "absent", data + "/after-untraced")
+
+
 def test_a_filter_of_the_target_stacks(target, data):
     res, rep = run_ok([target, "seccomp", data])
     assert res.rc == 0, res

@@ -152,6 +152,26 @@ static int do_ptrace(const char *d)
         return 0;
 }
 
+/* A child the tracer is not allowed to follow (CLONE_UNTRACED): it keeps
+ * the filter, and with no tracer every call the filter stops fails. */
+static int untraced(const char *d)
+{
+        int st = 0;
+        long p = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
+
+        if (p == 0) {
+                int fd = open(at(d, "in"), O_RDONLY);
+
+                printf("untraced-open %d %s\n", fd, fd < 0 ? strerrorname_np(errno) : "-");
+                printf("untraced-getpid %d\n", getpid() > 0);
+                fflush(stdout);
+                _exit(0);
+        }
+        waitpid((pid_t) p, &st, 0);
+        close(open(at(d, "after-untraced"), O_RDONLY));
+        return 0;
+}
+
 static int install(struct sock_filter *f, unsigned short n, unsigned int flags)
 {
         struct sock_fprog prog = {.len = n, .filter = f};
@@ -330,6 +350,8 @@ int main(int argc, char **argv)
                 r = children(d);
         else if (!strcmp(cmd, "thread-exec"))
                 r = thread_exec(d);
+        else if (!strcmp(cmd, "untraced"))
+                r = untraced(d);
         else if (!strcmp(cmd, "ptrace"))
                 r = do_ptrace(d);
         else if (!strcmp(cmd, "seccomp"))
