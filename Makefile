@@ -204,8 +204,12 @@ check-docs:
 define hook_program
 $$(BUILDDIR)/bin/bento-$(1): $$(call obj,$$(wildcard hooks/$(1)/*.c)) $$(LIBBENTO) $$(LINK_MODE_FILE)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$(filter-out $$(LINK_MODE_FILE),$$^) $$(HOOK_LINK)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$(filter-out $$(LINK_MODE_FILE),$$^) $$(if $$(filter $(1),$$(HOOKS_LIBC_ONLY)),,$$(HOOK_LINK))
 endef
+# Hook programs that need nothing but libbento and libc: bento-observe runs
+# inside the sandbox as the container's process and loads no library the
+# box would have to hold (in either link mode: libc is always shared).
+HOOKS_LIBC_ONLY := observe
 $(foreach h,$(HOOK_NAMES),$(eval $(call hook_program,$(h))))
 
 # The mode the binaries are linked in, rewritten only when it changes, so
@@ -292,6 +296,21 @@ $(addprefix $(BUILDDIR)/obj/tests/unit/,$(EGRESS_TEST_PATTERNS)): \
 $(EGRESS_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBEGRESS) $(LIBBENTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_HOOKS))
+
+# Unit tests of hooks/observe link its objects except main.c.
+OBSERVE_TESTS := $(filter $(BUILDDIR)/tests/test-observe-%,$(UNIT_BINS))
+LIBOBSERVE := $(BUILDDIR)/lib/libbento-observe.a
+
+$(LIBOBSERVE): $(call obj,$(filter-out hooks/observe/main.c,$(wildcard hooks/observe/*.c)))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILDDIR)/obj/tests/unit/test-observe-%: TEST_CFLAGS = -iquote hooks/observe
+
+$(OBSERVE_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBOBSERVE) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 # The host-name grammar test checks one table against both sides of the
 # policy/enforcement boundary: translate/manifest/netrule.c and

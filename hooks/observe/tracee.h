@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * bento-observe: what the tracer keeps per traced thread, and the
+ * decoding of one system call at its seccomp stop into the lines it will
+ * report once the call's result is known (record.c).
+ */
+#ifndef BENTO_OBSERVE_TRACEE_H
+#define BENTO_OBSERVE_TRACEE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "observe.h"
+#include "report.h"
+#include "systab.h"
+
+/* One line to write at the syscall-exit stop. */
+struct obs_line {
+        const char *verb;  /* "read", "write", "probe", "chdir", "exec", "unix" */
+        const char *fixed; /* second word when it is not the result ("connect"), or NULL */
+        bool probe;        /* ENOTDIR means absent too */
+        int path;          /* which of the tracee's path buffers */
+};
+
+struct obs_tracee {
+        pid_t pid;
+        bool started; /* its attach stop was seen (the root: seized running) */
+        bool pending; /* decoded at the seccomp stop, waiting for the exit stop */
+        int n_lines;
+        struct obs_line lines[2];
+        char path[2][OBS_PATH_BUF];
+};
+
+/* Decode the system call at a seccomp stop (nr and args of the x86_64
+ * ABI, sc its table row) into t->lines, or write a dropped line.  Returns
+ * true when the tracee must stop at the syscall's exit. */
+bool obs_decode(struct obs_tracee *t, const struct obs_syscall *sc, const uint64_t *args,
+                struct obs_report *r);
+
+/* The word a result is reported as: "ok", "absent" or "error". */
+const char *obs_result_word(bool is_error, long long rval, bool probe);
+
+/* Write t's pending lines with the result, and clear them. */
+void obs_emit(struct obs_tracee *t, const char *result_or_null, bool is_error, long long rval,
+              struct obs_report *r);
+
+#endif
