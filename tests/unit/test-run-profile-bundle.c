@@ -22,6 +22,7 @@
 
 static char dir[] = "/tmp/bento-profile-bundle-XXXXXX";
 static char proj[96], home[96], script[128];
+static const struct profile_discovery plain = {.script = script, .interpreter = "/bin/sh"};
 
 static int setup(void)
 {
@@ -104,8 +105,10 @@ TEST(discovery_policy)
         struct bento_err err = {0};
         char *extra[] = {(char *) "/srv/more"};
 
-        ASSERT_OK(profile_discovery_manifest(script, "/bin/sh", NULL, 0, NULL, 0, false, extra, 1,
-                                             NULL, 0, &m, &err));
+        ASSERT_OK(profile_discovery_manifest(
+            &(struct profile_discovery){
+                .script = script, .interpreter = "/bin/sh", .extra_read = extra, .n_extra_read = 1},
+            &m, &err));
         ASSERT_STREQ(m->entrypoint, script);
         ASSERT_EQ(m->exec, MANIFEST_EXEC_ALL);
         ASSERT_EQ(m->n_read, 2);
@@ -117,15 +120,16 @@ TEST(discovery_policy)
         ASSERT_TRUE(m->n_env >= 1 && strcmp(m->env[0], "HOME") == 0);
         for (size_t i = 0; i < m->n_env; i++)
                 ASSERT_TRUE(strcmp(m->env[i], "PATH") != 0 && strcmp(m->env[i], "PWD") != 0);
-        ASSERT_OK(profile_discovery_manifest(script, "/bin/sh", NULL, 0, NULL, 0, true, NULL, 0,
-                                             NULL, 0, &net, &err));
+        ASSERT_OK(profile_discovery_manifest(&(struct profile_discovery){.script = script,
+                                                                         .interpreter = "/bin/sh",
+                                                                         .allow_network = true},
+                                             &net, &err));
         ASSERT_EQ(net->n_network, 1);
         ASSERT_STREQ(net->network[0].host, "*");
         ASSERT_STREQ(net->network[0].port, "*");
         /* the script in the home itself: nothing granted */
         setenv("HOME", proj, 1);
-        ASSERT_OK(profile_discovery_manifest(script, "/bin/sh", NULL, 0, NULL, 0, false, NULL, 0,
-                                             NULL, 0, &broad, &err));
+        ASSERT_OK(profile_discovery_manifest(&plain, &broad, &err));
         setenv("HOME", home, 1);
         ASSERT_EQ(broad->n_read, 0);
         ASSERT_EQ(broad->n_write, 0);
@@ -141,8 +145,7 @@ TEST(profile_bundle)
         struct bento_err err = {0};
         long home_at, grant_at;
 
-        ASSERT_OK(profile_discovery_manifest(script, "/bin/sh", NULL, 0, NULL, 0, false, NULL, 0,
-                                             NULL, 0, &m, &err));
+        ASSERT_OK(profile_discovery_manifest(&plain, &m, &err));
         cfg = config_of(m, &pr);
         ASSERT_TRUE(cfg);
         process = bento_json_get(cfg, "process");
@@ -174,8 +177,7 @@ TEST(plain_bundle_unchanged)
         const struct bento_json *process;
         struct bento_err err = {0};
 
-        ASSERT_OK(profile_discovery_manifest(script, "/bin/sh", NULL, 0, NULL, 0, false, NULL, 0,
-                                             NULL, 0, &m, &err));
+        ASSERT_OK(profile_discovery_manifest(&plain, &m, &err));
         cfg = config_of(m, NULL);
         ASSERT_TRUE(cfg);
         process = bento_json_get(cfg, "process");

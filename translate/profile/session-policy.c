@@ -52,10 +52,9 @@ static int discovery_env(struct manifest *m)
 }
 
 /* read and write = [dirname(script)] unless broad, then what the loop accepted. */
-static int discovery_grants(struct manifest *m, const char *script, char *const *extra_read,
-                            size_t n_extra_read, char *const *extra_write, size_t n_extra_write)
+static int discovery_grants(struct manifest *m, const struct profile_discovery *d)
 {
-        cleanup_free char *dir = strdup(script);
+        cleanup_free char *dir = strdup(d->script);
         char *slash = dir ? strrchr(dir, '/') : NULL;
         int r = dir ? 0 : -ENOMEM;
 
@@ -67,9 +66,9 @@ static int discovery_grants(struct manifest *m, const char *script, char *const 
                         r = bento_strv_append(&m->write, &m->n_write, dir);
         }
         if (r >= 0)
-                r = append_all(&m->read, &m->n_read, extra_read, n_extra_read);
+                r = append_all(&m->read, &m->n_read, d->extra_read, d->n_extra_read);
         if (r >= 0)
-                r = append_all(&m->write, &m->n_write, extra_write, n_extra_write);
+                r = append_all(&m->write, &m->n_write, d->extra_write, d->n_extra_write);
         return r < 0 ? -ENOMEM : 0;
 }
 
@@ -85,37 +84,32 @@ static int discovery_network(struct manifest *m, bool allow_network)
         return m->network[0].host && m->network[0].port ? 0 : -ENOMEM;
 }
 
-int profile_discovery_manifest(const char *script, const char *interpreter,
-                               char *const *interpreter_args, size_t n_interpreter_args,
-                               char *const *args, size_t n_args, bool allow_network,
-                               char *const *extra_read, size_t n_extra_read,
-                               char *const *extra_write, size_t n_extra_write,
-                               struct manifest **ret, struct bento_err *err)
+int profile_discovery_manifest(const struct profile_discovery *d, struct manifest **ret,
+                               struct bento_err *err)
 {
         cleanup_manifest struct manifest *m = calloc(1, sizeof(*m));
         struct manifest_problems problems = {0};
         int r;
 
-        if (!m || !(m->path = strdup("")) || !(m->entrypoint = strdup(script)) ||
-            !(m->interpreter = strdup(interpreter ? interpreter : "")))
+        if (!m || !(m->path = strdup("")) || !(m->entrypoint = strdup(d->script)) ||
+            !(m->interpreter = strdup(d->interpreter ? d->interpreter : "")))
                 return bento_err_set(err, ENOMEM, "discovery policy");
         m->exec = MANIFEST_EXEC_ALL;
-        r = append_all(&m->interpreter_args, &m->n_interpreter_args, interpreter_args,
-                       n_interpreter_args);
+        r = append_all(&m->interpreter_args, &m->n_interpreter_args, d->interpreter_args,
+                       d->n_interpreter_args);
         if (r >= 0)
-                r = append_all(&m->args, &m->n_args, args, n_args);
+                r = append_all(&m->args, &m->n_args, d->args, d->n_args);
         if (r >= 0)
                 r = discovery_env(m);
         if (r >= 0)
-                r = discovery_grants(m, script, extra_read, n_extra_read, extra_write,
-                                     n_extra_write);
+                r = discovery_grants(m, d);
         if (r >= 0)
-                r = discovery_network(m, allow_network);
+                r = discovery_network(m, d->allow_network);
         if (r < 0)
                 return bento_err_set(err, ENOMEM, "discovery policy");
         /* What runs is checked as any manifest is (an interpreter or argument the manifest
          * rules refuse is refused here, not half-run). */
-        r = manifest_validate(m, script, &problems, err);
+        r = manifest_validate(m, d->script, &problems, err);
         manifest_problems_done(&problems);
         if (r < 0)
                 return r;

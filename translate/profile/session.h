@@ -42,17 +42,26 @@ extern const char *const profile_discovery_env[];
  * NULL).  dir is absolute and clean. */
 bool profile_dir_is_broad(const char *dir, const char *home);
 
-/* The discovery manifest for an absolute, clean script path: the script as entrypoint, the
- * interpreter and its shebang arguments as given, read and write [dirname] unless broad,
- * exec all, the discovery env names, network *:* with allow_network (else none: the proxy
- * is there anyway and refuses every CONNECT, recording it).  extra_read/extra_write are
- * added (grants accepted in the converge loop).  *ret is owned by the caller. */
-int profile_discovery_manifest(const char *script, const char *interpreter,
-                               char *const *interpreter_args, size_t n_interpreter_args,
-                               char *const *args, size_t n_args, bool allow_network,
-                               char *const *extra_read, size_t n_extra_read,
-                               char *const *extra_write, size_t n_extra_write,
-                               struct manifest **ret, struct bento_err *err);
+/* What the discovery manifest is made of: the script (absolute, clean), the interpreter and
+ * its shebang arguments as given, the script's arguments, --allow-network, and the grants
+ * the converge loop accepted so far. */
+struct profile_discovery {
+        const char *script, *interpreter;
+        char *const *interpreter_args;
+        size_t n_interpreter_args;
+        char *const *args;
+        size_t n_args;
+        bool allow_network;
+        char *const *extra_read, *const *extra_write;
+        size_t n_extra_read, n_extra_write;
+};
+
+/* The discovery manifest: the script as entrypoint, read and write [dirname] unless broad
+ * (then nothing) plus the extra grants, exec all, the discovery env names, network *:* with
+ * allow_network (else none: the proxy is there anyway and refuses every CONNECT, recording
+ * it).  Validated as any manifest.  *ret is owned by the caller. */
+int profile_discovery_manifest(const struct profile_discovery *d, struct manifest **ret,
+                               struct bento_err *err);
 
 /* What one observed run gave (session-run.c). */
 struct profile_round {
