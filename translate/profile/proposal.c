@@ -338,6 +338,34 @@ void profile_proposal_done(struct profile_proposal *p)
         *p = (struct profile_proposal){0};
 }
 
+static bool granted(const struct manifest *m, const struct profile_item *it)
+{
+        char *const *v = it->kind == PROFILE_ITEM_WRITE ? m->write : m->read;
+        size_t n = it->kind == PROFILE_ITEM_WRITE ? m->n_write : m->n_read;
+
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(v[i], it->path) == 0)
+                        return true;
+        return false;
+}
+
+/* A flag is about a grant the proposal keeps: one run refused after all
+ * is withheld instead, and its flags go. */
+static void drop_stale_flags(struct profile_proposal *p)
+{
+        size_t o = 0;
+
+        for (size_t i = 0; i < p->n_flagged; i++) {
+                if (granted(p->m, &p->flagged[i])) {
+                        p->flagged[o++] = p->flagged[i];
+                        continue;
+                }
+                free(p->flagged[i].path);
+                free(p->flagged[i].detail);
+        }
+        p->n_flagged = o;
+}
+
 static void proposer_done(struct proposer *pr)
 {
         struct cands *cs[] = {&pr->reads, &pr->writes};
@@ -389,6 +417,8 @@ int profile_propose(const struct profile_observation *o, const struct profile_co
                 r = bento_err_set(err, ENOMEM, "the proposal");
         if (r >= 0)
                 r = proposer_run_refusals(&pr, err);
+        if (r >= 0)
+                drop_stale_flags(ret);
         if (r >= 0)
                 r = profile_warnings(o, c, ret, err);
         proposer_done(&pr);
