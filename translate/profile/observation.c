@@ -263,7 +263,9 @@ static int exec_line(struct profile_observation *o, const struct line *l, struct
                 return bento_err_set(err, ENOMEM, "observer report");
         }
         o->execs[o->n_execs++] = (struct profile_exec){res, path};
-        if (res == PROFILE_RESULT_OK)
+        /* The first image is the target itself, started by the observer: only a later one
+         * is a subprocess (exec: all). */
+        if (res == PROFILE_RESULT_OK && o->n_execs > 1)
                 o->execed = true;
         return 0;
 }
