@@ -493,7 +493,11 @@ TEST(exec_all_only_when_an_exec_ran_and_env_is_the_discovery_names)
         ASSERT_EQ(p.m->n_env, 3);
         ASSERT_STREQ(p.m->env[0], "HOME");
         profile_proposal_done(&p);
-        ASSERT_OK(propose("exec ok /usr/bin/ls\nend exit 0\n", &p));
+        /* the first image is the target itself, which the observer started */
+        ASSERT_OK(propose("exec ok /usr/bin/sh\nend exit 0\n", &p));
+        ASSERT_EQ(p.m->exec, MANIFEST_EXEC_NONE);
+        profile_proposal_done(&p);
+        ASSERT_OK(propose("exec ok /usr/bin/sh\nexec ok /usr/bin/ls\nend exit 0\n", &p));
         ASSERT_EQ(p.m->exec, MANIFEST_EXEC_ALL);
         profile_proposal_done(&p);
 }
