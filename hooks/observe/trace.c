@@ -114,7 +114,6 @@ static void on_seccomp(struct tracer *tr, struct obs_tracee *t)
 {
         struct __ptrace_syscall_info info;
         const struct obs_syscall *sc;
-        char num[32];
 
         memset(&info, 0, sizeof(info));
         if (ptrace(PTRACE_GET_SYSCALL_INFO, t->pid, (void *) sizeof(info), &info) <= 0 ||
@@ -125,6 +124,8 @@ static void on_seccomp(struct tracer *tr, struct obs_tracee *t)
         /* another ABI: the table's numbers and argument layouts are
          * x86_64's, so the call is refused rather than let through unseen */
         if (info.arch != AUDIT_ARCH_X86_64 || (info.seccomp.nr & X32_SYSCALL_BIT)) {
+                char num[32];
+
                 snprintf(num, sizeof(num), "%llu", (unsigned long long) info.seccomp.nr);
                 obs_report_line(tr->report, "dropped", num, "x32-or-ia32");
                 return skip(t, ENOSYS);
@@ -146,6 +147,8 @@ static void on_seccomp(struct tracer *tr, struct obs_tracee *t)
                 obs_report_line(tr->report, "dropped", sc->name, "unhandled-syscall");
                 return resume(t, 0);
         default:
+                if (t->pending) /* an exit stop never came: keep the attempt */
+                        obs_emit(t, "error", true, 0, tr->report);
                 obs_decode(t, sc, info.seccomp.args, tr->report);
                 return resume(t, 0);
         }
@@ -242,9 +245,9 @@ static void on_stop(struct tracer *tr, struct obs_tracee *t, int status)
 
 static void on_death(struct tracer *tr, pid_t pid, int status)
 {
-        char num[32];
-
         if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS) {
+                char num[32];
+
                 snprintf(num, sizeof(num), "%d", (int) pid);
                 obs_report_line(tr->report, "sigsys", num, NULL);
         }

@@ -30,6 +30,7 @@ USES = {
     "bento": ("libyajl.so", "libyaml-0.so", "libcrypto.so"),
     "bento-exec-gate": ("libyajl.so", "libseccomp.so"),
     "bento-egress": ("libyajl.so",),
+    "bento-observe": (),
 }
 
 
@@ -66,6 +67,12 @@ def test_binaries_are_linked_as_the_mode_says(program):
         for want in USES[program]:
             assert any(lib.startswith(want) for lib in linked), \
                 "%s is linked shared yet does not need %s: %s" % (program, want, libs)
+
+
+def test_the_observer_needs_only_libc():
+    """bento-observe runs inside the sandbox: libc and nothing else, in
+    either mode (Makefile, HOOKS_LIBC_ONLY)."""
+    assert needed(os.path.join(BUILD, "bin", "bento-observe")) == ["libc.so.6"]
 
 
 @pytest.fixture

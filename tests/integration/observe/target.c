@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The traced program of tests/integration/test_observe.py: one subcommand
+ * per behaviour bento-observe must report (or survive).  Prints what the
+ * calls returned, so a test checks the target's view and the report's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char path_buf[8192];
+
+static const char *at(const char *dir, const char *name)
+{
+        snprintf(path_buf, sizeof(path_buf), "%s/%s", dir, name);
+        return path_buf;
+}
+
+static void touch(const char *p)
+{
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0)
+                close(fd);
+}
+
+static int files(const char *d)
+{
+        struct stat st;
+        int dfd, fd;
+
+        fd = open(at(d, "in"), O_RDONLY);
+        printf("read-in %d\n", fd >= 0);
+        touch(at(d, "out"));
+        printf("stat-missing %d\n", stat(at(d, "missing"), &st));
+        mkdir(at(d, "newdir"), 0755);
+        rename(at(d, "out"), strdup(at(d, "renamed")));
+        link(at(d, "in"), strdup(at(d, "hardlink")));
+        symlink("in", at(d, "symlink"));
+        unlink(at(d, "hardlink"));
+        if (chdir(d) != 0)
+                return 1;
+        fd = open("in", O_RDONLY); /* relative to the cwd */
+        close(fd);
+        dfd = open("sub", O_RDONLY | O_DIRECTORY);
+        fd = openat(dfd, "f", O_RDONLY); /* relative to a dirfd */
+        close(fd);
+        fstatat(dfd, "", &st, AT_EMPTY_PATH); /* the dirfd itself */
+        fchdir(dfd);
+        access("f", R_OK);
+        return 0;
+}
+
+static void *thread_main(void *arg)
+{
+        close(open(at(arg, "from-thread"), O_RDONLY));
+        return NULL;
+}
+
+static int threads(const char *d)
+{
+        pthread_t t[4];
+
+        for (int i = 0; i < 4; i++)
+                pthread_create(&t[i], NULL, thread_main, (void *) d);
+        for (int i = 0; i < 4; i++)
+                pthread_join(t[i], NULL);
+        return 0;
+}
+
+static int children(const char *d)
+{
+        struct clone_args ca = {.exit_signal = SIGCHLD};
+        pid_t p;
+        int st;
+
+        if ((p = fork()) == 0) {
+                close(open(at(d, "from-fork"), O_RDONLY));
+                _exit(0);
+        }
+        waitpid(p, &st, 0);
+        if ((p = vfork()) == 0) {
+                execl("/bin/true", "true", (char *) NULL);
+                _exit(127);
+        }
+        waitpid(p, &st, 0);
+        p = (pid_t) syscall(SYS_clone3, &ca, sizeof(ca));
+        if (p == 0) {
+                close(open(at(d, "from-clone3"), O_RDONLY));
+                _exit(0);
+        }
+        if (p > 0)
+                waitpid(p, &st, 0);
+        printf("clone3 %d\n", p > 0);
+        return 0;
+}
+
+/* execve from a thread other than the leader while other threads run */
+static void *exec_thread(void *arg)
+{
+        execl("/bin/true", "true", (char *) NULL);
+        (void) arg;
+        return NULL;
+}
+
+static void *spin(void *arg)
+{
+        for (;;)
+                close(open(arg, O_RDONLY));
+        return NULL;
+}
+
+static int thread_exec(const char *d)
+{
+        pthread_t t1, t2;
+
+        pthread_create(&t1, NULL, spin, strdup(at(d, "spin")));
+        pthread_create(&t2, NULL, exec_thread, NULL);
+        pthread_join(t2, NULL);
+        return 3;
+}
+
+static int do_ptrace(const char *d)
+{
+        long r1 = ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+        int e1 = errno;
+        long r2 = ptrace(PTRACE_ATTACH, getppid(), NULL, NULL);
+        int e2 = errno;
+
+        printf("traceme %ld %s\n", r1, r1 < 0 ? strerrorname_np(e1) : "-");
+        printf("attach %ld %s\n", r2, r2 < 0 ? strerrorname_np(e2) : "-");
+        close(open(at(d, "after-ptrace"), O_RDONLY));
+        return 0;
+}
+
+/* A child the tracer is not allowed to follow (CLONE_UNTRACED): it keeps
+ * the filter, and with no tracer every call the filter stops fails. */
+static int untraced(const char *d)
+{
+        int st = 0;
+        long p = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
+
+        if (p == 0) {
+                int fd = open(at(d, "in"), O_RDONLY);
+
+                printf("untraced-open %d %s\n", fd, fd < 0 ? strerrorname_np(errno) : "-");
+                printf("untraced-getpid %d\n", getpid() > 0);
+                fflush(stdout);
+                _exit(0);
+        }
+        waitpid((pid_t) p, &st, 0);
+        close(open(at(d, "after-untraced"), O_RDONLY));
+        return 0;
+}
+
+static int install(struct sock_filter *f, unsigned short n, unsigned int flags)
+{
+        struct sock_fprog prog = {.len = n, .filter = f};
+
+        return (int) syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+}
+
+/* A filter of its own: mkdir fails with EACCES, getpid stops with data of
+ * its own (a forged stop), every other call allowed; then a listener. */
+static int own_seccomp(const char *d)
+{
+        struct sock_filter f[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mkdir, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getpid, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE | 77),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_filter allow[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+        int r, e;
+
+        printf("filter %d\n", install(f, 6, 0));
+        printf("getpid %d\n", getpid() > 0);
+        r = mkdir(at(d, "denied"), 0755);
+        printf("mkdir %d %s\n", r, r < 0 ? strerrorname_np(errno) : "-");
+        r = install(allow, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER);
+        e = errno;
+        printf("listener %d %s\n", r < 0 ? -1 : 0, r < 0 ? strerrorname_np(e) : "-");
+        close(open(at(d, "after-filter"), O_RDONLY));
+        return 0;
+}
+
+static int long_paths(const char *d)
+{
+        static char p[PATH_MAX + 16];
+        size_t n = strlen(d);
+        int r;
+
+        /* PATH_MAX - 1 bytes: the longest path the kernel takes */
+        memcpy(p, d, n);
+        for (size_t i = n; i < PATH_MAX - 1; i++)
+                p[i] = (i - n) % 200 == 0 ? '/' : 'x';
+        p[PATH_MAX - 1] = '\0';
+        r = open(p, O_RDONLY);
+        printf("max %d %s\n", r, strerrorname_np(errno));
+        /* one byte more: no NUL within PATH_MAX */
+        memset(p + n, 'y', PATH_MAX + 8 - n);
+        p[n] = '/';
+        p[PATH_MAX + 8] = '\0';
+        r = open(p, O_RDONLY);
+        printf("over %d %s\n", r, strerrorname_np(errno));
+        return 0;
+}
+
+static int bad_memory(const char *d)
+{
+        long page = sysconf(_SC_PAGESIZE);
+        char *m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        int r;
+
+        r = (int) syscall(SYS_openat, AT_FDCWD, (char *) 16, O_RDONLY);
+        printf("unmapped %d %s\n", r, strerrorname_np(errno));
+        /* a string running into an unmapped page, without a NUL */
+        munmap(m + page, page);
+        memset(m, 'z', page);
+        m[0] = '/';
+        r = (int) syscall(SYS_openat, AT_FDCWD, m, O_RDONLY);
+        printf("runs-off %d %s\n", r, strerrorname_np(errno));
+        /* a string ending exactly at the page's end is fine */
+        snprintf(m + page - 5 - strlen(d), 5 + strlen(d), "%s/edg", d);
+        m[page - 1] = '\0';
+        r = (int) syscall(SYS_openat, AT_FDCWD, m + page - 5 - strlen(d), O_RDONLY);
+        printf("edge %d %s\n", r, strerrorname_np(errno));
+        return 0;
+}
+
+static int bad_utf8(const char *d)
+{
+        touch(at(d, "bad-\xff\xfe name"));
+        return 0;
+}
+
+static int foreign_abi(const char *d)
+{
+        long r = syscall(0x40000000L | SYS_getpid);
+        pid_t p;
+        int st = 0;
+
+        printf("x32 %ld %s\n", r, r < 0 ? strerrorname_np(errno) : "-");
+        r = syscall(0x40000000L | SYS_openat, AT_FDCWD, at(d, "x32-open"), O_RDONLY);
+        printf("x32-open %ld %s\n", r, r < 0 ? strerrorname_np(errno) : "-");
+        if ((p = fork()) == 0) {
+                long ret;
+                __asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory"); /* getpid */
+                printf("int80 returned %ld\n", ret);
+                fflush(stdout);
+                _exit(0);
+        }
+        waitpid(p, &st, 0);
+        printf("int80 child %s %d\n", WIFSIGNALED(st) ? "signal" : "exit",
+               WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        close(open(at(d, "after-abi"), O_RDONLY));
+        return 0;
+}
+
+static int fifo(const char *d)
+{
+        int fd = open(at(d, "fifo"), O_WRONLY | O_NONBLOCK);
+
+        /* ENXIO: nobody has the FIFO open for reading (not the observer) */
+        printf("fifo %d %s\n", fd, fd < 0 ? strerrorname_np(errno) : "-");
+        return 0;
+}
+
+static int unix_sockets(const char *d)
+{
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        int s = socket(AF_UNIX, SOCK_STREAM, 0), c = socket(AF_UNIX, SOCK_STREAM, 0);
+        int b = socket(AF_UNIX, SOCK_STREAM, 0);
+
+        snprintf(a.sun_path, sizeof(a.sun_path), "%s/sock", d);
+        printf("bind %d\n", bind(s, (struct sockaddr *) &a, sizeof(a)));
+        listen(s, 1);
+        printf("connect %d\n", connect(c, (struct sockaddr *) &a, sizeof(a)));
+        memset(a.sun_path, 0, sizeof(a.sun_path));
+        memcpy(a.sun_path, "\0bento-abstract", 15);
+        printf("abstract %d\n",
+               bind(b, (struct sockaddr *) &a, offsetof(struct sockaddr_un, sun_path) + 15));
+        return 0;
+}
+
+static int sigsys(const char *d)
+{
+        struct sock_filter f[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+
+        (void) d;
+        install(f, 4, 0);
+        syscall(SYS_getppid);
+        return 0;
+}
+
+/* N stats of existing files and M opens, for the timing. */
+static int bench(const char *d, int n, int m)
+{
+        struct stat st;
+        char p[256];
+
+        for (int i = 0; i < n; i++) {
+                snprintf(p, sizeof(p), "%s/f%d", d, i % 1000);
+                stat(p, &st);
+        }
+        for (int i = 0; i < m; i++) {
+                snprintf(p, sizeof(p), "%s/f%d", d, i % 1000);
+                close(open(p, O_RDONLY));
+        }
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        const char *cmd = argc > 1 ? argv[1] : "", *d = argc > 2 ? argv[2] : ".";
+        int r = 2;
+
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        if (!strcmp(cmd, "files"))
+                r = files(d);
+        else if (!strcmp(cmd, "threads"))
+                r = threads(d);
+        else if (!strcmp(cmd, "children"))
+                r = children(d);
+        else if (!strcmp(cmd, "thread-exec"))
+                r = thread_exec(d);
+        else if (!strcmp(cmd, "untraced"))
+                r = untraced(d);
+        else if (!strcmp(cmd, "ptrace"))
+                r = do_ptrace(d);
+        else if (!strcmp(cmd, "seccomp"))
+                r = own_seccomp(d);
+        else if (!strcmp(cmd, "long"))
+                r = long_paths(d);
+        else if (!strcmp(cmd, "memory"))
+                r = bad_memory(d);
+        else if (!strcmp(cmd, "utf8"))
+                r = bad_utf8(d);
+        else if (!strcmp(cmd, "abi"))
+                r = foreign_abi(d);
+        else if (!strcmp(cmd, "fifo"))
+                r = fifo(d);
+        else if (!strcmp(cmd, "unix"))
+                r = unix_sockets(d);
+        else if (!strcmp(cmd, "sigsys"))
+                r = sigsys(d);
+        else if (!strcmp(cmd, "bench") && argc > 4)
+                r = bench(d, atoi(argv[3]), atoi(argv[4]));
+        return r;
+}

@@ -1,0 +1,387 @@
+# SPDX-License-Identifier: Apache-2.0
+"""bento-observe, the tracer of `bento profile` (docs/hooks/bento-observe.md,
+docs/profile.md "The report"), run directly on the host with --report-fd
+on a file, against a C target of our own (observe/target.c, one subcommand
+per behaviour) and small shell commands.
+
+Each test checks the report (what the observer saw) and, where it matters,
+what the target itself saw (the call still worked, or was refused):
+reads, writes and absent probes, relative paths after chdir and with a
+dirfd, execs, threads, fork/vfork/clone3 children, execve from a
+non-leader thread, the target's own ptrace (EPERM) and seccomp filters,
+PATH_MAX paths, invalid UTF-8, unreadable path pointers, the x32 and ia32
+ABIs, AF_UNIX sockets, SIGSYS deaths, exit status and signals, the
+tracer killed (the target dies with it), and that the observer never opens
+what the target names (a FIFO does not block it; strace of the tracer
+shows no open of a target path).
+"""
+
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+import harness
+
+OBSERVE = os.path.join(harness.BUILD, "bin", "bento-observe")
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "observe", "target.c")
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("observe-bin") / "target")
+    subprocess.run(["cc", "-O2", "-pthread", "-o", out, SRC], check=True)
+    return out
+
+
+@pytest.fixture
+def data(tmp_path):
+    d = tmp_path / "d"
+    (d / "sub").mkdir(parents=True)
+    (d / "in").write_text("x\n")
+    (d / "sub" / "f").write_text("")
+    return str(d)
+
+
+def observe(argv, timeout=30, cwd=None):
+    """Run argv under bento-observe; returns (result, report lines as word lists)."""
+    with tempfile.TemporaryFile() as rep:
+        fd = rep.fileno()
+        res = harness.run_cmd([OBSERVE, "--report-fd", str(fd), "--"] + list(argv),
+                              timeout=timeout, pass_fds=(fd,), cwd=cwd)
+        rep.seek(0)
+        text = rep.read().decode("ascii")
+    lines = text.split("\n")
+    assert lines[-1] == "", "the report ends with a newline: %r" % text[-200:]
+    return res, [line.split(" ") for line in lines[:-1]]
+
+
+def check_shape(rep):
+    """The report's grammar: first line, the end line last and only there."""
+    assert rep[0] == ["observe", "1"]
+    assert rep[-1][0] == "end" and rep[-1][1] in ("exit", "signal"), rep[-1]
+    for words in rep[1:-1]:
+        assert words[0] in ("read", "write", "probe", "chdir", "exec", "unix", "dropped",
+                            "sigsys"), words
+        assert all(w and re.fullmatch(r"[\x21-\x7e]+", w) for w in words), words
+        if words[0] in ("read", "write", "probe", "chdir", "exec"):
+            assert len(words) == 3 and words[1] in ("ok", "absent", "error"), words
+            assert words[2].startswith("/"), words
+
+
+def has(rep, *words):
+    return list(words) in rep
+
+
+def run_ok(argv, **kw):
+    res, rep = observe(argv, **kw)
+    check_shape(rep)
+    return res, rep
+
+
+# -- files ---------------------------------------------------------------------
+
+
+def test_reads_writes_probes_and_relative_paths(target, data):
+    res, rep = run_ok([target, "files", data])
+    assert res.rc == 0, res
+    assert "read-in 1" in res.out and "stat-missing -1" in res.out
+    assert has(rep, "read", "ok", target) and has(rep, "exec", "ok", target)
+    assert has(rep, "read", "ok", data + "/in")
+    assert has(rep, "write", "ok", data + "/out")
+    assert has(rep, "probe", "absent", data + "/missing")
+    assert has(rep, "write", "ok", data + "/newdir")
+    # rename: both names; link: source read, destination write; symlink: the link
+    assert has(rep, "write", "ok", data + "/renamed")
+    assert has(rep, "write", "ok", data + "/hardlink")
+    assert has(rep, "write", "ok", data + "/symlink")
+    assert not has(rep, "read", "ok", "in")  # the symlink's target is not a path accessed
+    # relative to the cwd after chdir, to a dirfd, the dirfd itself, fchdir
+    assert has(rep, "chdir", "ok", data)
+    assert rep.index(["chdir", "ok", data]) < rep.index(["read", "ok", data + "/sub/f"])
+    assert has(rep, "read", "ok", data + "/sub")
+    assert has(rep, "probe", "ok", data + "/sub")  # fstatat(dfd, "", AT_EMPTY_PATH)
+    assert has(rep, "chdir", "ok", data + "/sub")  # fchdir
+    assert has(rep, "probe", "ok", data + "/sub/f")  # access("f") after fchdir
+    assert rep[-1] == ["end", "exit", "0"]
+
+
+def test_a_path_search_reports_every_try(data):
+    res, rep = run_ok(["sh", "-c", "cd %s && cat in nothere; true" % data])
+    assert res.rc == 0
+    assert has(rep, "chdir", "ok", data)
+    assert has(rep, "read", "ok", data + "/in")
+    assert has(rep, "read", "absent", data + "/nothere")
+    execs = [w for w in rep if w[0] == "exec"]
+    assert ["exec", "ok", "/usr/bin/sh"] in execs or ["exec", "ok", "/bin/sh"] in execs
+
+
+def test_invalid_utf8_is_encoded(target, data):
+    res, rep = run_ok([target, "utf8", data])
+    assert res.rc == 0
+    assert has(rep, "write", "ok", data + "/bad-%FF%FE%20name")
+    assert os.path.exists(os.fsdecode(os.fsencode(data) + b"/bad-\xff\xfe name"))
+
+
+def test_path_max_and_longer(target, data):
+    res, rep = run_ok([target, "long", data])
+    assert "max -1 ENOENT" in res.out and "over -1 ENAMETOOLONG" in res.out
+    longest = [w for w in rep if w[:2] == ["read", "absent"] and w[2].startswith(data + "/xx")]
+    assert len(longest) == 1 and len(longest[0][2]) == 4095, [len(w[2]) for w in longest]
+    assert has(rep, "dropped", "openat", "unreadable-path")
+
+
+def test_unreadable_path_pointers_are_dropped(target, data):
+    res, rep = run_ok([target, "memory", data])
+    assert "unmapped -1 EFAULT" in res.out
+    assert "runs-off -1 ENAMETOOLONG" in res.out or "runs-off -1 EFAULT" in res.out
+    assert rep.count(["dropped", "openat", "unreadable-path"]) == 2
+    # a string that ends at the last byte of its page is read whole
+    assert has(rep, "read", "absent", data + "/edg")
+
+
+def test_fifo_is_not_opened_by_the_observer(target, data):
+    os.mkfifo(data + "/fifo")
+    res, rep = run_ok([target, "fifo", data], timeout=20)
+    assert res.rc == 0, res
+    # ENXIO: nobody had it open for reading, the observer neither
+    assert "fifo -1 ENXIO" in res.out
+    assert has(rep, "write", "error", data + "/fifo")
+
+
+def test_strace_of_the_tracer_shows_no_target_path(target, data, tmp_path):
+    log = str(tmp_path / "strace.log")
+    with tempfile.TemporaryFile() as rep:
+        fd = rep.fileno()
+        res = harness.run_cmd(["strace", "-o", log, "-e",
+                               "trace=clone,clone3,fork,vfork,open,openat,openat2,creat,stat,"
+                               "lstat,newfstatat,statx,access,faccessat,faccessat2,readlink,"
+                               "readlinkat,execve,mkdir,unlink,rename",
+                               OBSERVE, "--report-fd", str(fd), "--", target, "files", data],
+                              pass_fds=(fd,))
+        rep.seek(0)
+        report = rep.read().decode()
+    assert res.rc == 0, res
+    assert "read ok %s/in\n" % data in report
+    calls = [line for line in open(log) if not line.startswith(("---", "+++"))]
+    forks = [i for i, line in enumerate(calls) if line.startswith(("clone", "fork", "vfork"))]
+    assert forks, calls
+    # from the fork of the target on (before it: the loader, and the
+    # sanitizers' own files in a debug build), the tracer's only path
+    # operations are readlinks of the target's magic links
+    anchors = 0
+    for line in calls[forks[0] + 1:]:
+        first = re.search(r'"([^"]*)"', line)
+        assert line.startswith("readlink(") and first, line
+        assert re.fullmatch(r"/proc/[0-9]+/(cwd|fd/[0-9]+)", first.group(1)), line
+        anchors += 1
+    assert anchors >= 3  # cwd after chdir, the dirfd, fchdir
+
+
+# -- processes -------------------------------------------------------------------
+
+
+def test_threads(target, data):
+    res, rep = run_ok([target, "threads", data])
+    assert res.rc == 0
+    assert rep.count(["read", "absent", data + "/from-thread"]) == 4
+
+
+def test_fork_vfork_clone3(target, data):
+    res, rep = run_ok([target, "children", data])
+    assert res.rc == 0 and "clone3 1" in res.out
+    assert has(rep, "read", "absent", data + "/from-fork")
+    assert has(rep, "exec", "ok", "/bin/true")  # from the vfork child
+    assert has(rep, "read", "absent", data + "/from-clone3")
+
+
+def test_execve_from_a_thread_while_another_runs(target, data):
+    res, rep = run_ok([target, "thread-exec", data])
+    assert res.rc == 0, res  # /bin/true replaced the whole process
+    assert has(rep, "exec", "ok", "/bin/true")
+    assert rep[-1] == ["end", "exit", "0"]
+
+
+def test_exec_of_a_helper_and_execveat(data):
+    res, rep = run_ok(["/usr/bin/python3", "-c",
+                       "import os\n"
+                       "fd = os.open('/bin/true', os.O_PATH)\n"
+                       "pid = os.fork()\n"
+                       "if pid == 0:\n"
+                       "    os.execve(fd, ['true'], {})\n"
+                       "os.waitpid(pid, 0)\n"
+                       "os.execv('/bin/sh', ['sh', '-c', 'exit 4'])\n"])
+    assert res.rc == 4
+    # execveat(fd, "", AT_EMPTY_PATH): the fd's path, as the kernel resolved it
+    assert has(rep, "exec", "ok", os.path.realpath("/bin/true"))
+    assert has(rep, "exec", "ok", "/bin/sh")
+    assert rep[-1] == ["end", "exit", "4"]
+
+
+def test_huge_argv(data):
+    args = ["a" * 60] * 20000
+    res, rep = run_ok(["/bin/sh", "-c", 'test $# -eq 20000 && exit 7', "sh"] + args)
+    assert res.rc == 7, res
+    assert rep[-1] == ["end", "exit", "7"]
+
+
+def test_a_missing_command(data):
+    res, rep = run_ok(["/nonexistent/cmd"])
+    assert res.rc == 127
+    assert has(rep, "exec", "absent", "/nonexistent/cmd")
+    assert rep[-1] == ["end", "exit", "127"]
+
+
+# -- the hostile target ------------------------------------------------------------
+
+
+def test_the_targets_ptrace_is_refused(target, data):
+    res, rep = run_ok([target, "ptrace", data])
+    assert res.rc == 0
+    assert "traceme -1 EPERM" in res.out and "attach -1 EPERM" in res.out
+    assert has(rep, "read", "absent", data + "/after-ptrace")  # still traced
+    assert rep[-1] == ["end", "exit", "0"]
+
+
+def test_an_untraced_child_cannot_use_the_observed_calls(target, data):
+    res, rep = run_ok([target, "untraced", data])
+    assert res.rc == 0, res
+    # no tracer to answer SECCOMP_RET_TRACE: the call fails, it does not run unseen
+    assert "untraced-open -1 ENOSYS" in res.out
+    assert "untraced-getpid 1" in res.out  # calls the filter lets through still work
+    assert not has(rep, "read", "ok", data + "/in")
+    assert has(rep, "read", "absent", data + "/after-untraced")
+
+
+def test_a_filter_of_the_target_stacks(target, data):
+    res, rep = run_ok([target, "seccomp", data])
+    assert res.rc == 0, res
+    assert "filter 0" in res.out and "getpid 1" in res.out
+    assert "mkdir -1 EACCES" in res.out  # its own filter decides first
+    assert "listener -1 EPERM" in res.out  # a listener could hide calls: refused
+    assert has(rep, "read", "absent", data + "/after-filter")
+
+
+def test_sigsys_is_reported(target, data):
+    res, rep = run_ok([target, "sigsys", data])
+    assert res.rc == 128 + signal.SIGSYS
+    assert [w[0] for w in rep].count("sigsys") == 1
+    assert rep[-1] == ["end", "signal", str(int(signal.SIGSYS))]
+
+
+def test_x32_and_ia32(target, data):
+    res, rep = run_ok([target, "abi", data])
+    assert res.rc == 0, res
+    # x32: stopped, refused with ENOSYS, reported by number
+    assert "x32 -1 ENOSYS" in res.out and "x32-open -1 ENOSYS" in res.out
+    assert has(rep, "dropped", str(0x40000000 | 39), "x32-or-ia32")
+    assert has(rep, "dropped", str(0x40000000 | 257), "x32-or-ia32")
+    # int $0x80: without ia32 emulation it faults before any filter;
+    # with it, the call stops and is refused
+    if "int80 child signal 11" not in res.out:
+        assert "int80 returned -38" in res.out and has(rep, "dropped", "20", "x32-or-ia32")
+    assert has(rep, "read", "absent", data + "/after-abi")
+
+
+def test_unix_sockets(target, data):
+    res, rep = run_ok([target, "unix", data])
+    assert "bind 0" in res.out and "connect 0" in res.out and "abstract 0" in res.out
+    sock = data + "/sock"
+    assert has(rep, "write", "ok", sock) and has(rep, "unix", "bind", sock)
+    assert has(rep, "read", "ok", sock) and has(rep, "unix", "connect", sock)
+    assert not any("abstract" in w for line in rep for w in line)
+    assert len([w for w in rep if w[0] == "unix"]) == 2
+
+
+# -- ends --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", [0, 1, 42])
+def test_exit_status(code):
+    res, rep = run_ok(["sh", "-c", "exit %d" % code])
+    assert res.rc == code
+    assert rep[-1] == ["end", "exit", str(code)]
+
+
+def test_killed_by_a_signal():
+    res, rep = run_ok(["sh", "-c", "kill -USR1 $$"])
+    assert res.rc == 128 + signal.SIGUSR1
+    assert rep[-1] == ["end", "signal", str(int(signal.SIGUSR1))]
+
+
+def test_a_caught_signal_is_delivered():
+    res, rep = run_ok(["sh", "-c", 'trap "exit 9" USR1; kill -USR1 $$; sleep 5; exit 1'])
+    assert res.rc == 9, res
+    assert rep[-1] == ["end", "exit", "9"]
+
+
+def test_a_group_stop_stays_stopped_until_continued(tmp_path):
+    mark = tmp_path / "resumed"
+    res, rep = run_ok(["sh", "-c", '(sleep 0.3; touch %s; kill -CONT $$) & kill -STOP $$; '
+                       'test -e %s && exit 5; exit 6' % (mark, mark)], timeout=20)
+    # 5: the shell ran on only after SIGCONT (the mark exists), not before
+    assert res.rc == 5, res
+    assert rep[-1] == ["end", "exit", "5"]
+
+
+def test_signals_to_the_observer_reach_the_target(tmp_path):
+    with tempfile.TemporaryFile() as rep:
+        fd = rep.fileno()
+        p = harness.spawn([OBSERVE, "--report-fd", str(fd), "--", "sleep", "30"],
+                          pass_fds=(fd,))
+        try:
+            harness.wait_for(lambda: any(harness.proc_children(p.pid)), what="the target")
+            time.sleep(0.2)
+            p.send_signal(signal.SIGTERM)
+            assert p.wait(timeout=10) == 128 + signal.SIGTERM
+        finally:
+            p.kill()
+            p.wait()
+        rep.seek(0)
+        assert rep.read().decode().endswith("\nend signal %d\n" % signal.SIGTERM)
+
+
+def test_the_tracer_killed_kills_the_target(tmp_path):
+    pidfile = tmp_path / "pid"
+    with tempfile.TemporaryFile() as rep:
+        fd = rep.fileno()
+        p = harness.spawn([OBSERVE, "--report-fd", str(fd), "--", "sh", "-c",
+                           "echo $$ > %s; exec sleep 30" % pidfile], pass_fds=(fd,))
+        try:
+            harness.wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(),
+                             what="the target's pid")
+            pid = int(pidfile.read_text())
+            start = harness.proc_start_time(pid)
+            p.kill()
+            p.wait(timeout=10)
+            harness.wait_for(lambda: not harness.proc_alive(pid, start), timeout=10,
+                             what="the target's death")
+        finally:
+            p.kill()
+            p.wait()
+        rep.seek(0)
+        assert "end " not in rep.read().decode()  # no end line: the report is cut
+
+
+def test_usage():
+    r = harness.run_cmd([OBSERVE, "--help"])
+    assert r.rc == 0 and "--report-fd" in r.out
+    r = harness.run_cmd([OBSERVE, "--", "true"])
+    assert r.rc == 2 and "--report-fd N is required" in r.err
+    r = harness.run_cmd([OBSERVE, "--report-fd", "99", "--", "true"])
+    assert r.rc == 2 and "not an open fd" in r.err
+    with tempfile.TemporaryFile() as rep:
+        r = harness.run_cmd([OBSERVE, "--report-fd", str(rep.fileno())], pass_fds=(rep.fileno(),))
+        assert r.rc == 2 and "no command" in r.err
+
+
+def test_the_target_does_not_inherit_the_report_fd(tmp_path):
+    with tempfile.TemporaryFile() as rep:
+        fd = rep.fileno()
+        res = harness.run_cmd([OBSERVE, "--report-fd", str(fd), "--", "sh", "-c",
+                               "ls /proc/self/fd/%d" % fd], pass_fds=(fd,))
+        assert res.rc != 0, res
