@@ -222,8 +222,9 @@ struct profile_proposal {
         const char *incomplete_reason; /* static, NULL when complete */
 };
 
-/* §7.4 of the design: reads, writes (parent directories), network, exec
- * and env from o, after the exclusions, floors and clamps. */
+/* docs/profile.md, "From observation to proposal": reads, writes (parent
+ * directories), network, exec and env from o, after the exclusions, floors
+ * and clamps. */
 int profile_propose(const struct profile_observation *o, const struct profile_context *c,
                     struct profile_proposal *ret, struct bento_err *err);
 
