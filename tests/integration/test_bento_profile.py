@@ -291,3 +291,11 @@ def test_converge_loop_all_and_quit(world):
     assert "you quit before it converged" in shown, shown
     m = manifest(world, "q.yaml")
     assert "read" not in m and "write" not in m, m
+
+
+def test_converge_loop_ctrl_c_writes_nothing(world):
+    loop_world(world)
+    rc, shown = converse(world, ["profile", "./loop.sh"], ["\x03"])
+    assert rc == -2, shown  # SIGINT's default action: bento ends at the question
+    assert "grant read" in shown, shown
+    assert not os.path.exists(os.path.join(world.work, "loop.sh.manifest.yaml"))
