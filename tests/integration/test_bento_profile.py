@@ -299,3 +299,21 @@ def test_converge_loop_ctrl_c_writes_nothing(world):
     assert rc == -2, shown  # SIGINT's default action: bento ends at the question
     assert "grant read" in shown, shown
     assert not os.path.exists(os.path.join(world.work, "loop.sh.manifest.yaml"))
+
+
+def test_converge_loop_resumes_from_an_approved_out(world):
+    loop_world(world)
+    out = os.path.join(world.work, "loop.sh.manifest.yaml")
+    assert world.bento("profile", "./loop.sh").rc == 0
+    assert world.bento("approve", "--yes", out).rc == 0
+    # its grants are mounted without a question; only what is new is asked about
+    world.write("data/c.txt", "three\n")
+    with open(os.path.join(world.work, "loop.sh"), "a") as f:
+        f.write("read c < data/c.txt\n")
+    rc, shown = converse(world, ["profile", "./loop.sh"], ["n"])
+    assert rc == 0, shown
+    assert re.search(r"resuming from \S+: mounting approved read \S+/data/a\.txt", shown), shown
+    assert shown.count("grant ") == 1 and "data/c.txt?" in shown, shown
+    m = manifest(world, "loop.sh.manifest.yaml")
+    assert "./data/a.txt" in m["read"] and "./data/c.txt" not in m["read"], m
+    assert "approves" not in m.get("provenance", {}), m
