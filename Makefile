@@ -226,7 +226,7 @@ $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o $(LIBBENTO)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
 
 # Unit tests of translate/ code link everything in it except main.c.
-TRANSLATE_TEST_PATTERNS := test-manifest% test-path% test-fingerprint% test-shields% test-admission% test-approval% test-journal% test-trust% test-validate% test-run%
+TRANSLATE_TEST_PATTERNS := test-manifest% test-path% test-fingerprint% test-shields% test-admission% test-approval% test-journal% test-trust% test-validate% test-run% test-profile%
 TRANSLATE_TESTS := $(filter $(addprefix $(BUILDDIR)/tests/,$(TRANSLATE_TEST_PATTERNS)),$(UNIT_BINS))
 
 $(LIBTRANSLATE): $(call obj,$(filter-out translate/cli/main.c,$(TRANSLATE_SRC)))

@@ -17,6 +17,11 @@ const struct bento_verb bento_verbs[] = {
      "[--accept-alias TREE]... [--run-id ID] [--json]",
      "run the manifest's entrypoint in a sandbox under exactly the permissions it grants",
      cmd_run_opts},
+    {"profile", cmd_profile,
+     "bento profile <script> [--interpreter X] [--out MANIFEST] [--allow-network] "
+     "[--accept-alias TREE]... [--json] [-- ARGS...]",
+     "run a script in the sandbox under an observer and draft the manifest it needs",
+     cmd_profile_opts},
     {"translate", cmd_translate,
      "bento translate <manifest> -o <dir> [--json] [--env NAME=VALUE]...",
      "compile a manifest into an OCI bundle (config.json and rootfs/)", cmd_translate_opts},

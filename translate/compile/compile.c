@@ -105,6 +105,11 @@ static void write_cleanup_hook(struct bento_jsonw *w, const struct mount_points 
         bento_jsonw_close_array(w);
 }
 
+bool compile_has_egress(const struct policy *p, const struct compile_opts *o)
+{
+        return p->m->n_network > 0 || (o->profile && o->profile->egress);
+}
+
 void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
                          const struct compile_opts *o, const char *egress_hook)
 {
@@ -115,10 +120,10 @@ void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
                 bento_jsonw_fail(w, -err.code, "%s", err.msg);
                 return;
         }
-        if (p->m->n_network > 0 || points.n > 0) {
+        if (compile_has_egress(p, o) || points.n > 0) {
                 bento_jsonw_key(w, "hooks");
                 bento_jsonw_open_object(w);
-                if (p->m->n_network > 0)
+                if (compile_has_egress(p, o))
                         write_egress_hook(w, p->m, o, egress_hook);
                 if (points.n > 0)
                         write_cleanup_hook(w, &points);

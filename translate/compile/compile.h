@@ -30,6 +30,24 @@
 /* The internal verb the poststop hook runs (not listed in --help). */
 #define COMPILE_CLEANUP_VERB "__remove-mount-points"
 
+/* The bundle `bento profile` runs (docs/profile.md): the target under the observer, fully
+ * observable (no exec filter, no Landlock: the tracer must see every exec and open as the
+ * kernel sees it), with an empty home and the egress proxy always there to record. */
+#define COMPILE_OBSERVE_BOX_PATH "/.bento/observe"
+/* The descriptor the observer writes its report to, inside the box. */
+#define COMPILE_OBSERVE_FD "3"
+
+struct compile_profile {
+        const char *observe; /* absolute host path of bento-observe, bound read-only */
+        /* The real $HOME (absolute, resolved), covered by an empty tmpfs so that home
+         * exists and is writable scratch while its files stay absent unless granted;
+         * NULL: none. */
+        const char *home;
+        /* Run the egress proxy even when the manifest has no network rule: every CONNECT
+         * is then recorded in its report and refused. */
+        bool egress;
+};
+
 struct compile_opts {
         const char *bundle_dir; /* absolute; where config.json goes */
         /* The root filesystem's directory, absolute, made and empty; NULL:
@@ -59,6 +77,8 @@ struct compile_opts {
          * admitted without a limit the host cannot apply (--allow-degraded)
          * leaves that limit out, so the runtime does not refuse it. */
         const struct manifest_limits *limits;
+        /* Profiling (bento profile); NULL for every other bundle. */
+        const struct compile_profile *profile;
 };
 
 /* The environment the target gets (docs/manifest.md, "ENVIRONMENT"): *ret is a NULL-terminated,

@@ -37,6 +37,9 @@ struct compile_plan {
         size_t n_symlinks;
 };
 
+/* Whether the bundle runs the egress proxy: the manifest has rules, or profiling records. */
+bool compile_has_egress(const struct policy *p, const struct compile_opts *o);
+
 int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                         struct compile_plan *plan, struct bento_err *err);
 void compile_plan_done(struct compile_plan *plan);

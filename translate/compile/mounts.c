@@ -44,6 +44,7 @@ static const char *const opts_file_ro[] = {"bind", "ro", "nosuid", "nodev", NULL
 static const char *const opts_hidden_dir[] = {"ro",        "nosuid",  "nodev", "noexec",
                                               "mode=0755", "size=4k", NULL};
 static const char *const opts_discarded[] = {"nosuid", "nodev", "mode=0755", NULL};
+static const char *const opts_home[] = {"nosuid", "nodev", "mode=0700", NULL};
 
 /* What a mount's host path is now: the object itself for a bind of a path
  * onto itself or a mount over an existing path, else the parent directory
@@ -479,6 +480,31 @@ static int add_shields(const struct policy *p, const char *shield_file, const ch
         return 0;
 }
 
+/* Profiling (compile.h, struct compile_profile): an empty tmpfs over the real home, before
+ * any grant, so grants and shields inside home land on it and nothing else of home is
+ * there; and the observer, bound read-only at a fixed path inside the rootfs (no host path
+ * is named there, so it carries no identity). */
+static int add_profile_home(const struct compile_profile *pr, struct compile_plan *plan,
+                            struct bento_err *err)
+{
+        if (!pr || !pr->home)
+                return 0;
+        return add_mount(plan, pr->home, "tmpfs", "tmpfs", opts_home, err);
+}
+
+static int add_profile_observer(const struct compile_profile *pr, struct compile_plan *plan,
+                                struct bento_err *err)
+{
+        int r;
+
+        if (!pr)
+                return 0;
+        r = add_mount(plan, COMPILE_OBSERVE_BOX_PATH, "bind", pr->observe, opts_file_ro, err);
+        if (r >= 0)
+                plan->mounts[plan->n_mounts - 1].identity = (struct bento_mount_identity){0};
+        return r;
+}
+
 int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                         struct compile_plan *plan, struct bento_err *err)
 {
@@ -495,6 +521,8 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
         if (r >= 0)
                 r = add_system(p, plan, err);
         if (r >= 0)
+                r = add_profile_home(o->profile, plan, err);
+        if (r >= 0)
                 r = add_grants(p->reads, p->n_reads, false, plan, err);
         if (r >= 0)
                 r = add_grants(p->writes, p->n_writes, true, plan, err);
@@ -510,6 +538,8 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
         if (r >= 0 && p->interpreter.real && p->interpreter.exists)
                 r = add_mount(plan, p->interpreter.real, "bind", p->interpreter.real, opts_file_ro,
                               err);
+        if (r >= 0)
+                r = add_profile_observer(o->profile, plan, err);
         path_cache_end();
         return r;
 }

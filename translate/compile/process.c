@@ -74,7 +74,7 @@ static int cmp_str(const void *a, const void *b)
 int compile_env(const struct policy *p, const struct compile_opts *o, char ***ret,
                 struct bento_err *err)
 {
-        bool egress = p->m->n_network > 0;
+        bool egress = compile_has_egress(p, o);
         cleanup_strv char **v = calloc(1, sizeof(char *));
         size_t n = 0;
         int r = v ? 0 : -ENOMEM;
@@ -107,12 +107,20 @@ int compile_env(const struct policy *p, const struct compile_opts *o, char ***re
         return 0;
 }
 
-static void write_args(struct bento_jsonw *w, const struct policy *p)
+static void write_args(struct bento_jsonw *w, const struct policy *p, const struct compile_opts *o)
 {
         const struct manifest *m = p->m;
 
         bento_jsonw_key(w, "args");
         bento_jsonw_open_array(w);
+        /* Profiling: the observer is the container's process and runs the target under
+         * ptrace, its report on the descriptor bento-runtime passes through. */
+        if (o->profile) {
+                bento_jsonw_string(w, COMPILE_OBSERVE_BOX_PATH);
+                bento_jsonw_string(w, "--report-fd");
+                bento_jsonw_string(w, COMPILE_OBSERVE_FD);
+                bento_jsonw_string(w, "--");
+        }
         if (m->interpreter[0]) {
                 bento_jsonw_string(w, p->interpreter.real ? p->interpreter.real
                                                           : p->interpreter.expanded);
@@ -228,11 +236,14 @@ void compile_write_process(struct bento_jsonw *w, const struct policy *p,
         bento_jsonw_kuint(w, "uid", getuid());
         bento_jsonw_kuint(w, "gid", getgid());
         bento_jsonw_close_object(w);
-        write_args(w, p);
+        write_args(w, p, o);
         bento_jsonw_kstrv(w, "env", env, n_env);
         bento_jsonw_kstring(w, "cwd", cwd);
         write_caps(w);
         bento_jsonw_kbool(w, "noNewPrivileges", true);
-        write_landlock(w, p);
+        /* Profiling has no Landlock: the observer must see each access as the kernel
+         * would answer it without bento's backstop (the mounts still confine writes). */
+        if (!o->profile)
+                write_landlock(w, p);
         bento_jsonw_close_object(w);
 }

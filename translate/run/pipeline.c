@@ -398,7 +398,8 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         struct manifest_limits limits;
         struct json_sink sink = {0};
         int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-        struct run_stdio io = {.out_pipe = -1, .err_pipe = -1};
+        struct run_stdio io = {
+            .out_pipe = -1, .err_pipe = -1, .observe_fd = -1, .observe_pipe = -1};
         char fp[65];
         int r;
 
@@ -453,7 +454,9 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                                         .out_pipe = out_pipe[0],
                                         .err_pipe = err_pipe[0],
                                         .on_output = forward_output,
-                                        .userdata = &sink};
+                                        .userdata = &sink,
+                                        .observe_fd = -1,
+                                        .observe_pipe = -1};
         }
         r = run_sandbox(&c->o, &c->d, &c->gate, &io, &(struct run_on_exit){sandbox_gone, c},
                         &c->out, err);

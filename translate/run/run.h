@@ -108,7 +108,14 @@ struct run_stdio {
         int out_pipe, err_pipe;
         void (*on_output)(int stream, const char *data, size_t len, void *userdata);
         void *userdata;
+        /* bento profile: the write end of the observer's report pipe, passed into the
+         * container as its fd 3 (bento-runtime --preserve-fds 1), and the read end, drained
+         * into on_output as stream RUN_STREAM_OBSERVE while the target runs (a full pipe
+         * would stop the observer).  -1 both otherwise. */
+        int observe_fd, observe_pipe;
 };
+
+#define RUN_STREAM_OBSERVE 3
 
 /* A destination the egress hook refused (host and port as the target
  * asked, never a resolved address). */

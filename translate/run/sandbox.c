@@ -185,25 +185,29 @@ static void default_signals(void)
         sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
-static void drain(struct sandbox *sb, int fd, int stream)
+static ssize_t drain(struct sandbox *sb, int fd, int stream)
 {
         char buf[16384];
         ssize_t n = read(fd, buf, sizeof(buf));
 
         if (n > 0 && sb->io->on_output)
                 sb->io->on_output(stream, buf, (size_t) n, sb->io->userdata);
+        return n;
 }
 
 /* Read what is left in the output pipes (--json): what the target wrote
  * just before it exited. */
 static void drain_rest(struct sandbox *sb, const struct pollfd *p)
 {
-        for (int i = 2; i < 4; i++)
-                if (p[i].fd >= 0) {
+        for (int i = 2; i < 6; i++)
+                if ((i < 4 || i == 5) && p[i].fd >= 0) {
                         int fl = fcntl(p[i].fd, F_GETFL);
 
                         (void) fcntl(p[i].fd, F_SETFL, fl | O_NONBLOCK);
-                        drain(sb, p[i].fd, i - 1);
+                        /* the observer's report can be longer than one read */
+                        for (size_t k = 0; k < (i == 5 ? 4096u : 1u); k++)
+                                if (drain(sb, p[i].fd, i == 5 ? RUN_STREAM_OBSERVE : i - 1) <= 0)
+                                        break;
                 }
 }
 
@@ -235,15 +239,16 @@ static void read_exit_fd(struct sandbox *sb, struct pollfd *p)
  * gone. */
 static int wait_runtime(struct sandbox *sb, int sigfd, struct run_outcome *out)
 {
-        struct pollfd p[5] = {{.fd = sb->pidfd, .events = POLLIN},
+        struct pollfd p[6] = {{.fd = sb->pidfd, .events = POLLIN},
                               {.fd = sigfd, .events = POLLIN},
                               {.fd = sb->io->out_pipe, .events = POLLIN},
                               {.fd = sb->io->err_pipe, .events = POLLIN},
-                              {.fd = sb->exit_fd, .events = POLLIN}};
+                              {.fd = sb->exit_fd, .events = POLLIN},
+                              {.fd = sb->io->observe_pipe, .events = POLLIN}};
         int status = 0;
 
         for (;;) {
-                int n = poll(p, 5, out->cancelled ? KILL_AGAIN_MS : -1);
+                int n = poll(p, 6, out->cancelled ? KILL_AGAIN_MS : -1);
                 if (n < 0 && errno != EINTR)
                         return -errno;
                 if (n == 0)
@@ -266,6 +271,10 @@ static int wait_runtime(struct sandbox *sb, int sigfd, struct run_outcome *out)
                 }
                 if (n > 0 && (p[4].revents & (POLLIN | POLLHUP | POLLERR)))
                         read_exit_fd(sb, &p[4]);
+                if (n > 0 && (p[5].revents & POLLIN))
+                        drain(sb, p[5].fd, RUN_STREAM_OBSERVE);
+                else if (n > 0 && (p[5].revents & (POLLHUP | POLLERR)))
+                        p[5].fd = -1;
                 if (n > 0 && (p[0].revents & POLLIN))
                         break;
         }
@@ -405,8 +414,8 @@ static void destroy(struct sandbox *sb, const struct report *rep)
 /* The runtime holds the mount point locks too: a bento killed while the
  * sandbox lives leaves them held until the runtime has deleted it
  * (policy/point-locks.h); its container gets none of them.  It gets copies
- * (sharing the lock) above its own descriptors, 0-2 and --exit-fd 3,
- * which would otherwise be dup2()ed over one of them. */
+ * (sharing the lock) above its own descriptors, 0-2, --exit-fd 3 (4 when profiling, with
+ * the observer's report at 3), which would otherwise be dup2()ed over one of them. */
 static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err)
 {
         cleanup_free int *fds = calloc(d->locks.n + 1, sizeof(*fds));
@@ -415,7 +424,7 @@ static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err
         if (!fds)
                 return bento_err_set(err, ENOMEM, "mount point locks");
         for (size_t i = 0; i < n; i++) {
-                keep[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 4);
+                keep[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 5);
                 if (keep[i] < 0) {
                         int e = errno;
 
@@ -438,20 +447,27 @@ static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err
 static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep,
                               struct bento_err *err)
 {
-        const char *argv[] = {
-            sb->runtime, "--root", sb->d->state, "--log",       sb->d->runtime_log, "--log-format",
-            "json",      "run",    "--bundle",   sb->d->bundle, "--report",         sb->report,
-            "--exit-fd", "3",      sb->id,       NULL};
+        bool observe = sb->io->observe_fd >= 0;
+        /* Profiling: the report pipe is the container's fd 3 (--preserve-fds 1), so the
+         * exit notice moves above it, where the runtime wants it. */
+        const char *argv[20] = {sb->runtime,        "--root",           sb->d->state, "--log",
+                                sb->d->runtime_log, "--log-format",     "json",       "run",
+                                "--bundle",         sb->d->bundle,      "--report",   sb->report,
+                                "--exit-fd",        observe ? "4" : "3"};
+        size_t n = 14;
         cleanup_free char **env = run_spawn_env_for_runtime();
         struct run_spawn_fds fds = {.in = sb->io->in_fd,
                                     .out = sb->io->out_fd,
                                     .err = sb->io->err_fd,
                                     .extra = -1,
-                                    .extra_as = 3,
+                                    .extra_as = observe ? 4 : 3,
+                                    .extra2 = -1,
+                                    .extra2_as = 3,
                                     .keep = keep,
                                     .n_keep = n_keep,
                                     .own_group = true,
                                     .env = env};
+        cleanup_close int report_copy = -1;
         int pipefd[2];
         int r;
 
@@ -459,10 +475,24 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
                 return bento_err_set(err, ENOMEM, "cannot start bento-runtime");
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return bento_err_set(err, errno, "cannot start bento-runtime");
+        if (observe) {
+                argv[n++] = "--preserve-fds";
+                argv[n++] = "1";
+        }
+        argv[n++] = sb->id;
+        argv[n] = NULL;
         sb->exit_fd = pipefd[0];
-        fds.extra = pipefd[1];
-        r = run_spawn((char *const *) argv, &fds, &sb->pid, err);
+        /* Both sources above 4, so that neither dup2 lands on the other's source. */
+        fds.extra = fcntl(pipefd[1], F_DUPFD_CLOEXEC, 5);
         close(pipefd[1]);
+        if (observe)
+                fds.extra2 = report_copy = fcntl(sb->io->observe_fd, F_DUPFD_CLOEXEC, 5);
+        if (fds.extra < 0 || (observe && report_copy < 0))
+                r = bento_err_set(err, errno, "cannot start bento-runtime");
+        else
+                r = run_spawn((char *const *) argv, &fds, &sb->pid, err);
+        if (fds.extra >= 0)
+                close(fds.extra);
         return r;
 }
 

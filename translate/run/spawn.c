@@ -65,6 +65,9 @@ int run_spawn(char *const argv[], const struct run_spawn_fds *fds, pid_t *ret,
         }
         if (fds->extra >= 0 && posix_spawn_file_actions_adddup2(fa, fds->extra, fds->extra_as) != 0)
                 return bento_err_set(err, ENOMEM, "spawn");
+        if (fds->extra2 >= 0 &&
+            posix_spawn_file_actions_adddup2(fa, fds->extra2, fds->extra2_as) != 0)
+                return bento_err_set(err, ENOMEM, "spawn");
         /* dup2 onto itself clears close-on-exec (glibc, POSIX 2024). */
         for (size_t i = 0; i < fds->n_keep; i++)
                 if (posix_spawn_file_actions_adddup2(fa, fds->keep[i], fds->keep[i]) != 0)

@@ -12,6 +12,8 @@ struct run_spawn_fds {
         int in, out, err; /* -1: /dev/null */
         int extra;        /* one more descriptor to pass, or -1 */
         int extra_as;     /* the number it gets in the child */
+        int extra2;       /* a second one (bento profile's report pipe), or -1; the */
+        int extra2_as;    /* sources must not be either target number */
         const int *keep;  /* more descriptors it inherits at their own numbers */
         size_t n_keep;
         bool own_group;  /* a process group of its own (Ctrl-C does not reach it) */
@@ -21,8 +23,9 @@ struct run_spawn_fds {
 
 #define RUN_SPAWN_FDS_NULL                                                                         \
         {                                                                                          \
-                .in = -1, .out = -1, .err = -1, .extra = -1, .extra_as = -1, .keep = NULL,         \
-                .n_keep = 0, .own_group = false, .cwd = NULL, .env = NULL                          \
+                .in = -1, .out = -1, .err = -1, .extra = -1, .extra_as = -1, .extra2 = -1,         \
+                .extra2_as = -1, .keep = NULL, .n_keep = 0, .own_group = false, .cwd = NULL,       \
+                .env = NULL                                                                        \
         }
 
 /* argv[0] without a slash is looked for in PATH. */
