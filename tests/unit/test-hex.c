@@ -59,7 +59,7 @@ TEST(lossy_replaces_each_invalid_byte_and_keeps_the_rest)
 {
         char *s = bento_utf8_lossy("a\xff\xfe"
                                    "b\xc3\xa9\ncut\xe2\x82",
-                                   13);
+                                   12);
 
         ASSERT_TRUE(s != NULL);
         ASSERT_STREQ(s, "a\xef\xbf\xbd\xef\xbf\xbd"
