@@ -7,6 +7,9 @@
  */
 #include "utf8.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 size_t bento_utf8_decode(const char *s, size_t len, uint32_t *ret_cp)
 {
         static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
@@ -53,4 +56,30 @@ bool bento_utf8_valid(const char *s, size_t len)
                 i += n;
         }
         return true;
+}
+
+char *bento_utf8_lossy(const char *s, size_t len)
+{
+        /* at worst every byte grows to the three of U+FFFD */
+        char *out = len < SIZE_MAX / 3 ? malloc(len * 3 + 1) : NULL;
+        size_t o = 0;
+        uint32_t cp;
+
+        if (!out)
+                return NULL;
+        for (size_t i = 0; i < len;) {
+                size_t n = bento_utf8_decode(s + i, len - i, &cp);
+
+                if (n == 0) {
+                        memcpy(out + o, "\xEF\xBF\xBD", 3);
+                        o += 3;
+                        i++;
+                        continue;
+                }
+                memcpy(out + o, s + i, n);
+                o += n;
+                i += n;
+        }
+        out[o] = '\0';
+        return out;
 }

@@ -24,6 +24,11 @@ size_t bento_utf8_decode(const char *s, size_t len, uint32_t *ret_cp);
 /* Whether all len bytes of s are strictly valid UTF-8. */
 bool bento_utf8_valid(const char *s, size_t len);
 
+/* A heap copy of the len bytes of s (which may hold NULs) as valid UTF-8:
+ * each byte that does not start a valid sequence becomes U+FFFD, the way
+ * Go's encoding/json writes such a string.  NULL when out of memory. */
+char *bento_utf8_lossy(const char *s, size_t len);
+
 /* Whether byte c continues a multi-byte sequence (10xxxxxx), for code that
  * counts or cuts characters in text already known to be valid. */
 static inline bool bento_utf8_continuation(unsigned char c)

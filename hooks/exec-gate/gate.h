@@ -25,6 +25,7 @@ struct gate_opts {
         int ready_fd;            /* -1, or where to write one byte once listening */
         unsigned int timeout_s;  /* for the runtime to connect, then to send its message */
         bool verbose;            /* log every decision to stderr */
+        const char *record_path; /* record mode (record.h): let all through, write here */
         char **command;          /* wrapper mode: the command to run; NULL otherwise */
 };
 

@@ -20,7 +20,8 @@
 static void print_help(void)
 {
         printf(
-            "usage: " PROG " --socket PATH [--ready-fd N] [--timeout SECONDS] [--verbose]\n"
+            "usage: " PROG " --socket PATH [--ready-fd N] [--timeout SECONDS] [--record FILE]\n"
+            "       " PROG "        [--verbose]\n"
             "       " PROG " --socket PATH [--timeout SECONDS] [--verbose] -- COMMAND "
             "[ARG...]\n"
             "\n"
@@ -49,6 +50,10 @@ static void print_help(void)
             "  -t, --timeout SECONDS  how long to wait for the runtime to connect, and then\n"
             "                         for its message (default %d); bento-runtime sends the\n"
             "                         message at `start`, so create and start must fall in it\n"
+            "      --record FILE      record mode: let every exec through and write what each\n"
+            "                         one asked to run (path and argv, read from the caller's\n"
+            "                         memory) to FILE, which must not exist yet; a last\n"
+            "                         {\"end\":true} line says the record is whole\n"
             "  -v, --verbose          log every decision to stderr\n"
             "  -h, --help             this text\n"
             "  -V, --version          the version\n"
@@ -87,12 +92,13 @@ static bool parse_uint(const char *s, unsigned long min, unsigned long max, unsi
         return true;
 }
 
-enum { OPT_READY_FD = 0x100 };
+enum { OPT_READY_FD = 0x100, OPT_RECORD };
 
 static const struct bento_opt options[] = {
     {"socket", 's', BENTO_OPT_VALUE, 's', "PATH", NULL},
     {"ready-fd", 0, BENTO_OPT_VALUE, OPT_READY_FD, "N", NULL},
     {"timeout", 't', BENTO_OPT_VALUE, 't', "SECONDS", NULL},
+    {"record", 0, BENTO_OPT_VALUE, OPT_RECORD, "FILE", NULL},
     {"verbose", 'v', BENTO_OPT_FLAG, 'v', NULL, NULL},
     {"help", 'h', BENTO_OPT_FLAG, 'h', NULL, NULL},
     {"version", 'V', BENTO_OPT_FLAG, 'V', NULL, NULL},
@@ -120,6 +126,11 @@ static int parse_option(int c, const char *value, struct gate_opts *o)
                                            "between 1 and 86400",
                                            value);
                 o->timeout_s = (unsigned int) v;
+                return -1;
+        case OPT_RECORD:
+                if (value[0] == '\0')
+                        return usage_error(o, "--record: empty path");
+                o->record_path = value;
                 return -1;
         case 'v':
                 o->verbose = true;

@@ -45,20 +45,41 @@ void gate_notify_close(struct gate_notify *n)
         n->resp = NULL;
 }
 
-/* The thread group (process) a thread belongs to, from /proc; -1 if gone. */
-static pid_t tgid_of(pid_t tid)
+/* The last number of a /proc/<tid>/status line ("Tgid:", "NStgid:"): for
+ * NStgid, the process's pid in the innermost pid namespace (the
+ * container's); -1 if gone. */
+static pid_t status_pid(pid_t tid, const char *field)
 {
         cleanup_free char *text = NULL;
         struct bento_err ignored = {0};
         char path[64];
-        const char *p;
+        const char *p, *end;
+        pid_t last = -1;
         size_t len = 0;
 
         snprintf(path, sizeof(path), "/proc/%d/status", (int) tid);
         if (bento_read_file(path, STATUS_MAX, &text, &len, &ignored) < 0)
                 return -1;
-        p = strstr(text, "\nTgid:");
-        return p ? (pid_t) strtol(p + 6, NULL, 10) : -1;
+        p = strstr(text, field);
+        if (!p)
+                return -1;
+        p += strlen(field); /* field starts with the newline before it */
+        end = strchr(p, '\n');
+        while (!end || p < end) {
+                char *next;
+                long v = strtol(p, &next, 10);
+
+                if (next == p)
+                        break;
+                last = (pid_t) v;
+                p = next;
+        }
+        return last;
+}
+
+static pid_t tgid_of(pid_t tid)
+{
+        return status_pid(tid, "\nTgid:");
 }
 
 /* Made by the container's init?  The pid is the calling thread's; a
@@ -91,6 +112,36 @@ static bool name_call(uint32_t arch, int nr, char *out, size_t size)
         return exec;
 }
 
+/* Record mode: the exec is written down (its arguments read while the
+ * caller still waits) and every call goes on.  The record is kept only if
+ * the notification still stands after the reads, so the pid (and its
+ * memory) still meant the caller. */
+static void record_call(struct gate_notify *n, const struct seccomp_notif *req, bool exec,
+                        const char *call)
+{
+        struct gate_exec e = {0};
+
+        if (!exec)
+                return;
+        e.pid = status_pid((pid_t) req->pid, "\nNStgid:");
+        if (e.pid < 0)
+                e.pid = 0;
+        gate_exec_read((pid_t) req->pid, &req->data, strcmp(call, "execveat") == 0, &e);
+        if (id_valid(n, req->id))
+                gate_record_write(n->record, call, &e);
+        gate_exec_done(&e);
+}
+
+static bool decide(struct gate_notify *n, const struct seccomp_notif *req, bool exec,
+                   const char *call)
+{
+        if (n->record) {
+                record_call(n, req, exec, call);
+                return true;
+        }
+        return !n->allowed && exec && from_init(n, (pid_t) req->pid) && id_valid(n, req->id);
+}
+
 int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct bento_err *err)
 {
         struct seccomp_notif *req = n->req;
@@ -106,7 +157,7 @@ int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct 
         }
         d.pid = (pid_t) req->pid;
         exec = name_call(req->data.arch, req->data.nr, d.call, sizeof(d.call));
-        allow = !n->allowed && exec && from_init(n, d.pid) && id_valid(n, req->id);
+        allow = decide(n, req, exec, d.call);
         memset(resp, 0, n->resp_size);
         resp->id = req->id;
         if (allow)

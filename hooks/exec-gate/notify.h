@@ -13,6 +13,9 @@
  * is in the gate's pid namespace, so the gate must run in the runtime's
  * (or one where both agree); otherwise nothing is let through, which fails
  * closed.
+ *
+ * In record mode (n->record set) nothing is refused: every call continues,
+ * and each exec is written to the record before it is answered.
  */
 #ifndef BENTO_GATE_NOTIFY_H
 #define BENTO_GATE_NOTIFY_H
@@ -24,6 +27,7 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "record.h"
 
 struct gate_notify {
         int fd; /* the listener, -1 when closed */
@@ -33,6 +37,9 @@ struct gate_notify {
         size_t req_size, resp_size;
         bool allowed;         /* the one exec has gone through */
         unsigned long denied; /* calls answered with EPERM */
+        /* Record mode (record.h): every call is let through, each exec
+         * recorded first.  NULL: the exec block above. */
+        struct gate_record *record;
 };
 
 /* One answered notification, for the caller's log. */

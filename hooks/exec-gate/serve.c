@@ -33,6 +33,7 @@
 #include "listener.h"
 #include "message.h"
 #include "notify.h"
+#include "record.h"
 
 #define PROG "bento-exec-gate"
 
@@ -43,6 +44,8 @@ struct gate {
         struct gate_message msg;
         struct gate_notify notify;
         struct gate_state state;
+        struct gate_record record; /* fd -1 unless --record */
+        bool served;               /* the container's filter lost its last user */
         int sig_fd;
         sigset_t old_mask;
         pid_t child; /* wrapper mode, until reaped */
@@ -241,6 +244,8 @@ static void on_connection(struct gate *g)
         drop_connection(g);
         if (r >= 0)
                 r = gate_notify_init(&g->notify, fd, g->state.pid, &err);
+        if (r >= 0 && g->record.fd >= 0)
+                g->notify.record = &g->record;
         if (r < 0) {
                 gate_notify_close(&g->notify);
                 bento_err_prefix(&err, "refusing the runtime's message");
@@ -267,8 +272,9 @@ static void on_notify(struct gate *g, short revents)
                 NOTE(g, "pid %d: left before its %s was answered", (int) d.pid, d.call);
         } else if (r > 0) {
                 NOTE(g, "pid %d: %s %s", (int) d.pid, d.call,
-                     d.let_through ? "let through (the runtime's exec of the target)"
-                                   : "denied (EPERM)");
+                     g->notify.record ? "recorded and let through"
+                     : d.let_through  ? "let through (the runtime's exec of the target)"
+                                      : "denied (EPERM)");
         }
         if (r < 0) {
                 gate_notify_close(&g->notify);
@@ -276,6 +282,7 @@ static void on_notify(struct gate *g, short revents)
                 NOTE(g, "container %s: the filter has no users left; %s, %lu call(s) denied",
                      g->state.id, g->notify.allowed ? "1 exec let through" : "no exec let through",
                      g->notify.denied);
+                g->served = true;
                 gate_notify_close(&g->notify);
         }
 }
@@ -377,6 +384,8 @@ static int start(struct gate *g, struct bento_err *err)
 
         if (r >= 0 && g->o->command && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
                 r = bento_err_set(err, errno, "PR_SET_CHILD_SUBREAPER");
+        if (r >= 0 && g->o->record_path)
+                r = gate_record_open(&g->record, g->o->record_path, err);
         if (r >= 0)
                 r = gate_listener_open(&g->listener, g->o->socket_path, err);
         if (r >= 0)
@@ -405,8 +414,12 @@ static int exit_status(const struct gate *g, int r)
 
 int gate_run(const struct gate_opts *o)
 {
-        struct gate g = {
-            .o = o, .listener = {.fd = -1}, .conn = -1, .notify = {.fd = -1}, .sig_fd = -1};
+        struct gate g = {.o = o,
+                         .listener = {.fd = -1},
+                         .conn = -1,
+                         .notify = {.fd = -1},
+                         .record = {.fd = -1},
+                         .sig_fd = -1};
         struct bento_err err = {0};
         int r = start(&g, &err);
 
@@ -421,6 +434,8 @@ int gate_run(const struct gate_opts *o)
         gate_listener_close(&g.listener);
         drop_connection(&g);
         gate_notify_close(&g.notify);
+        /* the end line says the record holds every exec of the container */
+        gate_record_close(&g.record, g.served && !g.failed && r >= 0);
         if (g.sig_fd >= 0)
                 close(g.sig_fd);
         return exit_status(&g, r);

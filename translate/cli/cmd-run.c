@@ -22,6 +22,7 @@ enum {
         RUN_ENV,
         RUN_ACCEPT_ALIAS,
         RUN_RUN_ID,
+        RUN_RECORD_EXEC,
         RUN_JSON,
 };
 
@@ -32,6 +33,7 @@ const struct bento_opt cmd_run_opts[] = {
     {"env", 0, BENTO_OPT_VALUE, RUN_ENV, "NAME=VALUE", NULL},
     {"accept-alias", 0, BENTO_OPT_VALUE, RUN_ACCEPT_ALIAS, "TREE", NULL},
     {"run-id", 0, BENTO_OPT_VALUE, RUN_RUN_ID, "ID", NULL},
+    {"record-exec", 0, BENTO_OPT_BOOL, RUN_RECORD_EXEC, NULL, NULL},
     {"json", 0, BENTO_OPT_BOOL, RUN_JSON, NULL, NULL},
     {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
 };
@@ -85,6 +87,9 @@ static int take(struct run_opts *o, const struct bento_argv_hit *h, int *npos)
                 return 0;
         case RUN_RUN_ID:
                 o->run_id = h->value;
+                return 0;
+        case RUN_RECORD_EXEC:
+                o->record_exec = h->on;
                 return 0;
         case RUN_ACCEPT_ALIAS:
                 if (o->n_accept_alias == RUN_ENV_MAX)

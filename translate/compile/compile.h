@@ -70,6 +70,10 @@ struct compile_opts {
          * run report the exec-block layer as unavailable (docs/cli/bento-run.md, "ADMISSION"). fork
          * and clone rules of none-strict stay. */
         bool no_exec_gate;
+        /* bento run --record-exec on an exec: all manifest: send execve and
+         * execveat to the gate all the same, which then records them and
+         * lets every one through (docs/exec-gate.md, "Record mode"). */
+        bool record_exec;
         /* Where bento-runtime writes the hooks' stdout and stderr
          * (run.oci.hooks.stdout/stderr annotations), or NULL. */
         const char *hooks_log;

@@ -52,10 +52,11 @@ void compile_write_process(struct bento_jsonw *w, const struct policy *p,
                            const struct compile_opts *o, char *const *env);
 void compile_write_linux(struct bento_jsonw *w, const struct policy *p,
                          const struct compile_opts *o);
-/* linux.seccomp: the exec mode's rules (the gate's only when gate) and
- * the privilege-bit rules every bundle carries. */
+/* linux.seccomp: the exec mode's rules (the gate's only when gate; with
+ * record, exec: all sends the exec calls to the gate too) and the
+ * privilege-bit rules every bundle carries. */
 void compile_write_seccomp(struct bento_jsonw *w, const struct policy *p, const char *listener,
-                           bool gate);
+                           bool gate, bool record);
 void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
                          const struct compile_opts *o, const char *egress_hook);
 

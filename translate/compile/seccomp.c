@@ -9,6 +9,9 @@
  * own exec of the target, and refuses every later one.  A runtime that
  * finds nobody listening refuses to start the container, and a gate that
  * goes away makes the kernel fail the calls: the block fails closed.
+ * bento run --record-exec sends the same two calls to the same listener
+ * under exec: all, where the gate runs in record mode and lets all
+ * through (docs/exec-gate.md, "Record mode").
  * Syscalls of a foreign architecture (i386, x32) are the only thing that
  * kills: the filter lists x86_64 alone, and the bad-architecture action
  * of every runtime is a kill.
@@ -81,12 +84,12 @@ static void write_rule(struct bento_jsonw *w, const char *const *names, const ch
         bento_jsonw_close_object(w);
 }
 
-static void write_exec_rules(struct bento_jsonw *w, enum manifest_exec mode, bool gate)
+static void write_exec_rules(struct bento_jsonw *w, enum manifest_exec mode, bool notify)
 {
         /* clone without CLONE_THREAD: (flags & CLONE_THREAD) == 0 -> EPERM. */
         static const struct seccomp_cond process_clone = {0, CLONE_THREAD_BIT, 0};
 
-        if (mode != MANIFEST_EXEC_ALL && gate)
+        if (notify)
                 write_rule(w, (const char *const[]){"execve", "execveat", NULL}, "SCMP_ACT_NOTIFY",
                            0, NULL, 0);
         if (mode != MANIFEST_EXEC_NONE_STRICT)
@@ -166,21 +169,22 @@ static void write_privilege_rules(struct bento_jsonw *w)
 }
 
 void compile_write_seccomp(struct bento_jsonw *w, const struct policy *p, const char *listener,
-                           bool gate)
+                           bool gate, bool record)
 {
         enum manifest_exec mode = p->m->exec;
+        bool notify = gate && (mode != MANIFEST_EXEC_ALL || record);
 
         bento_jsonw_key(w, "seccomp");
         bento_jsonw_open_object(w);
         bento_jsonw_kstring(w, "defaultAction", "SCMP_ACT_ALLOW");
         bento_jsonw_kstrv(w, "architectures", (char *const[]){"SCMP_ARCH_X86_64"}, 1);
-        if (mode != MANIFEST_EXEC_ALL && gate) {
+        if (notify) {
                 bento_jsonw_kstring(w, "listenerPath", listener);
                 bento_jsonw_kstring(w, "listenerMetadata", "bento-exec-gate/1");
         }
         bento_jsonw_key(w, "syscalls");
         bento_jsonw_open_array(w);
-        write_exec_rules(w, mode, gate);
+        write_exec_rules(w, mode, notify);
         write_privilege_rules(w);
         bento_jsonw_close_array(w);
         bento_jsonw_close_object(w);

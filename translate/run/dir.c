@@ -150,10 +150,11 @@ int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *er
         d->state = path_join(files, "state");
         d->gate_socket = path_join(files, "exec-gate.sock");
         d->egress_log = path_join(files, "egress.jsonl");
+        d->exec_record = path_join(files, "exec-record.jsonl");
         d->runtime_log = path_join(files, "runtime.log");
         d->hooks_log = path_join(files, "hooks.log");
-        if (!d->bundle || !d->state || !d->gate_socket || !d->egress_log || !d->runtime_log ||
-            !d->hooks_log)
+        if (!d->bundle || !d->state || !d->gate_socket || !d->egress_log || !d->exec_record ||
+            !d->runtime_log || !d->hooks_log)
                 return bento_err_set(err, ENOMEM, "run directory");
         return 0;
 }
@@ -241,6 +242,7 @@ void run_dir_cleanup(struct run_dir *d)
         free(d->state);
         free(d->gate_socket);
         free(d->egress_log);
+        free(d->exec_record);
         free(d->runtime_log);
         free(d->hooks_log);
         *d = (struct run_dir){0};

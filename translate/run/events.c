@@ -15,6 +15,7 @@
 #include "jsonw.h"
 #include "report/json-parts.h"
 #include "blocked.h"
+#include "exec-record.h"
 #include "run.h"
 
 static char *base64(const char *data, size_t len)
@@ -237,6 +238,8 @@ int run_event_verdict(const struct run_view *v)
         write_autoexec(&w, v->autoexec);
         write_accepted(&w, v->accepted);
         write_shadowed_dirs(&w, v);
+        if (v->exec_record)
+                run_exec_record_json(&w, v->exec_record);
         bento_jsonw_close_object(&w);
         return emit(&w);
 }

@@ -7,6 +7,10 @@
  * ever connected to would wait for ever: it is killed at once.  One that
  * served a sandbox leaves by itself when the last sandboxed process is
  * gone, and is killed only if it does not.
+ *
+ * With --record-exec on an exec: all run the same gate runs in record mode
+ * (docs/exec-gate.md, "Record mode"): it lets every exec through and
+ * writes each to the run directory's record file (run/exec-record.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,10 +27,12 @@
 #define GATE_READY_TIMEOUT_MS 10000
 #define GATE_EXIT_TIMEOUT_MS  2000
 
-int run_gate_spawn(struct run_gate *g, const char *socket, struct bento_err *err)
+int run_gate_spawn(struct run_gate *g, const char *socket, const char *record,
+                   struct bento_err *err)
 {
         cleanup_free char *gate = compile_helper_path("BENTO_EXEC_GATE", "bento-exec-gate");
-        const char *argv[] = {gate, "--socket", socket, "--ready-fd", "3", NULL};
+        const char *argv[] = {
+            gate, "--socket", socket, "--ready-fd", "3", record ? "--record" : NULL, record, NULL};
         struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
         cleanup_close int wr = -1;
         int pipefd[2];

@@ -28,6 +28,7 @@
 #include "compile/compile.h"
 #include "approval/fingerprint.h"
 #include "blocked.h"
+#include "exec-record.h"
 #include "manifest/path.h"
 #include "run.h"
 #include "manifest/trust.h"
@@ -174,8 +175,9 @@ struct run_ctx {
         struct run_outcome out;
         struct run_egress egress;
         struct run_autoexec autoexec;
-        struct alias_scan accepted; /* aliases under the --accept-alias trees */
-        struct run_blocked blocked; /* what the run recorded in provenance */
+        struct alias_scan accepted;         /* aliases under the --accept-alias trees */
+        struct run_blocked blocked;         /* what the run recorded in provenance */
+        struct run_exec_record exec_record; /* --record-exec */
         char **env;
         int json_lost; /* --json: the errno that broke stdout, 0 if none */
         int std[3];    /* the screened standard descriptors (-1: closed) */
@@ -188,6 +190,7 @@ static void ctx_done(struct run_ctx *c)
         run_autoexec_done(&c->autoexec);
         alias_scan_done(&c->accepted);
         run_blocked_done(&c->blocked);
+        run_exec_record_done(&c->exec_record);
         for (size_t i = 0; i < c->o.n_accept_alias; i++)
                 free(c->o.accept_alias[i]);
         run_outcome_done(&c->out);
@@ -330,6 +333,9 @@ static int admit(struct run_ctx *c)
 
         host_probe_finish(&c->probe, &probe);
         admission_decide(&probe, &c->needs, c->posture, &c->a);
+        /* the run's report has only the layers the manifest needs: the
+         * gate's availability comes from the probe itself */
+        run_exec_record_plan(&c->exec_record, c->o.record_exec, c->needs.exec, &probe);
         if (c->a.outcome == ADMISSION_REFUSED) {
                 if (c->o.json)
                         return run_refuse(&c->o, c->a.reason, &c->a.report);
@@ -408,9 +414,12 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         io.err_fd = c->std[2];
         hold_stop_signals();
         r = run_dir_make(&c->d, c->p, err);
-        /* The gate comes up while the bundle is written (run/gate.c). */
-        if (r >= 0 && c->l.m->exec != MANIFEST_EXEC_ALL && !c->o.no_exec_gate)
-                r = run_gate_spawn(&c->gate, c->d.gate_socket, err);
+        /* The gate comes up while the bundle is written (run/gate.c); in
+         * record mode for a watched --record-exec. */
+        if (r >= 0 && c->exec_record.watched)
+                r = run_gate_spawn(&c->gate, c->d.gate_socket, c->d.exec_record, err);
+        else if (r >= 0 && c->l.m->exec != MANIFEST_EXEC_ALL && !c->o.no_exec_gate)
+                r = run_gate_spawn(&c->gate, c->d.gate_socket, NULL, err);
         if (r >= 0)
                 r = policy_prepare_writes(&c->p, err);
         if (r >= 0)
@@ -427,6 +436,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .fingerprint = fp,
             .approval = manifest_approval_to_string(manifest_approval_state(c->l.m)),
             .no_exec_gate = c->o.no_exec_gate,
+            .record_exec = c->exec_record.watched,
             .limits = &limits,
             .hooks_log = c->d.hooks_log,
         };
@@ -482,7 +492,8 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                              .egress = &c->egress,
                              .autoexec = &c->autoexec,
                              .accepted = &c->accepted,
-                             .env = c->env};
+                             .env = c->env,
+                             .exec_record = &c->exec_record};
 
         if (c->d.egress_log)
                 (void) run_egress_settle(c->d.egress_log, &c->egress, &ignored);
@@ -490,6 +501,10 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
          * the write grants before the comparison, so that an empty .git
          * bento made is not taken for a repository (and git not asked). */
         run_remove_mount_points(&c->d);
+        /* The gate is gone by now (run_sandbox() stopped it): its record
+         * is whole only if it wrote its end line. */
+        if (c->exec_record.watched)
+                run_exec_record_read(c->d.exec_record, c->out.started, &c->exec_record);
         /* Nothing below reads the run directory: it goes while git
          * answers about the hooks (sandbox_gone() asked it). */
         run_dir_cleanup(&c->d);

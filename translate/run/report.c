@@ -18,6 +18,7 @@
 #include "report/text.h"
 #include "manifest/path.h"
 #include "blocked.h"
+#include "exec-record.h"
 #include "run.h"
 #include "report/text.h"
 
@@ -490,6 +491,8 @@ void run_report_human(const struct run_view *v)
          * was refused. */
         if ((out->exit_code == 0 && !out->signal && !egress_warned(v->egress)) || hint)
                 denial_legend(v, hint, exec_enforced);
+        if (v->exec_record)
+                run_exec_record_human(v->exec_record);
         if (v->shortfall)
                 say("the script ran, but the guarantees listed above lapsed during the run, so "
                     "its exit code is withheld (exit 124).");

@@ -36,6 +36,7 @@ struct run_opts {
         const char *manifest;
         bool strict, allow_degraded, allow_unapproved, json;
         bool no_exec_gate; /* admission found the exec block unenforceable */
+        bool record_exec;  /* --record-exec */
         const char *run_id;
         char *env[RUN_ENV_MAX];
         size_t n_env;
@@ -52,6 +53,7 @@ struct run_dir {
         char *state;       /* <shm or path>/state, bento-runtime --root */
         char *gate_socket; /* <shm or path>/exec-gate.sock */
         char *egress_log;  /* <shm or path>/egress.jsonl, the egress hook's report */
+        char *exec_record; /* <shm or path>/exec-record.jsonl, the gate's (--record-exec) */
         char *runtime_log; /* <shm or path>/runtime.log */
         char *hooks_log;   /* <shm or path>/hooks.log, what the OCI hooks printed */
         /* The shield mount points bento made in the write grants
@@ -156,7 +158,10 @@ struct run_gate {
         char *path;
 };
 
-int run_gate_spawn(struct run_gate *g, const char *socket, struct bento_err *err);
+/* record: the gate's --record file (exec-record.h), or NULL for the
+ * exec block. */
+int run_gate_spawn(struct run_gate *g, const char *socket, const char *record,
+                   struct bento_err *err);
 /* Wait for the gate's listening socket (10 s at most). */
 int run_gate_ready(struct run_gate *g, struct bento_err *err);
 /* Stop it and reap it; safe on a gate never spawned or already stopped. */
@@ -267,7 +272,8 @@ int run_path_shadows(const struct policy *p, const char *path, struct run_shadow
                      struct bento_err *err);
 void run_shadows_done(struct run_shadows *s);
 
-struct run_blocked; /* blocked.h */
+struct run_blocked;     /* blocked.h */
+struct run_exec_record; /* exec-record.h */
 
 /* Everything the words after a run are made from. */
 struct run_view {
@@ -283,6 +289,7 @@ struct run_view {
         /* What the run recorded in provenance.blocked-hosts (docs/manifest.md, "PROVENANCE"), or
          * NULL. */
         const struct run_blocked *blocked;
+        const struct run_exec_record *exec_record; /* --record-exec, or NULL */
 };
 
 /* The shadowed names of the PATH the run passed through (docs/cli/bento-run.md, "OUTPUT"),
