@@ -261,14 +261,19 @@ char *profile_interpreter_args_line(const struct profile_interp *g)
                 return NULL;
         for (size_t i = 0; i < g->n_args; i++)
                 len += strlen(g->args[i]) + 1;
-        joined = calloc(1, len);
+        joined = malloc(len);
         if (!joined)
                 return NULL;
+        len = 0;
         for (size_t i = 0; i < g->n_args; i++) {
+                size_t n = strlen(g->args[i]);
+
                 if (i)
-                        strcat(joined, " ");
-                strcat(joined, g->args[i]);
+                        joined[len++] = ' ';
+                memcpy(joined + len, g->args[i], n);
+                len += n;
         }
+        joined[len] = '\0';
         q = text_quote(joined);
         if (!q)
                 return NULL;

@@ -72,6 +72,11 @@ struct strs {
         size_t n;
 };
 
+struct strv_acc {
+        char **v;
+        size_t n;
+};
+
 static bool in_list(char *const *v, size_t n, const char *s)
 {
         for (size_t i = 0; i < n; i++)
@@ -80,45 +85,59 @@ static bool in_list(char *const *v, size_t n, const char *s)
         return false;
 }
 
-/* One path of the existing file: into the union unless declined, and
- * into kept when this run did not see it. */
-static int merge_one(char ***u, size_t *n, char *const *ours, size_t n_ours, const char *written,
-                     const char *e, const struct strs *declined, char ***kept, size_t *n_kept)
+/* One list to merge: this run's (replaced by the union), the existing
+ * file's as written, what the user declined, and where kept ones go. */
+struct path_merge {
+        char ***ours;
+        size_t *n_ours;
+        char *const *old;
+        size_t n_old;
+        struct strs declined;
+        char ***kept;
+        size_t *n_kept;
+};
+
+/* One path of the existing file (written, and expanded as e): into the
+ * union u unless declined, and into kept when this run did not see it. */
+static int merge_one(const struct path_merge *pm, struct strv_acc *u, const char *written,
+                     const char *e)
 {
-        if (in_list(declined->v, declined->n, e))
+        if (in_list(pm->declined.v, pm->declined.n, e))
                 return 0;
-        if (!in_list(ours, n_ours, e) && bento_strv_append(kept, n_kept, written) < 0)
+        if (!in_list(*pm->ours, *pm->n_ours, e) &&
+            bento_strv_append(pm->kept, pm->n_kept, written) < 0)
                 return -ENOMEM;
-        if (in_list(*u, *n, e))
+        if (in_list(u->v, u->n, e))
                 return 0;
-        return bento_strv_append(u, n, e);
+        return bento_strv_append(&u->v, &u->n, e);
 }
 
-/* union = old (expanded) then ours, minus declined; kept = old not ours. */
-static int merge_paths(char ***ours, size_t *n_ours, char *const *old, size_t n_old,
-                       const char *base, const char *home, const struct strs *declined,
-                       char ***kept, size_t *n_kept, struct bento_err *err)
+/* union = old (expanded against base and home) then ours, minus declined;
+ * kept = old not ours. */
+static int merge_paths(const struct path_merge *pm, const char *base, const char *home,
+                       struct bento_err *err)
 {
-        cleanup_strv char **u = calloc(1, sizeof(char *));
-        size_t n = 0;
+        struct strv_acc u = {calloc(1, sizeof(char *)), 0};
+        int r = u.v ? 0 : -ENOMEM;
 
-        if (!u)
-                return bento_err_set(err, ENOMEM, "merge");
-        for (size_t i = 0; i < n_old; i++) {
-                cleanup_free char *e = expand(old[i], base, home, err);
+        for (size_t i = 0; r >= 0 && i < pm->n_old; i++) {
+                cleanup_free char *e = expand(pm->old[i], base, home, err);
 
-                if (!e)
-                        return -err->code;
-                if (merge_one(&u, &n, *ours, *n_ours, old[i], e, declined, kept, n_kept) < 0)
-                        return bento_err_set(err, ENOMEM, "merge");
+                r = e ? merge_one(pm, &u, pm->old[i], e) : -err->code;
         }
-        for (size_t i = 0; i < *n_ours; i++)
-                if (!in_list(u, n, (*ours)[i]) && !in_list(declined->v, declined->n, (*ours)[i]) &&
-                    bento_strv_append(&u, &n, (*ours)[i]) < 0)
-                        return bento_err_set(err, ENOMEM, "merge");
-        bento_strv_free_n(*ours, *n_ours);
-        *ours = TAKE_PTR(u);
-        *n_ours = n;
+        for (size_t i = 0; r >= 0 && i < *pm->n_ours; i++) {
+                const char *s = (*pm->ours)[i];
+
+                if (!in_list(u.v, u.n, s) && !in_list(pm->declined.v, pm->declined.n, s))
+                        r = bento_strv_append(&u.v, &u.n, s);
+        }
+        if (r < 0) {
+                bento_strv_free_n(u.v, u.n);
+                return r == -ENOMEM ? bento_err_set(err, ENOMEM, "merge") : r;
+        }
+        bento_strv_free_n(*pm->ours, *pm->n_ours);
+        *pm->ours = u.v;
+        *pm->n_ours = u.n;
         return 0;
 }
 
@@ -270,12 +289,22 @@ int profile_merge(struct manifest *m, const struct manifest *existing, const cha
         *ret = (struct profile_merge_info){0};
         if (!base)
                 return bento_err_set(err, ENOMEM, "merge");
-        if (merge_paths(&m->read, &m->n_read, existing->read, existing->n_read, base, home,
-                        &(struct strs){d->reads, d->n_reads}, &ret->kept_read, &ret->n_kept_read,
-                        err) < 0 ||
-            merge_paths(&m->write, &m->n_write, existing->write, existing->n_write, base, home,
-                        &(struct strs){d->writes, d->n_writes}, &ret->kept_write,
-                        &ret->n_kept_write, err) < 0) {
+        if (merge_paths(&(struct path_merge){&m->read,
+                                             &m->n_read,
+                                             existing->read,
+                                             existing->n_read,
+                                             {d->reads, d->n_reads},
+                                             &ret->kept_read,
+                                             &ret->n_kept_read},
+                        base, home, err) < 0 ||
+            merge_paths(&(struct path_merge){&m->write,
+                                             &m->n_write,
+                                             existing->write,
+                                             existing->n_write,
+                                             {d->writes, d->n_writes},
+                                             &ret->kept_write,
+                                             &ret->n_kept_write},
+                        base, home, err) < 0) {
                 profile_merge_info_done(ret);
                 return -err->code;
         }

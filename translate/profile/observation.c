@@ -210,7 +210,7 @@ static int add_access(struct profile_observation *o, enum profile_access_kind ki
 static int access_line(struct profile_observation *o, const struct line *l,
                        enum profile_access_kind kind, struct bento_err *err)
 {
-        enum profile_result res;
+        enum profile_result res = PROFILE_RESULT_ERROR;
         char *path = NULL;
 
         if (want_fields(l, 3, err) < 0 || result_field(l, &l->f[1], &res, err) < 0 ||
@@ -233,7 +233,7 @@ static int unix_line(struct profile_observation *o, const struct line *l, struct
         if (!field_is(&l->f[1], "connect") && !field_is(&l->f[1], "bind"))
                 return bad(err, l, l->f[1].col, "expected connect or bind");
         bind = field_is(&l->f[1], "bind");
-        if (path_field(l, &l->f[2], &path, err) < 0)
+        if (path_field(l, &l->f[2], &path, err) < 0 || !path)
                 return -err->code;
         /* The observer writes it right after the access of the same
          * call, so only the last few are looked at (a bounded cost per
@@ -252,7 +252,7 @@ static int unix_line(struct profile_observation *o, const struct line *l, struct
 
 static int exec_line(struct profile_observation *o, const struct line *l, struct bento_err *err)
 {
-        enum profile_result res;
+        enum profile_result res = PROFILE_RESULT_ERROR;
         char *path = NULL;
 
         if (want_fields(l, 3, err) < 0 || result_field(l, &l->f[1], &res, err) < 0 ||

@@ -211,9 +211,9 @@ static void drop_needless_reads(struct proposer *pr)
         for (size_t i = 0; i < pr->reads.n; i++) {
                 struct cand *k = &pr->reads.v[i];
 
-                if (!k->opened && path_within(k->path, pr->script_dir))
-                        k->dropped = true;
-                else if (!k->any_ok && host_absent(k->path))
+                bool probed_ancestor = !k->opened && path_within(k->path, pr->script_dir);
+
+                if (probed_ancestor || (!k->any_ok && host_absent(k->path)))
                         k->dropped = true;
         }
 }

@@ -322,7 +322,7 @@ static int skeleton(struct proposer *pr)
 void profile_proposal_done(struct profile_proposal *p)
 {
         struct profile_item *lists[] = {p->withheld, p->flagged};
-        size_t ns[] = {p->n_withheld, p->n_flagged};
+        const size_t ns[] = {p->n_withheld, p->n_flagged};
 
         for (size_t l = 0; l < 2; l++) {
                 for (size_t i = 0; i < ns[l]; i++) {
@@ -415,9 +415,7 @@ int profile_propose(const struct profile_observation *o, const struct profile_co
                 r = proposer_clamp(&pr, err);
         if (r >= 0 && (skeleton(&pr) < 0 || grants(&pr) < 0 || network(&pr) < 0))
                 r = bento_err_set(err, ENOMEM, "the proposal");
-        if (r >= 0)
-                r = proposer_run_refusals(&pr, err);
-        if (r >= 0)
+        if (r >= 0 && (r = proposer_run_refusals(&pr, err)) >= 0)
                 drop_stale_flags(ret);
         if (r >= 0)
                 r = profile_warnings(o, c, ret, err);
