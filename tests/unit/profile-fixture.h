@@ -84,6 +84,26 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
         return remove(p);
 }
 
+/* The fake host must sit where the proposal treats paths as ordinary:
+ * not under /tmp (sandbox scratch), nor a floored tree (/etc /var /boot
+ * /opt /srv /root) or a home container.  The working directory, unless the
+ * checkout itself lives in one of those (CI may clone under /tmp or
+ * /root); then a directory at the root, which only root can make (the
+ * unit tests run as root in `make check`). */
+static const char *fixture_parent(const char *cwd)
+{
+        static const char *const odd[] = {"/tmp", "/var",  "/etc",  "/boot", "/opt",
+                                          "/srv", "/root", "/home", "/run",  "/usr"};
+
+        for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+                size_t n = strlen(odd[i]);
+
+                if (strncmp(cwd, odd[i], n) == 0 && (cwd[n] == '/' || cwd[n] == '\0'))
+                        return "";
+        }
+        return cwd;
+}
+
 __attribute__((constructor)) static void setup(void)
 {
         char cwd[400];
@@ -91,7 +111,7 @@ __attribute__((constructor)) static void setup(void)
 
         if (!getcwd(cwd, sizeof(cwd)))
                 abort();
-        snprintf(base, sizeof(base), "%s/.test-profile-XXXXXX", cwd);
+        snprintf(base, sizeof(base), "%s/.test-profile-XXXXXX", fixture_parent(cwd));
         if (!mkdtemp(base) || !mkdtemp(tmpdir))
                 abort();
         snprintf(home, sizeof(home), "%s/home", base);
