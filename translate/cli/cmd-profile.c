@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "manifest/path.h"
 #include "profile/session-internal.h"
 
 enum {
@@ -77,7 +78,7 @@ static int take(struct profile_opts *o, const struct bento_argv *a, const struct
         case PROFILE_ACCEPT_ALIAS:
                 if (o->n_accept_alias == RUN_ENV_MAX)
                         return usage(o, "too many --accept-alias trees");
-                o->accept_alias[o->n_accept_alias] = profile_absolute(h->value);
+                o->accept_alias[o->n_accept_alias] = path_absolute(h->value);
                 if (!o->accept_alias[o->n_accept_alias++])
                         return usage(o, "out of memory");
                 return 0;

@@ -24,9 +24,6 @@ struct profile_ctx {
 
 void profile_ctx_done(struct profile_ctx *c);
 
-/* p made absolute against the working directory and cleaned (symlinks kept).  Heap. */
-char *profile_absolute(const char *p);
-
 /* A refusal in the output mode asked for; returns 125. */
 int profile_refuse(const struct profile_opts *o, const char *reason);
 

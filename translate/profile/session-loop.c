@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "policy/policy.h"
 #include "jsonr.h"
+#include "manifest/path.h"
 #include "session-internal.h"
 
 enum answer { ANSWER_NO, ANSWER_YES, ANSWER_ALL, ANSWER_QUIT };
@@ -259,7 +260,7 @@ static bool confirm_network(struct loop *l)
 static int loop_resume(struct profile_ctx *c, char ***reads, size_t *n_reads, char ***writes,
                        size_t *n_writes, int *exec)
 {
-        cleanup_free char *base = c->existing ? profile_absolute(c->out) : NULL;
+        cleanup_free char *base = c->existing ? path_absolute(c->out) : NULL;
         struct approval_status st;
         char *slash;
 

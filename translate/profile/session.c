@@ -44,16 +44,6 @@ void profile_ctx_done(struct profile_ctx *c)
         strv_free(c->env_names);
 }
 
-char *profile_absolute(const char *p)
-{
-        cleanup_free char *cwd = NULL;
-
-        if (p[0] == '/')
-                return path_clean(p);
-        cwd = getcwd(NULL, 0);
-        return cwd ? path_join(cwd, p) : NULL;
-}
-
 /* An --out that exists must parse and be for this script. */
 static int check_out(struct profile_ctx *c, struct bento_err *err)
 {
@@ -124,7 +114,7 @@ static int preflight(struct profile_ctx *c, struct bento_err *err)
 
         if (stat(o->script, &st) < 0)
                 return bento_err_set(err, errno, "entrypoint \"%s\"", o->script);
-        c->script = profile_absolute(o->script);
+        c->script = path_absolute(o->script);
         if (!c->script)
                 return bento_err_set(err, ENOMEM, "profile");
         c->home = home && home[0] == '/' && strcmp(home, "/") != 0 ? home : NULL;
