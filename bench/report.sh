@@ -192,6 +192,29 @@ else
         echo "- not measured: ${med[manifest]:-bento is not built}"
 fi
 echo
+echo "## Watching a program (item 8): 20,000 stats and 2,000 opens"
+echo
+if has profile/run; then
+        echo "| measurement | median (ms) | IQR | min–max | CPU | × bento run |"
+        echo "|---|---|---|---|---|---|"
+        for key in profile/bento profile/run profile/strace profile/plain; do
+                has "$key" || continue
+                case $key in
+                profile/bento) what="\`bento profile\` of it (pass, observer, proposal, draft)" ;;
+                profile/run) what="\`bento run\` of it under the manifest profile wrote" ;;
+                profile/strace) what="strace -f of it (a stop at every call's entry and exit)" ;;
+                profile/plain) what="python3 alone, no sandbox" ;;
+                esac
+                printf '| %s | %s | %s–%s | %s–%s | %s | %s |\n' "$what" "$(num "${med[$key]}")" \
+                        "$(num "${p25[$key]}")" "$(num "${p75[$key]}")" "$(num "${lo[$key]}")" \
+                        "$(num "${hi[$key]}")" \
+                        "$(num "$(awk -v u="${usr[$key]}" -v s="${sys[$key]}" 'BEGIN { print u + s }')")" \
+                        "$(ratio "$key" profile/run)"
+        done
+else
+        echo "- not measured: ${med[profile]:-bento is not built}"
+fi
+echo
 echo "## Targets (ratios of medians, this run)"
 echo
 echo "| target | this run (ms or KiB) | verdict |"
@@ -203,6 +226,7 @@ target "run /bin/true with limits ≤ 0.7 × crun with limits" run+lim/bento run
 target "create+start+delete with limits ≤ 0.7 × crun with limits" csd+lim/bento csd+lim/crun 0.7
 target "peak RSS of run ≤ crun's" rss-run/bento rss-run/crun 1.0 0
 target "bento run end to end ≤ 2 × bubblewrap by hand" bento-run/bento bento-run/bwrap 2.0
+target "bento profile ≤ 3 × bento run of the same program" profile/bento profile/run 3.0
 # translate: an absolute bound, 10 ms
 if has translate/large; then
         if awk -v a="${med[translate/large]}" 'BEGIN { exit !(a < 10) }'; then v=met; else v="**not met**"; fi

@@ -14,6 +14,7 @@
 # BENCH_WARMUP (3 per round), BENCH_RSS_N (10),
 # BENCH_TP_N (200), BENCH_TP_PARALLEL (2), BENCH_TP_RUNS (3),
 # BENCH_EXTRA_MOUNTS (1000; 0 skips that measurement), BENCH_MOUNTS_RUNS (40),
+# BENCH_PROFILE_RUNS (10),
 # BENCH_DIR (scratch, default BUILD_DIR/bench/scratch), BENCH_RESULTS
 # (BUILD_DIR/bench/results).
 set -euo pipefail
@@ -36,7 +37,8 @@ results=${BENCH_RESULTS:-$build/bench/results}
 
 # Debian packages the benchmark runs (command to look for, package)
 deps="hyperfine:hyperfine crun:crun runc:runc bwrap:bubblewrap tini:tini
-/bin/busybox:busybox-static /usr/bin/time:time jq:jq unshare:util-linux"
+/bin/busybox:busybox-static /usr/bin/time:time jq:jq unshare:util-linux strace:strace
+python3:python3"
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -378,6 +380,9 @@ bench_throughput() {
 # 4 and 5: the manifest CLI (bench/manifest.sh).
 # shellcheck source=bench/manifest.sh
 . "$here/manifest.sh"
+# 8: bento profile (bench/profile.sh).
+# shellcheck source=bench/profile.sh
+. "$here/profile.sh"
 
 # Extra: `run /bin/true` again after adding BENCH_EXTRA_MOUNTS tmpfs mounts in
 # the private mount namespace (a container host has hundreds or thousands):
@@ -441,6 +446,7 @@ inner() {
         bench_throughput "$plain"
         bench_mounts "$plain"
         bench_manifest
+        bench_profile
         inside_leaks > "$BENCH_STEM/leaks-inside.txt"
         trap - EXIT INT TERM
         "$here/report.sh" "$BENCH_STEM" | tee "$BENCH_STEM.md"

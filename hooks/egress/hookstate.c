@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "json.h"
+#include "state.h"
 
-#define STATE_MAX ((size_t) 1024 * 1024)
+/* as large as a state bento-runtime writes (bundle/state.h) */
+#define STATE_MAX BENTO_STATE_MAX_BYTES
 
 static char *string_member(const struct bento_json *obj, const char *key)
 {

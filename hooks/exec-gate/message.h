@@ -22,10 +22,14 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "state.h"
 
-#define GATE_MESSAGE_MAX ((size_t) 256 * 1024) /* bytes of JSON text */
-#define GATE_MESSAGE_FDS 16                    /* descriptors in one message */
-#define GATE_ID_SHOWN    128                   /* bytes of the container id kept for messages */
+/* bytes of JSON text: the state bento-runtime writes may be that large (its
+ * annotations grow with the mounts: 20,000 grants carry 450 KiB of mount
+ * identities), so the gate reads what the runtime may send */
+#define GATE_MESSAGE_MAX BENTO_STATE_MAX_BYTES
+#define GATE_MESSAGE_FDS 16  /* descriptors in one message */
+#define GATE_ID_SHOWN    128 /* bytes of the container id kept for messages */
 
 /* What the gate needs from a valid message. */
 struct gate_state {

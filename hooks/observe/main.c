@@ -20,7 +20,7 @@
 
 static void print_help(void)
 {
-        printf("usage: " PROG " --report-fd N -- COMMAND [ARG...]\n"
+        printf("usage: " PROG " --report-fd N [--no-result-under DIR]... -- COMMAND [ARG...]\n"
                "\n"
                "The observer of `bento profile`.  Runs COMMAND under ptrace with a seccomp\n"
                "filter that stops only the system calls naming files, execs and AF_UNIX\n"
@@ -33,6 +33,11 @@ static void print_help(void)
                "\n"
                "  --report-fd N   where the report goes (an open descriptor above 2;\n"
                "                  COMMAND does not inherit it)\n"
+               "  --no-result-under DIR\n"
+               "                  reads and probes of a clean absolute path at or below\n"
+               "                  DIR are reported as soon as they are seen, with the\n"
+               "                  result 'unwatched', saving the stop at the call's exit\n"
+               "                  (bento passes the system trees its proposal skips)\n"
                "  -h, --help      this text\n"
                "  -V, --version   the version\n");
 }
@@ -64,10 +69,11 @@ static bool parse_fd(const char *s, int *ret)
         return true;
 }
 
-enum { OPT_REPORT_FD = 0x100 };
+enum { OPT_REPORT_FD = 0x100, OPT_NO_RESULT };
 
 static const struct bento_opt options[] = {
     {"report-fd", 0, BENTO_OPT_VALUE, OPT_REPORT_FD, "N", NULL},
+    {"no-result-under", 0, BENTO_OPT_VALUE, OPT_NO_RESULT, "DIR", NULL},
     {"help", 'h', BENTO_OPT_FLAG, 'h', NULL, NULL},
     {"version", 'V', BENTO_OPT_FLAG, 'V', NULL, NULL},
     {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
@@ -80,6 +86,15 @@ static int parse_option(int c, const char *value, struct observe_opts *o)
         case OPT_REPORT_FD:
                 if (!parse_fd(value, &o->report_fd))
                         return usage_error("--report-fd: '%s' is not an open fd above 2", value);
+                return -1;
+        case OPT_NO_RESULT:
+                if (value[0] != '/' || !obs_path_clean(value))
+                        return usage_error("--no-result-under: '%s' is not a clean absolute path",
+                                           value);
+                if (o->n_no_result == OBS_NO_RESULT_MAX)
+                        return usage_error("--no-result-under: more than %d trees",
+                                           OBS_NO_RESULT_MAX);
+                o->no_result[o->n_no_result++] = value;
                 return -1;
         case 'h':
                 print_help();

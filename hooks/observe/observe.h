@@ -24,9 +24,16 @@
  * relative path of up to PATH_MAX, joined by '/'. */
 #define OBS_PATH_BUF (2 * PATH_MAX + 2)
 
+/* How many --no-result-under trees the command line may name. */
+#define OBS_NO_RESULT_MAX 64
+
 struct observe_opts {
         int report_fd;  /* where the report goes */
         char **command; /* the target argv */
+        /* trees whose reads and probes are reported at the seccomp stop,
+         * without a second stop for the result (docs/profile.md) */
+        const char *no_result[OBS_NO_RESULT_MAX];
+        size_t n_no_result;
 };
 
 /* Start the target, trace it to the end, write the report.  Returns the
@@ -52,5 +59,13 @@ int obs_read_mem(pid_t pid, unsigned long long addr, void *buf, size_t len);
  * anchor itself.  Returns 0 with out (OBS_PATH_BUF bytes) set, or -1 when
  * the anchor is not a path (a socket, a deleted directory...). */
 int obs_anchor(pid_t pid, long long dirfd, bool has_dirfd, const char *rel, char *out);
+
+/* decode.c: whether the absolute path p has no "." or ".." component, no
+ * "//" and no trailing '/', so that a prefix comparison decides what it
+ * is beneath (anything else is conservatively "not clean"). */
+bool obs_path_clean(const char *p);
+
+/* decode.c: whether p is clean and at or beneath one of the trees. */
+bool obs_path_under(const char *p, const char *const *trees, size_t n);
 
 #endif

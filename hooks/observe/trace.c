@@ -33,6 +33,7 @@
 #define X32_SYSCALL_BIT 0x40000000ULL
 
 struct tracer {
+        const struct observe_opts *opts;
         struct obs_report *report;
         struct obs_tracee **t;
         size_t n, cap;
@@ -149,7 +150,7 @@ static void on_seccomp(struct tracer *tr, struct obs_tracee *t)
         default:
                 if (t->pending) /* an exit stop never came: keep the attempt */
                         obs_emit(t, "error", true, 0, tr->report);
-                obs_decode(t, sc, info.seccomp.args, tr->report);
+                obs_decode(t, sc, info.seccomp.args, tr->opts, tr->report);
                 return resume(t, 0);
         }
 }
@@ -326,7 +327,7 @@ static int report_end(struct tracer *tr)
 int observe_run(const struct observe_opts *o)
 {
         static struct obs_report report;
-        struct tracer tr = {.report = &report, .root_status = -1};
+        struct tracer tr = {.opts = o, .report = &report, .root_status = -1};
         struct obs_tracee *root;
         pid_t pid;
 

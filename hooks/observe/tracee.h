@@ -32,11 +32,16 @@ struct obs_tracee {
         char path[2][OBS_PATH_BUF];
 };
 
+/* The result word of an access reported without waiting for its result. */
+#define OBS_RESULT_UNWATCHED "unwatched"
+
 /* Decode the system call at a seccomp stop (nr and args of the x86_64
  * ABI, sc its table row) into t->lines, or write a dropped line.  Returns
- * true when the tracee must stop at the syscall's exit. */
+ * true when the tracee must stop at the syscall's exit; false also when
+ * the lines were written at once (a read or probe in one of o's
+ * --no-result-under trees). */
 bool obs_decode(struct obs_tracee *t, const struct obs_syscall *sc, const uint64_t *args,
-                struct obs_report *r);
+                const struct observe_opts *o, struct obs_report *r);
 
 /* The word a result is reported as: "ok", "absent" or "error". */
 const char *obs_result_word(bool is_error, long long rval, bool probe);

@@ -475,7 +475,7 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
         return finish_mount(root, &t, &o, err);
 }
 
-int rt_mounts_prepare(const struct rt_context *ctx, const struct rt_bind_sources *srcs,
+int rt_mounts_prepare(const struct rt_context *ctx, struct rt_bind_sources *srcs,
                       struct bento_err *err)
 {
         cleanup_rt_root struct rt_root root = {.fd = -1};
@@ -498,8 +498,11 @@ int rt_mounts_prepare(const struct rt_context *ctx, const struct rt_bind_sources
         if (r < 0)
                 return r;
         for (size_t i = 0; i < ctx->cfg->n_mounts; i++) {
-                r = mount_entry(ctx, &root, i, ids ? &ids[i] : NULL, rt_bind_sources_get(srcs, i),
-                                &dev, err);
+                int src = -1;
+
+                r = rt_bind_sources_get(srcs, i, &src, err);
+                if (r >= 0)
+                        r = mount_entry(ctx, &root, i, ids ? &ids[i] : NULL, src, &dev, err);
                 if (r < 0)
                         return bento_err_prefix(err, "mounts[%zu] (%s)", i,
                                                 ctx->cfg->mounts[i].destination);

@@ -26,7 +26,7 @@
 struct rt_bind_sources;
 
 /* srcs: the bind sources the runtime opened (sources.h), or none. */
-int rt_mounts_prepare(const struct rt_context *ctx, const struct rt_bind_sources *srcs,
+int rt_mounts_prepare(const struct rt_context *ctx, struct rt_bind_sources *srcs,
                       struct bento_err *err);
 int rt_mounts_pivot(const struct rt_context *ctx, struct bento_err *err);
 int rt_mounts_finish(const struct rt_context *ctx, struct bento_err *err);

@@ -187,6 +187,23 @@ static _Noreturn void run_opener(const struct rt_context *ctx, pid_t pid, int pi
         _exit(0);
 }
 
+/* The init takes the sources while it mounts, so a send fails when a mount
+ * failed and the init exited: its reason is waiting on the socket. */
+static int init_gone(int sock, struct bento_err *err)
+{
+        int fds[RT_SYNC_MAX_FDS];
+        struct rt_sync_msg m;
+        size_t n = 0;
+
+        if (rt_sync_recv_fds(sock, &m, fds, RT_SYNC_MAX_FDS, &n) == 0) {
+                for (size_t k = 0; k < n; k++)
+                        close(fds[k]);
+                if (m.type == RT_SYNC_ERROR)
+                        return bento_err_setx(err, m.code > 0 ? m.code : EIO, "%s", m.msg);
+        }
+        return bento_err_setx(err, EPIPE, "the container process exited during setup");
+}
+
 /* Pass what the helper sends on to the init until all wanted fds went. */
 static int forward(int from, int to, size_t want, struct bento_err *err)
 {
@@ -209,8 +226,7 @@ static int forward(int from, int to, size_t want, struct bento_err *err)
                         return bento_err_setx(err, EPROTO, "unexpected bind-source message %u",
                                               m.type);
                 if (r < 0)
-                        return bento_err_setx(err, EPIPE,
-                                              "the container process exited during setup");
+                        return init_gone(to, err);
                 want -= n;
         }
         return 0;
@@ -251,8 +267,6 @@ int rt_bind_sources_serve(const struct rt_context *ctx, pid_t pid, int pidfd, in
 int rt_bind_sources_fetch(const struct rt_context *ctx, int sock, struct rt_bind_sources *s,
                           struct bento_err *err)
 {
-        size_t want, next = 0;
-
         if (!runtime_opens(ctx))
                 return 0;
         s->n = ctx->cfg->n_mounts;
@@ -261,36 +275,54 @@ int rt_bind_sources_fetch(const struct rt_context *ctx, int sock, struct rt_bind
                 return bento_err_set(err, ENOMEM, "bind sources");
         for (size_t i = 0; i < s->n; i++)
                 s->fds[i] = -1;
+        s->cfg = ctx->cfg;
+        s->want = count_binds(ctx->cfg);
         if (rt_sync_send(sock, RT_SYNC_BIND_REQUEST, 0, NULL, -1) < 0)
                 return bento_err_setx(err, EPIPE, "the runtime went away during setup");
-        for (want = count_binds(ctx->cfg); want > 0;) {
-                int fds[RT_SYNC_MAX_FDS];
-                struct rt_sync_msg m;
-                size_t n = 0;
-
-                if (rt_sync_recv_fds(sock, &m, fds, RT_SYNC_MAX_FDS, &n) < 0)
-                        return bento_err_setx(err, EPIPE, "the runtime went away during setup");
-                for (size_t k = 0; k < n; k++) {
-                        bool rec;
-
-                        while (next < s->n && bind_kind(&ctx->cfg->mounts[next], &rec) != 1)
-                                next++;
-                        if (m.type != RT_SYNC_BIND_FDS || next >= s->n || want == 0) {
-                                close(fds[k]);
-                                continue;
-                        }
-                        s->fds[next++] = fds[k];
-                        want--;
-                }
-                if (m.type != RT_SYNC_BIND_FDS || n == 0)
-                        return bento_err_setx(err, EPROTO, "unexpected setup message %u", m.type);
-        }
+        s->sock = sock;
         return 0;
 }
 
-int rt_bind_sources_get(const struct rt_bind_sources *s, size_t i)
+/* One batch: each fd goes to the next bind mount in config order. */
+static int receive_batch(struct rt_bind_sources *s, struct bento_err *err)
 {
-        return s && s->fds && i < s->n ? s->fds[i] : -1;
+        int fds[RT_SYNC_MAX_FDS];
+        struct rt_sync_msg m;
+        size_t n = 0;
+        bool rec;
+
+        if (rt_sync_recv_fds(s->sock, &m, fds, RT_SYNC_MAX_FDS, &n) < 0)
+                return bento_err_setx(err, EPIPE, "the runtime went away during setup");
+        for (size_t k = 0; k < n; k++) {
+                while (s->next < s->n && bind_kind(&s->cfg->mounts[s->next], &rec) != 1)
+                        s->next++;
+                if (m.type != RT_SYNC_BIND_FDS || s->next >= s->n || s->want == 0) {
+                        close(fds[k]);
+                        continue;
+                }
+                s->fds[s->next++] = fds[k];
+                s->want--;
+        }
+        if (m.type != RT_SYNC_BIND_FDS || n == 0)
+                return bento_err_setx(err, EPROTO, "unexpected setup message %u", m.type);
+        return 0;
+}
+
+int rt_bind_sources_get(struct rt_bind_sources *s, size_t i, int *fd, struct bento_err *err)
+{
+        *fd = -1;
+        if (!s->fds || i >= s->n)
+                return 0;
+        for (; s->used < i; s->used++)
+                if (s->fds[s->used] >= 0) {
+                        close(s->fds[s->used]);
+                        s->fds[s->used] = -1;
+                }
+        while (s->next <= i && s->want > 0)
+                if (receive_batch(s, err) < 0)
+                        return -err->code;
+        *fd = s->fds[i];
+        return 0;
 }
 
 void rt_bind_sources_close(struct rt_bind_sources *s)
@@ -301,4 +333,5 @@ void rt_bind_sources_close(struct rt_bind_sources *s)
         free(s->fds);
         s->fds = NULL;
         s->n = 0;
+        s->sock = -1;
 }

@@ -25,15 +25,23 @@
 #include "options.h"
 
 /* The source descriptor of every mount, by index (-1: not a bind mount, or
- * none was passed: the init opens it itself). */
+ * none was passed: the init opens it itself).  The descriptors arrive in
+ * batches while the init mounts, and each is closed once its mount is made:
+ * holding all of them at once made a config with more bind mounts than
+ * RLIMIT_NOFILE allows fail (20,000 read grants from bento profile). */
 struct rt_bind_sources {
         int *fds;
         size_t n;
+        const struct oci_config *cfg;
+        int sock;    /* where the runtime sends them (-1: nothing to receive) */
+        size_t want; /* descriptors still to come */
+        size_t next; /* the mount the next descriptor belongs to */
+        size_t used; /* mounts below this index are made: their fds closed */
 };
 
 #define RT_BIND_SOURCES_INIT                                                                       \
         {                                                                                          \
-                .fds = NULL, .n = 0                                                                \
+                .fds = NULL, .n = 0, .sock = -1                                                    \
         }
 
 /* A bind mount: type "bind", or the bind/rbind option. */
@@ -52,13 +60,17 @@ int rt_bind_source_open(const struct rt_context *ctx, size_t i, struct bento_err
 int rt_bind_sources_serve(const struct rt_context *ctx, pid_t pid, int pidfd, int sock,
                           struct bento_err *err);
 
-/* Init side, in its mount namespace: ask the runtime for the sources and
- * receive them into *s (or leave s empty when the init opens them). */
+/* Init side, in its mount namespace: ask the runtime for the sources (or
+ * leave s empty when the init opens them); rt_bind_sources_get receives
+ * them as the mounts need them. */
 int rt_bind_sources_fetch(const struct rt_context *ctx, int sock, struct rt_bind_sources *s,
                           struct bento_err *err);
 
-/* The fd for mounts[i] or -1. */
-int rt_bind_sources_get(const struct rt_bind_sources *s, size_t i);
+/* The fd for mounts[i] in *fd (-1: the init opens the source itself),
+ * receiving batches until it is there; the fds of the mounts before i are
+ * closed (mounts are made in order).  Returns 0, or -errno with err set
+ * when the runtime went away or sent something else. */
+int rt_bind_sources_get(struct rt_bind_sources *s, size_t i, int *fd, struct bento_err *err);
 
 void rt_bind_sources_close(struct rt_bind_sources *s);
 

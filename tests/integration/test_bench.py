@@ -4,7 +4,7 @@
 The benchmark's numbers are reported, never asserted (docs/performance.md);
 what is asserted here is that the benchmark itself runs on this machine and
 writes a whole report: every runtime in every measurement with a number, the
-manifest rows, the eight targets each with a verdict, and the check that
+manifest rows, the profile rows, the nine targets each with a verdict, and the check that
 nothing (containers, cgroups, mounts, processes) was left behind.  It also
 refuses to run without root and without a built runtime, and says why.
 
@@ -39,7 +39,8 @@ TARGETS = ["run /bin/true ≤ 0.7 × crun", "run /bin/true ≤ 1.3 × bwrap (flo
            "run /bin/true with limits ≤ 0.7 × crun with limits",
            "create+start+delete with limits ≤ 0.7 × crun with limits",
            "peak RSS of run ≤ crun's", "bento run end to end ≤ 2 × bubblewrap by hand",
-           "bento translate of the large manifest < 10 ms"]
+           "bento translate of the large manifest < 10 ms",
+           "bento profile ≤ 3 × bento run of the same program"]
 
 
 def bench_env(tmp, **extra):
@@ -132,6 +133,10 @@ def test_a_whole_report_from_the_smallest_run(short_dir):
 
     cli = table_rows(report, "## The manifest CLI")
     assert len(cli) == 4 and all(number(r[1]) for r in cli), cli
+
+    watched = table_rows(report, "## Watching a program")
+    assert len(watched) == 4 and all(number(r[1]) for r in watched), watched
+    assert watched[1][5] == "1.00×", watched
 
     targets = {r[0]: r for r in table_rows(report, "## Targets")}
     assert sorted(targets) == sorted(TARGETS), sorted(targets)

@@ -47,12 +47,12 @@ def data(tmp_path):
     return str(d)
 
 
-def observe(argv, timeout=30, cwd=None):
+def observe(argv, timeout=30, cwd=None, options=()):
     """Run argv under bento-observe; returns (result, report lines as word lists)."""
     with tempfile.TemporaryFile() as rep:
         fd = rep.fileno()
-        res = harness.run_cmd([OBSERVE, "--report-fd", str(fd), "--"] + list(argv),
-                              timeout=timeout, pass_fds=(fd,), cwd=cwd)
+        res = harness.run_cmd([OBSERVE, "--report-fd", str(fd)] + list(options) + ["--"] +
+                              list(argv), timeout=timeout, pass_fds=(fd,), cwd=cwd)
         rep.seek(0)
         text = rep.read().decode("ascii")
     lines = text.split("\n")
@@ -68,8 +68,11 @@ def check_shape(rep):
         assert words[0] in ("read", "write", "probe", "chdir", "exec", "unix", "dropped",
                             "sigsys"), words
         assert all(w and re.fullmatch(r"[\x21-\x7e]+", w) for w in words), words
-        if words[0] in ("read", "write", "probe", "chdir", "exec"):
+        if words[0] in ("read", "probe"):
+            assert len(words) == 3 and words[1] in ("ok", "absent", "error", "unwatched"), words
+        elif words[0] in ("write", "chdir", "exec"):
             assert len(words) == 3 and words[1] in ("ok", "absent", "error"), words
+        if words[0] in ("read", "write", "probe", "chdir", "exec"):
             assert words[2].startswith("/"), words
 
 
@@ -90,6 +93,7 @@ def test_reads_writes_probes_and_relative_paths(target, data):
     res, rep = run_ok([target, "files", data])
     assert res.rc == 0, res
     assert "read-in 1" in res.out and "stat-missing -1" in res.out
+    assert "fstat-dirfd 0" in res.out
     assert has(rep, "read", "ok", target) and has(rep, "exec", "ok", target)
     assert has(rep, "read", "ok", data + "/in")
     assert has(rep, "write", "ok", data + "/out")
@@ -104,10 +108,32 @@ def test_reads_writes_probes_and_relative_paths(target, data):
     assert has(rep, "chdir", "ok", data)
     assert rep.index(["chdir", "ok", data]) < rep.index(["read", "ok", data + "/sub/f"])
     assert has(rep, "read", "ok", data + "/sub")
-    assert has(rep, "probe", "ok", data + "/sub")  # fstatat(dfd, "", AT_EMPTY_PATH)
+    # fstatat(dfd, "", AT_EMPTY_PATH) names the open directory: no stop, no line
+    assert not has(rep, "probe", "ok", data + "/sub")
     assert has(rep, "chdir", "ok", data + "/sub")  # fchdir
     assert has(rep, "probe", "ok", data + "/sub/f")  # access("f") after fchdir
     assert rep[-1] == ["end", "exit", "0"]
+
+
+def test_no_result_under_reports_reads_at_once(data, tmp_path):
+    """--no-result-under DIR: reads and probes of clean paths in DIR come
+    without their result ("unwatched"); a path with "..", a write, and
+    anything outside DIR are still waited for."""
+    other = tmp_path / "other"
+    other.write_text("o\n")
+    name = os.path.basename(data)
+    script = ("cat %s/in; cat %s/missing; cat %s/../%s/in; test -e %s/sub; echo w > %s/w; "
+              "cat %s; true") % (data, data, data, name, data, data, other)
+    res, rep = run_ok(["sh", "-c", script], options=["--no-result-under", data])
+    assert res.rc == 0, res
+    assert res.out.count("x\n") == 2 and "o\n" in res.out  # the reads still worked
+    assert has(rep, "read", "unwatched", data + "/in")
+    assert has(rep, "read", "unwatched", data + "/missing")  # no stop, so no "absent"
+    assert has(rep, "read", "ok", "%s/../%s/in" % (data, name))  # not clean: waited
+    assert has(rep, "write", "ok", data + "/w")  # writes are always waited for
+    assert has(rep, "read", "ok", str(other))  # outside the tree
+    assert not any(w[1] == "unwatched" for w in rep if w[0] in ("read", "probe")
+                   and not w[2].startswith(data + "/"))
 
 
 def test_a_path_search_reports_every_try(data):
@@ -377,6 +403,11 @@ def test_usage():
     with tempfile.TemporaryFile() as rep:
         r = harness.run_cmd([OBSERVE, "--report-fd", str(rep.fileno())], pass_fds=(rep.fileno(),))
         assert r.rc == 2 and "no command" in r.err
+        for bad in ("usr", "/usr/../home", "/usr/", "/usr//lib"):
+            r = harness.run_cmd([OBSERVE, "--report-fd", str(rep.fileno()),
+                                 "--no-result-under", bad, "--", "true"],
+                                pass_fds=(rep.fileno(),))
+            assert r.rc == 2 and "not a clean absolute path" in r.err, (bad, r)
 
 
 def test_the_target_does_not_inherit_the_report_fd(tmp_path):

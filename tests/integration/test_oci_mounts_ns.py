@@ -253,3 +253,61 @@ def test_bind_source_replaced_after_the_bundle_was_made_is_refused(rt, bundle, t
     res = rt.run(b)
     assert res.rc == 0, res
     assert rt.container_output(res.cid).strip() == "public"
+
+
+def test_more_bind_mounts_than_the_descriptor_limit(rt, bundle, test_dir):
+    """The runtime opens every bind source and passes it to the init, which
+    takes them batch by batch as it mounts and closes each once mounted: a
+    config with more bind mounts than RLIMIT_NOFILE allows open at once
+    still runs (it failed with "unexpected setup message" while the init
+    held them all), and each mount is the source it names."""
+    import resource
+    n, limit = 600, 256
+    srcs = []
+    for i in range(n):
+        d = os.path.join(test_dir, "src", "s%03d" % i)
+        os.makedirs(d)
+        with open(os.path.join(d, "name"), "w") as f:
+            f.write("s%03d" % i)
+        srcs.append(d)
+    b = userns(bundle())
+    b.add_mount("/mnt", "tmpfs", "tmpfs", ["nosuid", "nodev"])
+    for i, d in enumerate(srcs):
+        b.add_mount("/mnt/m%03d" % i, "bind", d, ["bind", "ro"])
+    b.set_args("/bin/sh", "-c", "cat /mnt/m000/name /mnt/m299/name /mnt/m599/name")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+    try:
+        res = rt.run(b)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert res.rc == 0, res
+    assert rt.container_output(res.cid).strip() == "s000s299s599", res
+    # the denial still holds: a bind mount is read-only as configured
+    b.set_args("/bin/sh", "-c", "echo x > /mnt/m000/name")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+    try:
+        res = rt.run(b)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert res.rc != 0, res
+
+
+def test_a_mount_failing_midway_reports_its_own_reason(rt, bundle, test_dir):
+    """While the runtime is still passing bind sources, a mount that fails
+    ends the init: the runtime reports the init's reason, not a broken
+    pipe."""
+    srcs = []
+    for i in range(200):
+        d = os.path.join(test_dir, "src", "s%03d" % i)
+        os.makedirs(d)
+        srcs.append(d)
+    b = userns(bundle())
+    b.add_mount("/mnt", "tmpfs", "tmpfs", ["nosuid", "nodev"])
+    for i, d in enumerate(srcs[:10]):
+        b.add_mount("/mnt/m%03d" % i, "bind", d, ["bind", "ro"])
+    b.add_mount("/mnt/bad", "tmpfs", "tmpfs", ["size=nonsense"])
+    for i, d in enumerate(srcs[10:]):
+        b.add_mount("/mnt/n%03d" % i, "bind", d, ["bind", "ro"])
+    res = expect_create_failure(rt, b, message="(/mnt/bad)")
+    assert "broken pipe" not in res.err.lower() and "exited during setup" not in res.err, res

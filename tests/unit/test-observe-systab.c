@@ -10,6 +10,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 
@@ -171,10 +172,14 @@ TEST(open_flag_classification)
 }
 
 /* Run the filter on one call: just the instructions obs_filter_build
- * emits (ld abs, jeq, jge, ret). */
-static unsigned int run(const struct sock_filter *p, size_t n, unsigned int arch, unsigned int nr)
+ * emits (ld abs, jeq, jge, jset, ret). */
+static unsigned int run_args(const struct sock_filter *p, size_t n, unsigned int arch,
+                             unsigned int nr, const uint64_t *args)
 {
         struct seccomp_data d = {.nr = (int) nr, .arch = arch};
+
+        if (args)
+                memcpy(d.args, args, sizeof(d.args));
         unsigned int a = 0;
 
         for (size_t pc = 0; pc < n; pc++) {
@@ -190,6 +195,9 @@ static unsigned int run(const struct sock_filter *p, size_t n, unsigned int arch
                 case BPF_JMP | BPF_JGE | BPF_K:
                         pc += a >= i->k ? i->jt : i->jf;
                         break;
+                case BPF_JMP | BPF_JSET | BPF_K:
+                        pc += (a & i->k) ? i->jt : i->jf;
+                        break;
                 case BPF_RET | BPF_K:
                         return i->k;
                 default:
@@ -199,13 +207,19 @@ static unsigned int run(const struct sock_filter *p, size_t n, unsigned int arch
         return 0xbad;
 }
 
+static unsigned int run(const struct sock_filter *p, size_t n, unsigned int arch, unsigned int nr)
+{
+        return run_args(p, n, arch, nr, NULL);
+}
+
 TEST(filter_verdicts)
 {
         struct sock_filter p[OBS_FILTER_MAX];
         size_t n = obs_filter_build(p), rows;
         const struct obs_syscall *t = obs_syscall_table(&rows);
 
-        ASSERT_EQ(n, rows + 7);
+        /* 5 head, 3 per descriptor form (newfstatat, statx), a row each, 2 rets */
+        ASSERT_EQ(n, rows + 13);
         for (size_t i = 0; i < rows; i++)
                 ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, (unsigned) t[i].nr), SECCOMP_RET_TRACE);
         ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, SYS_read), SECCOMP_RET_ALLOW);
@@ -216,6 +230,27 @@ TEST(filter_verdicts)
         ASSERT_EQ(run(p, n, AUDIT_ARCH_I386, 0), SECCOMP_RET_TRACE);
         ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, 0x40000000U | SYS_read), SECCOMP_RET_TRACE);
         ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, 0x40000000U | 257), SECCOMP_RET_TRACE);
+}
+
+/* fstat() on a descriptor passes; the same calls with a path stop. */
+TEST(descriptor_forms_pass_without_a_stop)
+{
+        struct sock_filter p[OBS_FILTER_MAX];
+        size_t n = obs_filter_build(p);
+        uint64_t fstat_form[6] = {3, 0, 0, AT_EMPTY_PATH};
+        uint64_t path_form[6] = {AT_FDCWD, 0x1000, 0, AT_SYMLINK_NOFOLLOW};
+        uint64_t statx_fd[6] = {3, 0, AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT};
+        uint64_t statx_path[6] = {AT_FDCWD, 0x1000, AT_SYMLINK_NOFOLLOW};
+        /* the flag in the upper word of the argument is not the int flags */
+        uint64_t high[6] = {3, 0, 0, (uint64_t) AT_EMPTY_PATH << 32};
+
+        ASSERT_EQ(run_args(p, n, AUDIT_ARCH_X86_64, SYS_newfstatat, fstat_form), SECCOMP_RET_ALLOW);
+        ASSERT_EQ(run_args(p, n, AUDIT_ARCH_X86_64, SYS_newfstatat, path_form), SECCOMP_RET_TRACE);
+        ASSERT_EQ(run_args(p, n, AUDIT_ARCH_X86_64, SYS_newfstatat, high), SECCOMP_RET_TRACE);
+        ASSERT_EQ(run_args(p, n, AUDIT_ARCH_X86_64, SYS_statx, statx_fd), SECCOMP_RET_ALLOW);
+        ASSERT_EQ(run_args(p, n, AUDIT_ARCH_X86_64, SYS_statx, statx_path), SECCOMP_RET_TRACE);
+        /* the flags position of one call is not looked at for another */
+        ASSERT_EQ(run_args(p, n, AUDIT_ARCH_X86_64, SYS_faccessat2, fstat_form), SECCOMP_RET_TRACE);
 }
 
 TAP_MAIN()

@@ -28,6 +28,8 @@ TEST(report_parses_every_record_kind)
                            "read ok /data/a%20b.txt\n"
                            "write absent /out/x\n"
                            "probe error /etc/%25odd\n"
+                           "read unwatched /usr/lib/x\n"
+                           "probe unwatched /usr/lib/y\n"
                            "chdir ok /work\n"
                            "read ok /run/s.sock\n"
                            "unix connect /run/s.sock\n"
@@ -41,17 +43,20 @@ TEST(report_parses_every_record_kind)
                            "end exit 3\n";
 
         ASSERT_OK(parse(text, &o));
-        ASSERT_EQ(o.n_accesses, 6);
+        ASSERT_EQ(o.n_accesses, 8);
         ASSERT_STREQ(o.accesses[0].path, "/data/a b.txt");
         ASSERT_EQ(o.accesses[1].kind, PROFILE_ACCESS_WRITE);
         ASSERT_EQ(o.accesses[1].result, PROFILE_RESULT_ABSENT);
         ASSERT_STREQ(o.accesses[2].path, "/etc/%odd");
         ASSERT_EQ(o.accesses[2].kind, PROFILE_ACCESS_PROBE);
-        ASSERT_EQ(o.accesses[3].kind, PROFILE_ACCESS_CHDIR);
-        ASSERT_TRUE(o.accesses[4].unix_sock);                /* the connect marked the read */
+        ASSERT_EQ(o.accesses[3].result, PROFILE_RESULT_UNWATCHED);
+        ASSERT_EQ(o.accesses[4].kind, PROFILE_ACCESS_PROBE);
+        ASSERT_EQ(o.accesses[4].result, PROFILE_RESULT_UNWATCHED);
+        ASSERT_EQ(o.accesses[5].kind, PROFILE_ACCESS_CHDIR);
+        ASSERT_TRUE(o.accesses[6].unix_sock);                /* the connect marked the read */
         ASSERT_TRUE(!o.accesses[0].unix_sock);               /* and nothing else */
-        ASSERT_EQ(o.accesses[5].kind, PROFILE_ACCESS_WRITE); /* bind alone: its own entry */
-        ASSERT_TRUE(o.accesses[5].unix_sock);
+        ASSERT_EQ(o.accesses[7].kind, PROFILE_ACCESS_WRITE); /* bind alone: its own entry */
+        ASSERT_TRUE(o.accesses[7].unix_sock);
         ASSERT_EQ(o.n_execs, 2);
         ASSERT_TRUE(o.execed);
         ASSERT_EQ(o.dropped_total, 3);
@@ -101,7 +106,11 @@ static const struct {
     {"observe 1\n\n", "line 2:1", "empty field"},
     {"observe 1\nread  ok /a\n", "line 2:6", "empty field"},
     {"observe 1\nread ok /a \n", "line 2:12", "empty field"},
-    {"observe 1\nread maybe /a\n", "line 2:6", "not ok, absent or error"},
+    {"observe 1\nread maybe /a\n", "line 2:6", "not ok, absent, error or unwatched"},
+    /* only a read or a probe may come without its result */
+    {"observe 1\nwrite unwatched /a\n", "line 2:7", "not ok, absent or error"},
+    {"observe 1\nchdir unwatched /a\n", "line 2:7", "not ok, absent or error"},
+    {"observe 1\nexec unwatched /a\n", "line 2:6", "not ok, absent or error"},
     {"observe 1\nread ok a\n", "line 2:9", "not absolute"},
     {"observe 1\nread ok\n", "line 2:8", "missing field"},
     {"observe 1\nread ok /a /b\n", "line 2:12", "unexpected field"},

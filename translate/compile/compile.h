@@ -46,6 +46,10 @@ struct compile_profile {
         /* Run the egress proxy even when the manifest has no network rule: every CONNECT
          * is then recorded in its report and refused. */
         bool egress;
+        /* Trees whose reads and probes the proposal skips whatever their result: the
+         * observer reports them without a stop at the call's exit (--no-result-under);
+         * NULL-terminated, or NULL. */
+        const char *const *no_result;
 };
 
 struct compile_opts {

@@ -119,6 +119,10 @@ static void write_args(struct bento_jsonw *w, const struct policy *p, const stru
                 bento_jsonw_string(w, COMPILE_OBSERVE_BOX_PATH);
                 bento_jsonw_string(w, "--report-fd");
                 bento_jsonw_string(w, COMPILE_OBSERVE_FD);
+                for (size_t i = 0; o->profile->no_result && o->profile->no_result[i]; i++) {
+                        bento_jsonw_string(w, "--no-result-under");
+                        bento_jsonw_string(w, o->profile->no_result[i]);
+                }
                 bento_jsonw_string(w, "--");
         }
         if (m->interpreter[0]) {

@@ -128,17 +128,23 @@ static int path_field(const struct line *l, const struct field *f, char **ret,
         return 0;
 }
 
-static int result_field(const struct line *l, const struct field *f, enum profile_result *ret,
-                        struct bento_err *err)
+/* unwatched: a read or probe in a tree the observer was told not to wait
+ * for (--no-result-under); nothing else may be reported without a result. */
+static int result_field(const struct line *l, const struct field *f, bool may_be_unwatched,
+                        enum profile_result *ret, struct bento_err *err)
 {
-        if (field_is(f, "ok"))
+        if (may_be_unwatched && field_is(f, "unwatched"))
+                *ret = PROFILE_RESULT_UNWATCHED;
+        else if (field_is(f, "ok"))
                 *ret = PROFILE_RESULT_OK;
         else if (field_is(f, "absent"))
                 *ret = PROFILE_RESULT_ABSENT;
         else if (field_is(f, "error"))
                 *ret = PROFILE_RESULT_ERROR;
         else
-                return bad(err, l, f->col, "the result is not ok, absent or error");
+                return bad(err, l, f->col,
+                           may_be_unwatched ? "the result is not ok, absent, error or unwatched"
+                                            : "the result is not ok, absent or error");
         return 0;
 }
 
@@ -213,7 +219,9 @@ static int access_line(struct profile_observation *o, const struct line *l,
         enum profile_result res = PROFILE_RESULT_ERROR;
         char *path = NULL;
 
-        if (want_fields(l, 3, err) < 0 || result_field(l, &l->f[1], &res, err) < 0 ||
+        bool reading = kind == PROFILE_ACCESS_READ || kind == PROFILE_ACCESS_PROBE;
+
+        if (want_fields(l, 3, err) < 0 || result_field(l, &l->f[1], reading, &res, err) < 0 ||
             path_field(l, &l->f[2], &path, err) < 0)
                 return -err->code;
         if (add_access(o, kind, res, path, false) < 0)
@@ -255,7 +263,7 @@ static int exec_line(struct profile_observation *o, const struct line *l, struct
         enum profile_result res = PROFILE_RESULT_ERROR;
         char *path = NULL;
 
-        if (want_fields(l, 3, err) < 0 || result_field(l, &l->f[1], &res, err) < 0 ||
+        if (want_fields(l, 3, err) < 0 || result_field(l, &l->f[1], false, &res, err) < 0 ||
             path_field(l, &l->f[2], &path, err) < 0)
                 return -err->code;
         if (grow((void **) &o->execs, o->n_execs, sizeof(*o->execs)) < 0) {

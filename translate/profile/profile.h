@@ -58,6 +58,9 @@ enum profile_result {
         PROFILE_RESULT_OK,
         PROFILE_RESULT_ABSENT, /* ENOENT, or ENOTDIR for a probe */
         PROFILE_RESULT_ERROR,  /* any other errno */
+        /* a read or probe of a system tree, reported without waiting for the result
+         * (the proposal skips those paths whatever it was) */
+        PROFILE_RESULT_UNWATCHED,
 };
 
 struct profile_access {
@@ -322,5 +325,9 @@ int profile_json_refusal(FILE *f, const char *reason, const struct bento_json *r
  * the encoder would have escaped is refused.  Returns 0 or -EINVAL with
  * *ret_col set to the offending byte's offset. */
 int profile_percent_decode(const char *s, size_t len, char **ret, size_t *ret_bad);
+
+/* The system trees and files the proposal never grants (the /etc/ld.so
+ * prefix aside), NULL-terminated: what the observer need not wait for. */
+const char *const *profile_system_trees(void);
 
 #endif

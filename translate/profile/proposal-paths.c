@@ -22,8 +22,9 @@
 #include "manifest/screen.h"
 
 /* The system trees and files of docs/profile.md: shown read-only in every
- * sandbox (or the box's own), so they are never proposed. */
-static const char *const system_dirs[] = {
+ * sandbox (or the box's own), so they are never proposed.  A file here
+ * matches itself (nothing can be beneath it). */
+static const char *const system_trees[] = {
     "/usr",
     "/bin",
     "/sbin",
@@ -39,20 +40,24 @@ static const char *const system_dirs[] = {
     "/run",
     "/var/run",
     "/nix/store",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/localtime",
     NULL,
 };
-static const char *const system_files[] = {
-    "/etc/nsswitch.conf", "/etc/passwd",    "/etc/group", "/etc/resolv.conf",
-    "/etc/hosts",         "/etc/localtime", NULL,
-};
+
+const char *const *profile_system_trees(void)
+{
+        return system_trees;
+}
 
 bool profile_system_path(const char *p)
 {
-        for (size_t i = 0; system_dirs[i]; i++)
-                if (path_within(system_dirs[i], p))
-                        return true;
-        for (size_t i = 0; system_files[i]; i++)
-                if (strcmp(system_files[i], p) == 0)
+        for (size_t i = 0; system_trees[i]; i++)
+                if (path_within(system_trees[i], p))
                         return true;
         return strncmp(p, "/etc/ld.so", 10) == 0;
 }

@@ -23,6 +23,7 @@
 #include "host/admission.h"
 #include "manifest/path.h"
 #include "policy/alias-scan.h"
+#include "profile.h"
 #include "session.h"
 
 void profile_round_done(struct profile_round *r)
@@ -176,7 +177,12 @@ static int sandbox(struct round_ctx *c, struct bento_err *err)
 {
         cleanup_free char *observe = compile_helper_path("BENTO_OBSERVE", "bento-observe");
         cleanup_free char *home = home_to_cover();
-        struct compile_profile pr = {.observe = observe, .home = home, .egress = true};
+        struct compile_profile pr = {
+            .observe = observe,
+            .home = home,
+            .egress = true,
+            .no_result = profile_system_trees(),
+        };
         struct run_opts ro = {.json = c->o->json};
         struct run_stdio io;
         sigset_t set;
