@@ -317,3 +317,34 @@ def test_converge_loop_resumes_from_an_approved_out(world):
     m = manifest(world, "loop.sh.manifest.yaml")
     assert "./data/a.txt" in m["read"] and "./data/c.txt" not in m["read"], m
     assert "approves" not in m.get("provenance", {}), m
+
+
+def test_a_resumed_grant_reaching_another_homes_shields_is_asked(world):
+    """Resuming from an approved --out mounts its grants without a question,
+    except one that reaches shielded paths in a home that is not the
+    caller's (profiling as root, a grant of /home/<someone>): that one is
+    asked about, and declining it keeps it out of the rounds and out of the
+    file written."""
+    loop_world(world)
+    other = tempfile.mkdtemp(prefix="zz-bento-it-", dir="/home")
+    try:
+        os.makedirs(os.path.join(other, ".ssh"))
+        out = os.path.join(world.work, "loop.sh.manifest.yaml")
+        assert world.bento("profile", "./loop.sh").rc == 0
+        with open(out) as f:
+            text = f.read()
+        with open(out, "w") as f:
+            f.write(text.replace("read:\n", "read:\n  - \"%s\"\n" % other, 1))
+        assert world.bento("approve", "--yes", out).rc == 0
+        rc, shown = converse(world, ["profile", "./loop.sh"], ["n", "n", "n"])
+        assert rc == 0, shown
+        flat_shown = re.sub(r"\s+", " ", shown)
+        assert ("resume: %s reaches shielded paths in a home that is not yours; grant read"
+                % other) in flat_shown, shown
+        assert flat_shown.count("reaches shielded paths") == 1, shown
+        assert re.search(r"resuming from \S+: mounting approved read \S+/data/a\.txt", shown), shown
+        assert "mounting approved read %s" % other not in flat_shown, shown
+        m = manifest(world, "loop.sh.manifest.yaml")
+        assert other not in m["read"] and "./data/a.txt" in m["read"], m
+    finally:
+        shutil.rmtree(other, ignore_errors=True)

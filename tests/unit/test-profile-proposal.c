@@ -206,6 +206,25 @@ TEST(flags_keep_the_grant)
         }
 }
 
+/* The check resumed grants go through: the same judgement as the flag. */
+TEST(resumed_grants_reaching_another_homes_shields_are_found)
+{
+        struct profile_context c = context();
+        char *paths[] = {"/home/zz-nobody/.ssh/config", /* inside another home's shield */
+                         "/home/zz-nobody",             /* a shield inside the grant */
+                         "/home/zz-nobody/src/x.c",     /* another home, no shield there */
+                         (char *) at("%s/home/.ssh/id_rsa", base), /* our own: shielded anyway */
+                         (char *) at("%s/proj/data", base)};
+        bool got[5] = {false, false, true, true, true};
+
+        ASSERT_OK(profile_foreign_shield_check(&c, paths, 5, got, &err));
+        ASSERT_TRUE(got[0]);
+        ASSERT_TRUE(got[1]);
+        ASSERT_TRUE(!got[2]);
+        ASSERT_TRUE(!got[3]);
+        ASSERT_TRUE(!got[4]);
+}
+
 TEST(tmp_grants_are_flagged_but_the_scripts_own_tmp_dir_is_not)
 {
         struct profile_proposal p = {0};

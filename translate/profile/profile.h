@@ -330,4 +330,10 @@ int profile_percent_decode(const char *s, size_t len, char **ret, size_t *ret_ba
  * prefix aside), NULL-terminated: what the observer need not wait for. */
 const char *const *profile_system_trees(void);
 
+/* For each of paths[0..n) (absolute), whether a grant of it would reach shielded
+ * paths in a home that is not one of this user's anchors (the foreign-home-shield
+ * flag): ret[i].  For resumed grants, which are always asked about. */
+int profile_foreign_shield_check(const struct profile_context *c, char *const *paths, size_t n,
+                                 bool *ret, struct bento_err *err);
+
 #endif

@@ -88,9 +88,9 @@ static bool floored_write(const struct proposer *pr, const char *dir)
 
 /* Does a shield rule of a home that is not an anchor lie inside p, or p
  * inside it?  (Profiling as root, a read of /home/u/.ssh.) */
-static bool reaches_foreign_shield(const struct proposer *pr, const char *p)
+static bool reaches_foreign_shield(const struct shield_set *s, const char *p)
 {
-        cleanup_free char *home = foreign_home(pr->shields, p);
+        cleanup_free char *home = foreign_home(s, p);
 
         if (!home)
                 return false;
@@ -185,7 +185,7 @@ static int flag_one(struct proposer *pr, const struct cand *k, enum profile_item
         if (kind == PROFILE_ITEM_WRITE && contains_deny_write(pr, p))
                 r = proposer_item(pr, kind, p, PROFILE_FLAG_ABOVE_WRITE_SHIELD, SHIELD_HOLDS_NONE,
                                   false, NULL);
-        if (r >= 0 && reaches_foreign_shield(pr, p))
+        if (r >= 0 && reaches_foreign_shield(pr->shields, p))
                 r = proposer_item(pr, kind, p, PROFILE_FLAG_FOREIGN_HOME_SHIELD, SHIELD_HOLDS_NONE,
                                   !k->any_ok, NULL);
         if (r >= 0 && steerable_tmp(pr, p))
@@ -287,5 +287,20 @@ int proposer_run_refusals(struct proposer *pr, struct bento_err *err)
                 if (removed == 0)
                         return 0;
         }
+        return 0;
+}
+
+int profile_foreign_shield_check(const struct profile_context *c, char *const *paths, size_t n,
+                                 bool *ret, struct bento_err *err)
+{
+        struct shield_env own = {.uid = getuid()};
+        struct shield_set *s = NULL;
+        int r = shields_build(c->shield_env ? c->shield_env : &own, &s, err);
+
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                ret[i] = reaches_foreign_shield(s, paths[i]);
+        shield_set_free(s);
         return 0;
 }

@@ -254,15 +254,88 @@ static bool confirm_network(struct loop *l)
         return strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0;
 }
 
-/* Resume (docs/cli/bento-profile.md, "INTERACTIVE"): an --out this host approved, for this
- * script, has its grants mounted from round 1 without asking, and its exec: all accepted.
- * Anything else mounts nothing. */
-static int loop_resume(struct profile_ctx *c, char ***reads, size_t *n_reads, char ***writes,
-                       size_t *n_writes, int *exec)
+/* A resumed grant that reaches another home's shielded paths is asked about like a new
+ * one, even after "all" (it is what the foreign-home-shield flag always asks about).
+ * Returns whether to mount it; anything but yes or all keeps it out, and the decline
+ * holds for the rounds and the file written. */
+static bool resume_ask(struct loop *l, bool write, const char *path)
 {
+        cleanup_free char *q = NULL;
+        enum answer a;
+
+        if (asprintf(&q,
+                     "[bento]   resume: %s reaches shielded paths in a home that is "
+                     "not yours; grant %s %s?",
+                     path, write ? "write" : "read", path) < 0)
+                return false;
+        a = ask(l, q);
+        return a == ANSWER_YES || a == ANSWER_ALL;
+}
+
+/* The existing manifest's grants of one kind, absolute (against the manifest's directory
+ * and home); unexpandable ones are left out. */
+static int resume_expand(const struct profile_ctx *c, const char *base, bool write, char ***ret,
+                         size_t *n_ret)
+{
+        char *const *v = write ? c->existing->write : c->existing->read;
+        size_t n = write ? c->existing->n_write : c->existing->n_read;
+
+        for (size_t i = 0; i < n; i++) {
+                cleanup_free char *abs = NULL;
+                struct bento_err ignored = {0};
+
+                if (policy_expand(v[i], base, c->home, &abs, &ignored) < 0)
+                        continue;
+                if (bento_strv_append(ret, n_ret, abs) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int resume_kind(struct loop *l, const char *base, bool write)
+{
+        struct profile_ctx *c = l->c;
+        struct profile_context pc;
+        cleanup_strv char **abs = NULL;
+        cleanup_free bool *foreign = NULL;
+        struct bento_err err = {0};
+        size_t n = 0;
+
+        if (resume_expand(c, base, write, &abs, &n) < 0)
+                return -ENOMEM;
+        foreign = calloc(n ? n : 1, sizeof(*foreign));
+        if (!foreign)
+                return -ENOMEM;
+        profile_context_of(c, &pc);
+        if (profile_foreign_shield_check(&pc, abs, n, foreign, &err) < 0)
+                return -err.code;
+        for (size_t i = 0; i < n; i++) {
+                char ***acc = write ? &l->writes : &l->reads;
+                size_t *n_acc = write ? &l->n_writes : &l->n_reads;
+                char ***dec = write ? &l->declined_writes : &l->declined_reads;
+                size_t *n_dec = write ? &l->n_declined_writes : &l->n_declined_reads;
+                bool take = !foreign[i] || resume_ask(l, write, abs[i]);
+
+                if (take)
+                        fprintf(stderr, "[bento] resuming from %s: mounting approved %s %s\n",
+                                c->out, write ? "write" : "read", abs[i]);
+                if (bento_strv_append(take ? acc : dec, take ? n_acc : n_dec, abs[i]) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Resume (docs/cli/bento-profile.md, "INTERACTIVE"): an --out this host approved, for this
+ * script, has its grants mounted from round 1 without asking (those reaching another
+ * home's shields are asked about), and its exec: all accepted.  Anything else mounts
+ * nothing. */
+static int loop_resume(struct loop *l)
+{
+        struct profile_ctx *c = l->c;
         cleanup_free char *base = c->existing ? path_absolute(c->out) : NULL;
         struct approval_status st;
         char *slash;
+        int r;
 
         if (!c->existing)
                 return 0;
@@ -277,25 +350,12 @@ static int loop_resume(struct profile_ctx *c, char ***reads, size_t *n_reads, ch
         }
         slash = strrchr(base, '/');
         *(slash == base ? slash + 1 : slash) = '\0';
-        for (int w = 0; w < 2; w++) {
-                char *const *v = w ? c->existing->write : c->existing->read;
-                size_t n = w ? c->existing->n_write : c->existing->n_read;
-
-                for (size_t i = 0; i < n; i++) {
-                        cleanup_free char *abs = NULL;
-                        struct bento_err ignored = {0};
-
-                        if (policy_expand(v[i], base, c->home, &abs, &ignored) < 0)
-                                continue;
-                        fprintf(stderr, "[bento] resuming from %s: mounting approved %s %s\n",
-                                c->out, w ? "write" : "read", abs);
-                        if (bento_strv_append(w ? writes : reads, w ? n_writes : n_reads, abs) < 0)
-                                return -ENOMEM;
-                }
-        }
-        if (c->existing->exec == MANIFEST_EXEC_ALL)
-                *exec = 1;
-        return 0;
+        r = resume_kind(l, base, false);
+        if (r >= 0)
+                r = resume_kind(l, base, true);
+        if (r >= 0 && c->existing->exec == MANIFEST_EXEC_ALL)
+                l->exec = 1;
+        return r;
 }
 
 int profile_converge(struct profile_ctx *c)
@@ -314,8 +374,9 @@ int profile_converge(struct profile_ctx *c)
                 return profile_refuse(c->o, "aborted: re-run without --allow-network to "
                                             "record connections instead of forwarding them");
         }
-        if (loop_resume(c, &l.reads, &l.n_reads, &l.writes, &l.n_writes, &l.exec) < 0)
-                r = bento_err_set(&err, ENOMEM, "profile");
+        r = loop_resume(&l);
+        if (r < 0)
+                r = bento_err_set(&err, -r, "resuming from %s", c->out);
         fprintf(stderr,
                 "[bento] profiling %s under default-deny; real content is mounted only for the "
                 "script's own directory and the paths you accept, and the target's stdin is "
