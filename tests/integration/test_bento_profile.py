@@ -348,3 +348,37 @@ def test_a_resumed_grant_reaching_another_homes_shields_is_asked(world):
         assert other not in m["read"] and "./data/a.txt" in m["read"], m
     finally:
         shutil.rmtree(other, ignore_errors=True)
+
+
+def test_allow_network_single_pass_does_not_run_twice(world):
+    """With --allow-network the retry for a missing write directory is not
+    made (it would repeat real connections): the first pass is kept, the
+    directory is not created, and the banner says egress is forwarded."""
+    world.write("w.sh", "#!/bin/sh\nset -e\necho run >&2\necho hi > out/sub/x.txt\n", 0o755)
+    os.makedirs(os.path.join(world.work, "out"))
+    res = world.bento("profile", "--allow-network", "./w.sh")
+    assert res.rc == 4, res  # the run did not finish: incomplete
+    said = prose(res.err)
+    assert "forwarded, --allow-network" in said, res
+    assert "not running it again, since --allow-network would repeat real connections" in said
+    assert "running it once more" not in said, res
+    assert res.err.count("run\n") == 1, res  # the script ran once
+    assert not os.path.exists(os.path.join(world.work, "out", "sub"))
+
+
+def test_allow_network_is_confirmed_on_a_terminal(world):
+    """On a terminal, --allow-network first warns and asks; anything but y
+    aborts with exit 125 and writes nothing, y goes on."""
+    loop_world(world)
+    rc, shown = converse(world, ["profile", "--allow-network", "./loop.sh"], ["n"])
+    assert rc == 125, shown
+    flat_shown = re.sub(r"\s+", " ", shown)
+    assert "WARNING: --allow-network forwards" in flat_shown, shown
+    assert "Continue with network forwarding? [y/N]" in flat_shown, shown
+    assert "aborted: re-run without --allow-network" in flat_shown, shown
+    assert "grant read" not in shown, shown  # nothing ran
+    assert not os.path.exists(os.path.join(world.work, "loop.sh.manifest.yaml"))
+    rc, shown = converse(world, ["profile", "--allow-network", "./loop.sh"], ["y", "y", "n", "y"])
+    assert rc == 0, shown
+    assert "grant read" in shown, shown
+    assert os.path.exists(os.path.join(world.work, "loop.sh.manifest.yaml"))
