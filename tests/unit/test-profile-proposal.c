@@ -207,6 +207,19 @@ TEST(flags_keep_the_grant)
 }
 
 /* The check resumed grants go through: the same judgement as the flag. */
+/* A write directory is not flagged for the workspace shields it gets itself. */
+TEST(a_plain_write_directory_is_not_flagged)
+{
+        struct profile_proposal p = {0};
+
+        ASSERT_OK(propose("write ok %s/proj/out/x.txt\nend exit 0\n", &p));
+        ASSERT_TRUE(has(p.m->write, p.m->n_write, at("%s/proj/out", base)));
+        for (size_t i = 0; i < p.n_flagged; i++)
+                if (p.flagged[i].reason == PROFILE_FLAG_ABOVE_WRITE_SHIELD)
+                        TAP_FAIL("flagged above-write-shield: %s", p.flagged[i].path);
+        profile_proposal_done(&p);
+}
+
 TEST(resumed_grants_reaching_another_homes_shields_are_found)
 {
         struct profile_context c = context();

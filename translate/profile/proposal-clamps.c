@@ -155,12 +155,16 @@ static void drop_covered_reads(struct proposer *pr)
                                 pr->reads.v[i].dropped = true;
 }
 
+/* A home rule kept read-only inside dir.  Not a workspace rule: every write directory
+ * gets those for itself (.git/hooks, .vscode, ...), and they never count against their
+ * own grant (docs/manifest.md, "CREDENTIAL SHIELDS"), so flagging them would flag every
+ * write directory. */
 static bool contains_deny_write(const struct proposer *pr, const char *dir)
 {
         for (size_t i = 0; i < pr->shields->n_rules; i++) {
                 const struct shield_rule *r = &pr->shields->rules[i];
 
-                if (r->deny == SHIELD_DENY_WRITE &&
+                if (r->deny == SHIELD_DENY_WRITE && r->origin != SHIELD_ORIGIN_WORKSPACE &&
                     (path_beneath(dir, r->path) || path_beneath(dir, r->literal)))
                         return true;
         }
