@@ -463,12 +463,28 @@ bench: all
 demo: deps all
 	contrib/demo.sh $(abspath $(BUILDDIR))
 
-install: all
+# Shell completion scripts, written by `bento completion SHELL` from the
+# tables its argument parser reads (docs/cli/bento-completion.md), so they
+# are never edited by hand and cannot fall behind the verbs and flags.
+DATADIR ?= $(PREFIX)/share
+COMPLETION_DIR := $(BUILDDIR)/completion
+COMPLETIONS := $(addprefix $(COMPLETION_DIR)/bento.,bash zsh fish)
+
+$(COMPLETION_DIR)/bento.%: $(BUILDDIR)/bin/bento
+	@mkdir -p $(dir $@)
+	$(BUILDDIR)/bin/bento completion $* > $@.tmp && mv $@.tmp $@
+
+install: all $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 0644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 docs/man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -d $(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 0644 $(COMPLETION_DIR)/bento.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/bento
+	install -m 0644 $(COMPLETION_DIR)/bento.zsh $(DESTDIR)$(DATADIR)/zsh/site-functions/_bento
+	install -m 0644 $(COMPLETION_DIR)/bento.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/bento.fish
 
 clean:
 	rm -rf build
