@@ -141,7 +141,7 @@ BINS += $(addprefix $(BUILDDIR)/bin/bento-,$(HOOK_NAMES))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
 PROBE := $(BUILDDIR)/tests/bento-probe
 
-.PHONY: bench all debug check check-unit check-integration check-adversarial check-debug check-layering lint fuzz \
+.PHONY: audit bench all debug check check-unit check-integration check-adversarial check-debug check-layering lint fuzz \
         check-soak check-repro \
         fuzz-smoke demo install clean deps docs check-docs
 
@@ -462,6 +462,29 @@ bench: all
 
 demo: deps all
 	contrib/demo.sh $(abspath $(BUILDDIR))
+
+# ---- audit ----------------------------------------------------------------
+# `make audit`: every path firejail's disable-*.inc files protect (read from
+# the installed firejail package, never copied here) is either covered by a
+# credential shield or explained in contrib/audit/firejail-reasons.txt;
+# contrib/audit/firejail-audit.py reports each one and fails on the rest.
+# shield-check asks the shields module itself (the rules as a run builds
+# them) which shield covers a path.
+FIREJAIL_DIR ?= /etc/firejail
+SHIELD_CHECK := $(BUILDDIR)/audit/shield-check
+
+$(BUILDDIR)/obj/contrib/audit/%.o: contrib/audit/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS_TRANSLATE)) -iquote translate -c -o $@ $<
+
+$(SHIELD_CHECK): $(BUILDDIR)/obj/contrib/audit/shield-check.o $(LIBTRANSLATE) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_TRANSLATE))
+
+audit: $(SHIELD_CHECK)
+	$(PYTHON) contrib/audit/firejail-audit.py --shield-check $(SHIELD_CHECK) \
+		--firejail $(FIREJAIL_DIR) --reasons contrib/audit/firejail-reasons.txt
+# ---- end of audit -----------------------------------------------------------
 
 # Shell completion scripts, written by `bento completion SHELL` from the
 # tables its argument parser reads (docs/cli/bento-completion.md), so they
