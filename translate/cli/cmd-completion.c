@@ -196,23 +196,30 @@ static void print_fish(FILE *f)
                 each_flag(bento_verbs[i].opts, bento_verbs[i].name, fish_flag, f);
 }
 
-int cmd_completion(int argc, char **argv)
+/* The shell's name, or the usage error (printed; 125). */
+static int parse_args(int argc, char **argv, const char **ret_shell)
 {
-        static void (*const printers[COMPLETION_SHELL_WORDS])(FILE *) = {print_bash, print_zsh,
-                                                                         print_fish};
         struct bento_argv a;
         struct bento_argv_hit h;
         struct bento_err err = {0};
-        const char *shell = NULL;
         int npos = 0, r;
 
         cli_argv_init(&a, argc, argv);
         while ((r = bento_argv_next(&a, cmd_completion_opts, &h, &err)) > 0)
                 if (h.id == BENTO_ARGV_OPERAND && npos++ == 0)
-                        shell = h.value;
+                        *ret_shell = h.value;
         if (r < 0)
                 return cli_usage_problem("completion", &a, &err);
-        r = cli_one_operand("completion", "a shell name (bash, zsh or fish)", npos);
+        return cli_one_operand("completion", "a shell name (bash, zsh or fish)", npos);
+}
+
+int cmd_completion(int argc, char **argv)
+{
+        static void (*const printers[COMPLETION_SHELL_WORDS])(FILE *) = {print_bash, print_zsh,
+                                                                         print_fish};
+        const char *shell = "";
+        int r = parse_args(argc, argv, &shell);
+
         if (r != 0)
                 return r;
         for (size_t i = 0; i < COMPLETION_SHELL_WORDS; i++) {
