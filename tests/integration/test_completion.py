@@ -7,7 +7,8 @@
   * each completion script parses in its shell (bash -n, zsh -n, fish -n;
     a shell that is not installed is skipped by name);
   * the bash script, sourced, completes `bento ru` to run, a verb's flags
-    after it (and not another verb's), the verbs after `bento help`;
+    after it (and not another verb's), the verbs after `bento help`; so
+    does the fish script, where fish is installed;
   * the scripts offer every verb and every flag of the parser's tables
     (the flags as test_docs.py reads them from `--help`);
   * `make install` puts the three scripts where the shells look.
@@ -112,6 +113,23 @@ def test_bash_completes_verbs_and_flags(tmp_path):
     assert complete_bash(p, "bento", "completion", "f") == ["fish"]
     # an operand is left to the shell's file name completion
     assert complete_bash(p, "bento", "run", "m") == []
+
+
+def test_fish_completes_verbs_and_flags(tmp_path):
+    p = script("fish", tmp_path)
+    if not shutil.which("fish"):
+        pytest.skip("fish is not installed")
+
+    def complete(line):
+        r = run(["fish", "-c", "source %s; complete -C '%s'" % (p, line)],
+                env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]})
+        assert r.returncode == 0, r.stderr
+        return [w.split("\t")[0] for w in r.stdout.splitlines()]
+
+    assert complete("bento ru") == ["run"]
+    assert complete("bento run --rec") == ["--record-exec"]
+    assert "--relocatable" not in complete("bento run --")
+    assert sorted(complete("bento completion ")) == ["bash", "fish", "zsh"]
 
 
 def help_flags(verb):
