@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bento: the command line around the manifest (docs/cli/bento.md).  This file
- * is only the dispatcher: global --help and --version, then the verb named
- * in the table of commands.c.  A verb's --help is the text generated from
+ * is only the dispatcher: global --help and --version, `help [VERB]`, then
+ * the verb named in the table of commands.c.  A verb's --help is the text generated from
  * its manual page source (help-text.h), answered here with the verb's own
  * flag table so that a flag's value is never taken for --help.
  */
