@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # The C files to format-check, as "$@" (folders without sources are skipped).
 set --
 for f in bundle/*.c bundle/*.h runtime/*/*.c runtime/*/*.h translate/*/*.c translate/*/*.h hooks/*/*.c hooks/*/*.h \
-         tests/unit/*.c tests/unit/*.h tests/probe/*.c tests/fuzz/*.c; do
+         tests/unit/*.c tests/unit/*.h tests/probe/*.c tests/fuzz/*.c contrib/audit/*.c; do
         if [ -e "$f" ]; then
                 set -- "$@" "$f"
         fi

@@ -276,7 +276,13 @@ def test_refusals(tmp_path, home, grants, expect):
     assert "grants:       NO - the grants marked REFUSED above cannot be honored" in r.stdout
     doc = json.loads(run(tmp_path, home, text, "--json")[0].stdout)
     assert doc["runnable"] is True  # a refused grant leaves runnable true
-    assert doc["refused_grants"], doc
+    # the original's shape: run's sentences as strings, the parts beside them
+    assert doc["refused_grants"] and all(isinstance(s, str) for s in doc["refused_grants"]), doc
+    assert [d["reason"] for d in doc["refused_grant_details"]] == doc["refused_grants"], doc
+    assert all(set(d) == {"field", "grant", "reason"} for d in doc["refused_grant_details"]), doc
+    sentence = expect.format(home=home)
+    sentence = sentence[len("REFUSED: "):] if sentence.startswith("REFUSED: ") else sentence
+    assert sentence in " ".join(doc["refused_grants"]), doc
 
 
 def test_workspace_redirect(tmp_path, home):
@@ -473,7 +479,14 @@ def test_a40_relocatable(tmp_path, home):
     r, _ = run(tmp_path, home, 'entrypoint: ./x\nwrite: ["~/data"]\n', "--relocatable", "--json")
     doc = json.loads(r.stdout)
     assert doc["relocatable"] is False
-    assert doc["pinned_paths"] == [{"field": "write grant", "path": "~/data"}]
+    # the original's shape: the phrases --relocatable's refusal names, the parts beside them
+    assert doc["pinned_paths"] == ['write grant "~/data"']
+    assert doc["pinned_path_details"] == [{"field": "write grant", "path": "~/data"}]
+    # the allowed thing: a relocatable manifest has neither
+    r, _ = run(tmp_path, home, "entrypoint: ./x\nread: [./sub]\n", "--relocatable", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["relocatable"] is True
+    assert "pinned_paths" not in doc and "pinned_path_details" not in doc
 
 
 # --- the credential-alias scan (a note) -----------------------------------------------

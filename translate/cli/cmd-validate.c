@@ -115,8 +115,11 @@ static int relocatable_verdict(const struct validate_report *r)
         if (r->n_pins == 0)
                 return 0;
         fputs("bento: manifest is not relocatable: ", stderr);
-        for (size_t i = 0; i < r->n_pins; i++)
-                fprintf(stderr, "%s%s \"%s\"", i ? "; " : "", r->pins[i].field, r->pins[i].path);
+        for (size_t i = 0; i < r->n_pins; i++) {
+                cleanup_free char *pin = validate_pin_text(&r->pins[i]);
+
+                fprintf(stderr, "%s%s", i ? "; " : "", pin ? pin : "(out of memory)");
+        }
         fputc('\n', stderr);
         return BENTO_EXIT_REFUSED;
 }

@@ -38,6 +38,14 @@ const struct bento_verb bento_verbs[] = {
      cmd_doctor_opts},
     {"version", cmd_version, "bento version", "print the version and the platform",
      cmd_version_opts},
+    {"completion", cmd_completion, "bento completion <bash|zsh|fish>",
+     "print a shell completion script for bento's commands and their flags", cmd_completion_opts},
+};
+
+const struct bento_opt bento_global_opts[] = {
+    {"help", 'h', BENTO_OPT_FLAG, BENTO_GLOBAL_HELP, NULL, NULL},
+    {"version", 0, BENTO_OPT_FLAG, BENTO_GLOBAL_VERSION, NULL, NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
 };
 
 const size_t bento_n_verbs = sizeof(bento_verbs) / sizeof(bento_verbs[0]);

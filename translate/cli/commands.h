@@ -37,6 +37,12 @@ extern const struct bento_opt cmd_approve_opts[];
 extern const struct bento_opt cmd_doctor_opts[];
 extern const struct bento_opt cmd_version_opts[];
 extern const struct bento_opt cmd_profile_opts[];
+extern const struct bento_opt cmd_completion_opts[];
+
+/* The flags of bento itself, before any verb (main.c parses them;
+ * cmd-completion.c offers them). */
+enum { BENTO_GLOBAL_HELP, BENTO_GLOBAL_VERSION };
+extern const struct bento_opt bento_global_opts[];
 
 int cmd_run(int argc, char **argv);
 /* The poststop hook of a translated bundle (compile/compile.c), not a user verb. */
@@ -48,6 +54,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 
 /* Report a usage mistake of a verb the way docs/cli/bento.md, "EXIT STATUS" asks: "bento:
  * <message>", the verb's use line and the pointer to its --help.  Returns 125. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bento: the command line around the manifest (docs/cli/bento.md).  This file
- * is only the dispatcher: global --help and --version, then the verb named
- * in the table of commands.c.  A verb's --help is the text generated from
+ * is only the dispatcher: global --help and --version, `help [VERB]`, then
+ * the verb named in the table of commands.c.  A verb's --help is the text generated from
  * its manual page source (help-text.h), answered here with the verb's own
  * flag table so that a flag's value is never taken for --help.
  */
@@ -58,13 +58,32 @@ static void answer_help(const struct bento_verb *v, int argc, char **argv)
                 ;
 }
 
-enum { GLOBAL_HELP, GLOBAL_VERSION };
+/* `bento help [VERB]`: the command list, or exactly what `bento VERB
+ * --help` prints, so that scripts and people can use either spelling. */
+static int help_verb(int argc, char **argv)
+{
+        const struct bento_verb *v;
 
-static const struct bento_opt global_opts[] = {
-    {"help", 'h', BENTO_OPT_FLAG, GLOBAL_HELP, NULL, NULL},
-    {"version", 0, BENTO_OPT_FLAG, GLOBAL_VERSION, NULL, NULL},
-    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
-};
+        if (argc < 2)
+                return help(stdout);
+        if (argc > 2) {
+                fprintf(stderr,
+                        "bento: help takes at most one command name, but got %d\n"
+                        "usage: bento help [<command>]\n",
+                        argc - 1);
+                return BENTO_EXIT_REFUSED;
+        }
+        v = bento_find_verb(argv[1]);
+        if (!v) {
+                fprintf(stderr,
+                        "bento: help: unknown command \"%s\"\nRun `bento --help` to see the "
+                        "commands.\n",
+                        argv[1]);
+                return BENTO_EXIT_REFUSED;
+        }
+        verb_help(v->name, v->opts);
+        return 0;
+}
 
 static int bad_global_flag(const struct bento_argv *a, struct bento_err *err)
 {
@@ -80,14 +99,16 @@ int main(int argc, char **argv)
         struct bento_err err = {0};
         const struct bento_verb *v;
         const char *verb;
-        int r = bento_argv_next(&a, global_opts, &h, &err);
+        int r = bento_argv_next(&a, bento_global_opts, &h, &err);
 
         if (r < 0)
                 return bad_global_flag(&a, &err);
         if (r > 0)
-                return h.id == GLOBAL_VERSION ? cmd_version(1, argv + a.i - 1) : help(stdout);
-        if (a.i >= argc || strcmp(argv[a.i], "help") == 0)
+                return h.id == BENTO_GLOBAL_VERSION ? cmd_version(1, argv + a.i - 1) : help(stdout);
+        if (a.i >= argc)
                 return help(stdout);
+        if (strcmp(argv[a.i], "help") == 0)
+                return help_verb(argc - a.i, argv + a.i);
         verb = argv[a.i];
         argc -= a.i;
         argv += a.i;

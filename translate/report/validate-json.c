@@ -128,8 +128,14 @@ static void host_verdicts(struct bento_jsonw *w, const struct validate_report *r
         }
         bento_jsonw_kbool(w, "runnable", p->n_problems == 0);
         list(w, "runnable_problems", p->problems, p->n_problems);
+        /* the original's shape: run's refusal sentences; the details beside them */
         if (p->n_refusals > 0) {
                 bento_jsonw_key(w, "refused_grants");
+                bento_jsonw_open_array(w);
+                for (size_t i = 0; i < p->n_refusals; i++)
+                        bento_jsonw_string(w, p->refusals[i].message);
+                bento_jsonw_close_array(w);
+                bento_jsonw_key(w, "refused_grant_details");
                 bento_jsonw_open_array(w);
                 for (size_t i = 0; i < p->n_refusals; i++) {
                         bento_jsonw_open_object(w);
@@ -211,7 +217,16 @@ static void relocatable(struct bento_jsonw *w, const struct validate_report *r)
         bento_jsonw_kbool(w, "relocatable", r->n_pins == 0);
         if (r->n_pins == 0)
                 return;
+        /* the original's shape: `field "path"` phrases; the parts beside them */
         bento_jsonw_key(w, "pinned_paths");
+        bento_jsonw_open_array(w);
+        for (size_t i = 0; i < r->n_pins; i++) {
+                cleanup_free char *pin = validate_pin_text(&r->pins[i]);
+
+                bento_jsonw_string(w, pin); /* NULL records the failure */
+        }
+        bento_jsonw_close_array(w);
+        bento_jsonw_key(w, "pinned_path_details");
         bento_jsonw_open_array(w);
         for (size_t i = 0; i < r->n_pins; i++) {
                 bento_jsonw_open_object(w);

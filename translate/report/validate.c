@@ -242,6 +242,13 @@ static int blocked_hosts(struct validate_report *r, struct bento_err *err)
         return 0;
 }
 
+char *validate_pin_text(const struct validate_pin *pin)
+{
+        char *s;
+
+        return asprintf(&s, "%s \"%s\"", pin->field, pin->path) < 0 ? NULL : s;
+}
+
 static void add_pin(struct validate_report *r, const char *field, const char *path)
 {
         r->pins[r->n_pins++] = (struct validate_pin){field, path};

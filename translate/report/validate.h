@@ -51,6 +51,10 @@ struct validate_pin {
         const char *path;  /* as written (borrowed) */
 };
 
+/* A pin as one phrase, `read grant "~/x"`: the words of --relocatable's
+ * refusal and of validate --json's pinned_paths.  NULL when out of memory. */
+char *validate_pin_text(const struct validate_pin *pin);
+
 struct validate_report {
         const struct manifest *m;
         const struct policy *p;    /* NULL when the paths could not be resolved */

@@ -245,6 +245,13 @@ static void egress_notes(const struct run_view *v)
                 say("The script saw only a 403 from the proxy. To allow one, add it to "
                     "`network:` and approve the manifest again.");
         }
+        if (e->n_gate_denied) {
+                say("the network gate was asked about these destinations, which no `network:` "
+                    "rule covers, and denied them (or did not answer):");
+                dest_lines(e->gate_denied, e->n_gate_denied);
+                say("The script saw a 403 from the proxy, as for any destination the allowlist "
+                    "refuses.");
+        }
         if (e->n_untunneled) {
                 say("these destinations were addressed as plain http:// through the proxy, "
                     "without CONNECT, so a rule granting them carries no traffic:");
@@ -305,6 +312,12 @@ static void signal_notice(const struct run_view *v, int sig)
 
 /* NAME reached the target from this host or --env, not as bento's
  * default (docs/manifest.md, "ENVIRONMENT"). */
+/* Whether egress_notes said something (then the generic hints stay quiet). */
+static bool egress_warned(const struct run_egress *e)
+{
+        return e->n_blocked || e->n_denied || e->n_untunneled || e->n_gate_denied;
+}
+
 static bool passed(const struct run_view *v, const char *name)
 {
         return run_passed_value(v->p->m, v->o, name) != NULL;
@@ -372,7 +385,7 @@ static bool explain_failure(const struct run_view *v, bool exec_enforced)
                     "reach even the allowlisted hosts.");
                 return false;
         }
-        if (v->shortfall || v->egress->n_blocked || v->egress->n_denied || v->egress->n_untunneled)
+        if (v->shortfall || egress_warned(v->egress))
                 return false;
         if (!passed(v, "HOME") && grants_under_home(v->p)) {
                 run_home_note(v->p);
@@ -440,11 +453,6 @@ static void denial_legend(const struct run_view *v, bool after_hint, bool exec_e
         if (t.discarded)
                 say("  a write to a discarded shield succeeds and lands on a scratch mount that "
                     "goes away with the run.");
-}
-
-static bool egress_warned(const struct run_egress *e)
-{
-        return e->n_blocked || e->n_denied || e->n_untunneled;
 }
 
 /* docs/cli/bento-run.md, "OUTPUT": aliases the user acknowledged are listed on every run. */

@@ -126,10 +126,12 @@ struct run_dest {
 };
 
 /* The egress hook's decisions (its --report file, docs/egress.md),
- * deduplicated and sorted per kind. */
+ * deduplicated and sorted per kind.  gate_denied: what a network gate
+ * (an embedder consulted for a destination no rule allows) answered
+ * "deny" to, the "gate-deny" decision. */
 struct run_egress {
-        struct run_dest *denied, *blocked, *untunneled;
-        size_t n_denied, n_blocked, n_untunneled;
+        struct run_dest *denied, *blocked, *untunneled, *gate_denied;
+        size_t n_denied, n_blocked, n_untunneled, n_gate_denied;
         long connections; /* every decision but internal faults */
         long faults;
         long at_capacity; /* refused because the proxy was at its limit */

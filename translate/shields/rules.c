@@ -5,8 +5,11 @@
  * one block per list there (docs/manifest.md, "CREDENTIAL SHIELDS" sums
  * them up for users); keep them as they are, because test-shields asserts
  * the per-class counts of those lists (224 DenyAll dirs, 124 DenyAll
- * files, 68 DenyWrite files, 119 DenyWrite dirs) plus bento's own entry
- * below them (one DenyAll file: the approval journal key).  Paths are
+ * files, 68 DenyWrite files, 119 DenyWrite dirs) plus bento's own entries
+ * (one DenyAll file: the approval journal key; at the end, the DenyAll
+ * directories `make audit` found firejail hiding and the original not, 8
+ * of them; contrib/audit/firejail-reasons.txt says why the rest of
+ * firejail's list is left out).  Paths are
  * relative to a home anchor; an entry may contain spaces, never a leading
  * '/'.
  */
@@ -572,6 +575,21 @@ const struct shield_home_rule shield_home_rules[] = {
     {".yarn/bin", WRITE_DIR},
     {".config/yarn/global/node_modules/.bin", WRITE_DIR},
     {".gradle/init.d", WRITE_DIR},
+    /* bento's own, from `make audit` (contrib/audit): stores firejail's
+     * disable-*.inc hide that hold secrets.  Signal Desktop keeps its
+     * database key in its config directory, signal-cli its account keys;
+     * Element (formerly Riot) keeps Matrix access tokens; KDE's cookie jar
+     * holds session cookies; the trash holds whatever was deleted,
+     * keys included; Tor Browser's profile is a browser profile like the
+     * others above. */
+    {".config/Signal", ALL_DIR(CREDENTIALS)},
+    {".local/share/signal-cli", ALL_DIR(CREDENTIALS)},
+    {".config/Element", ALL_DIR(CREDENTIALS)},
+    {".config/Riot", ALL_DIR(CREDENTIALS)},
+    {".kde/share/apps/kcookiejar", ALL_DIR(CREDENTIALS)},
+    {".kde4/share/apps/kcookiejar", ALL_DIR(CREDENTIALS)},
+    {".local/share/Trash", ALL_DIR(PRIVATE_DATA)},
+    {".local/opt/tor-browser", ALL_DIR(PRIVATE_DATA)},
 };
 
 const size_t shield_home_rules_n = sizeof(shield_home_rules) / sizeof(shield_home_rules[0]);
