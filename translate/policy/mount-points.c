@@ -21,26 +21,77 @@
 #include "cleanup.h"
 #include "manifest/path.h"
 
+/* Points are collected with repeats (shields in one checkout share their missing
+ * parents; the hook's arguments are a bundle's) and folded once: a search per point
+ * made 10,000 write grants, each with its workspace shields' points, quadratic. */
 static int add_point(struct mount_points *mp, const char *path, const char *grant, bool dir)
 {
         struct mount_point *v;
 
-        for (size_t i = 0; i < mp->n; i++)
-                if (strcmp(mp->v[i].path, path) == 0) {
-                        mp->v[i].dir |= dir;
-                        return 0;
-                }
-        v = reallocarray(mp->v, mp->n + 1, sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        mp->v = v;
-        v[mp->n] = (struct mount_point){.path = strdup(path), .grant = strdup(grant), .dir = dir};
-        if (!v[mp->n].path || !v[mp->n].grant) {
-                free(v[mp->n].path);
-                free(v[mp->n].grant);
+        if (mp->n == mp->cap) {
+                size_t cap = mp->cap ? mp->cap * 2 : 16;
+
+                v = reallocarray(mp->v, cap, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                mp->v = v;
+                mp->cap = cap;
+        }
+        v = &mp->v[mp->n];
+        *v = (struct mount_point){.path = strdup(path), .grant = strdup(grant), .dir = dir};
+        if (!v->path || !v->grant) {
+                free(v->path);
+                free(v->grant);
                 return -ENOMEM;
         }
+        v->found = mp->n;
         mp->n++;
+        return 0;
+}
+
+static int cmp_path_then_order(const void *a, const void *b)
+{
+        const struct mount_point *x = *(const struct mount_point *const *) a;
+        const struct mount_point *y = *(const struct mount_point *const *) b;
+        int c = strcmp(x->path, y->path);
+
+        return c ? c : x->found < y->found ? -1 : x->found > y->found;
+}
+
+/* One point per path, in the order they came: the first finding (its grant),
+ * a directory when any finding was. */
+static int fold_points(struct mount_points *mp)
+{
+        cleanup_free struct mount_point **by_path = NULL;
+        cleanup_free bool *repeat = NULL;
+        size_t o = 0;
+
+        if (mp->n < 2)
+                return 0;
+        by_path = calloc(mp->n, sizeof(*by_path));
+        repeat = calloc(mp->n, sizeof(*repeat));
+        if (!by_path || !repeat)
+                return -ENOMEM;
+        for (size_t i = 0; i < mp->n; i++)
+                by_path[i] = &mp->v[i];
+        qsort(by_path, mp->n, sizeof(*by_path), cmp_path_then_order);
+        for (size_t i = 1, first = 0; i < mp->n; i++) {
+                if (strcmp(by_path[first]->path, by_path[i]->path) != 0) {
+                        first = i;
+                        continue;
+                }
+                by_path[first]->dir |= by_path[i]->dir;
+                repeat[by_path[i] - mp->v] = true;
+        }
+        for (size_t i = 0; i < mp->n; i++) {
+                if (!repeat[i]) {
+                        mp->v[o++] = mp->v[i];
+                        continue;
+                }
+                free(mp->v[i].path);
+                free(mp->v[i].grant);
+        }
+        mp->n = o;
         return 0;
 }
 
@@ -116,6 +167,8 @@ int mount_points_list(const struct policy *p, struct mount_points *ret, struct b
         for (size_t i = 0; r >= 0 && i < p->n_shield_mounts; i++)
                 r = list_one(p, &p->shield_mounts[i], &mp, err);
         path_cache_end();
+        if (r >= 0 && fold_points(&mp) < 0)
+                r = bento_err_set(err, ENOMEM, "mount points");
         if (mp.n)
                 qsort(mp.v, mp.n, sizeof(*mp.v), cmp_points);
         for (size_t i = 0; r >= 0 && i < mp.n; i++) {
@@ -404,6 +457,8 @@ int mount_points_parse(const char *const *argv, size_t n, struct mount_points *r
                 r = bento_err_setx(err, EINVAL,
                                    "\"%s\" is not a clean absolute path beneath a %s grant",
                                    a.bad ? a.bad : "", MOUNT_POINTS_BENEATH);
+        if (r >= 0 && fold_points(&mp) < 0)
+                r = bento_err_set(err, ENOMEM, "mount points");
         if (r < 0) {
                 mount_points_done(&mp);
                 return r;

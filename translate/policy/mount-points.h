@@ -53,12 +53,14 @@ struct mount_point {
         enum mount_point_state state;
         struct bento_ident id;       /* MOUNT_POINT_MADE */
         struct bento_ident grant_id; /* grant's root when listed; 0:0 when it was missing */
+        size_t found;                /* the order it was found in: of repeats, the first stays */
 };
 
 /* Grouped by grant (sorted), deepest first within a grant. */
 struct mount_points {
         struct mount_point *v;
         size_t n;
+        size_t cap; /* allocated entries of v */
 };
 
 /* The shield mount points p needs that do not exist on the host: each

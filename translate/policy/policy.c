@@ -39,6 +39,8 @@ struct policy *policy_free(struct policy *p)
         for (size_t i = 0; i < p->n_writes; i++)
                 path_done(&p->writes[i]);
         free(p->writes);
+        path_index_done(&p->write_index);
+        free(p->write_keys);
         for (size_t i = 0; i < p->n_problems; i++)
                 free(p->problems[i]);
         free(p->problems);
@@ -86,17 +88,29 @@ int policy_resolve(const struct manifest *m, const struct policy_host *host, str
         return 0;
 }
 
+struct deepest {
+        const struct path_index *ix;
+        const char *best;
+};
+
+static void take_deepest(size_t lo, size_t hi, bool whole, void *userdata)
+{
+        struct deepest *d = userdata;
+        const char *key = d->ix->e[lo].key;
+
+        (void) hi;
+        if (!whole && key[0] && (!d->best || strlen(key) > strlen(d->best)))
+                d->best = key;
+}
+
 const char *policy_holding_write(const struct policy *p, const char *path)
 {
-        const char *best = NULL;
+        struct deepest d = {&p->write_index, NULL};
 
-        for (size_t i = 0; i < p->n_writes; i++) {
-                const char *g = p->writes[i].real;
-
-                if (g && path_beneath(g, path) && (!best || strlen(g) > strlen(best)))
-                        best = g;
-        }
-        return best;
+        if (!p->write_keys) /* not resolved (yet) */
+                return NULL;
+        path_index_within(&p->write_index, path, take_deepest, &d);
+        return d.best;
 }
 
 char *policy_refusal(const struct policy *p)

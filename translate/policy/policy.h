@@ -21,6 +21,7 @@
 
 #include "err.h"
 #include "manifest/manifest.h"
+#include "manifest/path.h"
 #include "shields/shields.h"
 
 /* One manifest path in each of its spellings. */
@@ -54,6 +55,11 @@ struct policy {
         size_t n_reads;
         struct policy_path *writes;
         size_t n_writes;
+        /* the writes' resolved paths ("" for one that did not resolve), indexed, so
+         * policy_holding_write costs a lookup per ancestor of the path instead of a
+         * pass over every grant (10,000 write grants made compile quadratic) */
+        const char **write_keys;
+        struct path_index write_index;
 
         /* Why the entrypoint or interpreter cannot start on this host
          * (`entrypoint "<p>": <err>`, `interpreter "<i>" not found: <err>`). */

@@ -237,6 +237,19 @@ static int manifest_base(const char *manifest_path, char **ret, struct bento_err
         return *ret ? 0 : bento_err_set(err, ENOMEM, "path resolution");
 }
 
+static int index_writes(struct policy *p, struct bento_err *err)
+{
+        p->write_keys = calloc(p->n_writes ? p->n_writes : 1, sizeof(*p->write_keys));
+        if (!p->write_keys)
+                return bento_err_set(err, ENOMEM, "path resolution");
+        /* "" holds no path: a grant that did not resolve holds nothing */
+        for (size_t i = 0; i < p->n_writes; i++)
+                p->write_keys[i] = p->writes[i].real ? p->writes[i].real : "";
+        if (path_index_init(&p->write_index, p->write_keys, p->n_writes) < 0)
+                return bento_err_set(err, ENOMEM, "path resolution");
+        return 0;
+}
+
 int policy_resolve_paths(struct policy *p, const struct policy_host *host, struct bento_err *err)
 {
         const struct shield_env *env = host ? host->shield_env : NULL;
@@ -258,5 +271,7 @@ int policy_resolve_paths(struct policy *p, const struct policy_host *host, struc
                 r = resolve_grants(p, p->m->read, p->m->n_read, &p->reads, &p->n_reads, err);
         if (r >= 0)
                 r = resolve_grants(p, p->m->write, p->m->n_write, &p->writes, &p->n_writes, err);
+        if (r >= 0)
+                r = index_writes(p, err);
         return r;
 }

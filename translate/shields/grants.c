@@ -380,7 +380,7 @@ static int check_case(const struct rules *rs, const struct g *g, struct verdicts
 static int check_redirect(const struct shield_set *s, const struct g *g, struct verdicts *v,
                           struct bento_err *err)
 {
-        for (size_t i = 0; i < s->n_rules; i++) {
+        for (size_t i = 0; s->n_redirected_workspace > 0 && i < s->n_rules; i++) {
                 const struct shield_rule *r = &s->rules[i];
 
                 if (r->origin != SHIELD_ORIGIN_WORKSPACE || !r->grant ||

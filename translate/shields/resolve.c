@@ -213,6 +213,8 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
             .grant = TAKE_PTR(g),
             .reads_as_dot = spec->reads_as_dot,
         };
+        if (r->origin == SHIELD_ORIGIN_WORKSPACE && strcmp(r->literal, r->path) != 0)
+                s->n_redirected_workspace++;
         return 0;
 }
 

@@ -116,6 +116,9 @@ struct shield_set {
         size_t cap_hashed, n_hashed;
         struct shield_unshieldable *unshieldable;
         size_t n_unshieldable, cap_unshieldable;
+        /* workspace rules a symlinked component moved (literal != path): almost always
+         * none, and then no grant needs the redirect check's pass over every rule */
+        size_t n_redirected_workspace;
 };
 
 /* docs/manifest.md, "CREDENTIAL SHIELDS": the passwd home of uid, parsed from the passwd file
