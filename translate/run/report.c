@@ -219,6 +219,11 @@ static void autoexec_notes(const struct run_autoexec *a)
         }
 }
 
+static bool egress_warned(const struct run_egress *e)
+{
+        return e->n_blocked || e->n_denied || e->n_untunneled || e->n_gate_denied;
+}
+
 static void dest_lines(const struct run_dest *d, size_t n)
 {
         for (size_t i = 0; i < n; i++)
@@ -244,6 +249,17 @@ static void egress_notes(const struct run_view *v)
                 dest_lines(e->denied, e->n_denied);
                 say("The script saw only a 403 from the proxy. To allow one, add it to "
                     "`network:` and approve the manifest again.");
+        }
+        if (e->n_gate_allowed) {
+                say("the network gate admitted these destinations, which no `network:` rule "
+                    "covers:");
+                dest_lines(e->gate_allowed, e->n_gate_allowed);
+        }
+        if (e->n_gate_denied) {
+                say("the network gate refused these destinations (it said no, or gave no "
+                    "answer in time):");
+                dest_lines(e->gate_denied, e->n_gate_denied);
+                say("The script saw only a 403 from the proxy.");
         }
         if (e->n_untunneled) {
                 say("these destinations were addressed as plain http:// through the proxy, "
@@ -372,7 +388,7 @@ static bool explain_failure(const struct run_view *v, bool exec_enforced)
                     "reach even the allowlisted hosts.");
                 return false;
         }
-        if (v->shortfall || v->egress->n_blocked || v->egress->n_denied || v->egress->n_untunneled)
+        if (v->shortfall || egress_warned(v->egress))
                 return false;
         if (!passed(v, "HOME") && grants_under_home(v->p)) {
                 run_home_note(v->p);
@@ -440,11 +456,6 @@ static void denial_legend(const struct run_view *v, bool after_hint, bool exec_e
         if (t.discarded)
                 say("  a write to a discarded shield succeeds and lands on a scratch mount that "
                     "goes away with the run.");
-}
-
-static bool egress_warned(const struct run_egress *e)
-{
-        return e->n_blocked || e->n_denied || e->n_untunneled;
 }
 
 /* docs/cli/bento-run.md, "OUTPUT": aliases the user acknowledged are listed on every run. */
