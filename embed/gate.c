@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -116,11 +117,51 @@ static void *serve(void *arg)
         }
 }
 
+/* The identity of what was just made (the directory when sock is false,
+ * else the socket in it), so that removal touches those very objects and
+ * nothing put in their place. */
+static int remember(struct embed_gate *g, bool sock)
+{
+        struct stat st;
+
+        if (!sock)
+                g->dir_fd = open(g->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (g->dir_fd < 0 || (sock ? fstatat(g->dir_fd, "gate.sock", &st, AT_SYMLINK_NOFOLLOW)
+                                   : fstat(g->dir_fd, &st)) < 0)
+                return -errno;
+        if (sock) {
+                g->sock_dev = st.st_dev;
+                g->sock_ino = st.st_ino;
+        } else {
+                g->dir_dev = st.st_dev;
+                g->dir_ino = st.st_ino;
+        }
+        return 0;
+}
+
+/* Remove the socket and the directory, each only if it is still what
+ * remember() saw: never follows a symlink, never removes another file. */
+static void remove_made(const struct embed_gate *g)
+{
+        struct stat st;
+
+        if (g->dir_fd < 0)
+                return;
+        if (g->sock_ino && fstatat(g->dir_fd, "gate.sock", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            st.st_dev == g->sock_dev && st.st_ino == g->sock_ino)
+                (void) unlinkat(g->dir_fd, "gate.sock", 0);
+        /* rmdir() removes only an empty directory, and only this one */
+        if (lstat(g->dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == g->dir_dev &&
+            st.st_ino == g->dir_ino)
+                (void) rmdir(g->dir);
+}
+
 static int listen_on(struct embed_gate *g)
 {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         const char *tmp = getenv("TMPDIR");
         cleanup_free char *tmpl = NULL;
+        int r;
 
         if (!tmp || tmp[0] != '/')
                 tmp = "/tmp";
@@ -129,6 +170,9 @@ static int listen_on(struct embed_gate *g)
         if (!mkdtemp(tmpl)) /* 0700: nobody else can even reach the socket */
                 return -errno;
         g->dir = TAKE_PTR(tmpl);
+        r = remember(g, false);
+        if (r < 0)
+                return r;
         if (asprintf(&g->path, "%s/gate.sock", g->dir) < 0) {
                 g->path = NULL;
                 return -ENOMEM;
@@ -139,10 +183,12 @@ static int listen_on(struct embed_gate *g)
         g->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (g->listen_fd < 0)
                 return -errno;
-        if (bind(g->listen_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ||
-            listen(g->listen_fd, 4) < 0)
+        if (bind(g->listen_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                 return -errno;
-        return 0;
+        r = remember(g, true);
+        if (r < 0)
+                return r;
+        return listen(g->listen_fd, 4) < 0 ? -errno : 0;
 }
 
 int embed_gate_start(struct embed_gate *g, bento_gate_fn fn, void *userdata)
@@ -151,8 +197,12 @@ int embed_gate_start(struct embed_gate *g, bento_gate_fn fn, void *userdata)
         pthread_t t;
         int r;
 
-        *g = (struct embed_gate){
-            .listen_fd = -1, .stop_fd = -1, .stop_w = -1, .fn = fn, .userdata = userdata};
+        *g = (struct embed_gate){.listen_fd = -1,
+                                 .stop_fd = -1,
+                                 .stop_w = -1,
+                                 .dir_fd = -1,
+                                 .fn = fn,
+                                 .userdata = userdata};
         r = listen_on(g);
         if (r < 0)
                 return r;
@@ -180,12 +230,10 @@ void embed_gate_stop(struct embed_gate *g)
                 close(g->listen_fd);
         if (g->stop_fd >= 0)
                 close(g->stop_fd);
-        /* only what this gate made, in its own 0700 directory */
-        if (g->path)
-                (void) unlink(g->path);
-        if (g->dir)
-                (void) rmdir(g->dir);
+        remove_made(g);
+        if (g->dir_fd >= 0)
+                close(g->dir_fd);
         free(g->path);
         free(g->dir);
-        *g = (struct embed_gate){.listen_fd = -1, .stop_fd = -1, .stop_w = -1};
+        *g = (struct embed_gate){.listen_fd = -1, .stop_fd = -1, .stop_w = -1, .dir_fd = -1};
 }

@@ -40,6 +40,9 @@ int embed_read_both(struct embed_child *c, char **out, size_t *out_len, char **e
  * socket, and the thread that answers on it with the caller's callback. */
 struct embed_gate {
         char *dir, *path;
+        int dir_fd;              /* the directory, held to remove what is in it */
+        dev_t dir_dev, sock_dev; /* what was made, checked again before removal */
+        ino_t dir_ino, sock_ino;
         int listen_fd, stop_fd, stop_w; /* stop_w closed: the thread leaves */
         bool started;
         bento_gate_fn fn;

@@ -215,7 +215,7 @@ void bento_run_options_init(struct bento_run_options *o)
 
 int bento_run(const char *path, const struct bento_run_options *o, struct bento_result *ret)
 {
-        struct embed_gate gate = {.listen_fd = -1, .stop_fd = -1, .stop_w = -1};
+        struct embed_gate gate = {.listen_fd = -1, .stop_fd = -1, .stop_w = -1, .dir_fd = -1};
         struct reader rd = {.o = o, .res = ret};
         cleanup_free const char **args = NULL;
         struct embed_child c;

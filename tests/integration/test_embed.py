@@ -9,6 +9,7 @@ refused, as the proxy asked) and an observer that sees the target's output,
 the refused destination and the verdict.
 """
 
+import glob
 import os
 import shutil
 import subprocess
@@ -116,6 +117,8 @@ def test_a_run_with_gate_and_observer(world, net, installed):
     assert "denial gate_denied 198.51.100.7 443" in lines, r
     assert "denial egress_denied 127.0.0.1 9" in lines, r  # refused unasked
     assert lines[-2:] == ["verdict 3", "result 3"], r
+    # the gate's private directory and socket are gone with the run
+    assert not glob.glob(os.path.join(world.tmp, "bento-gate-*")), os.listdir(world.tmp)
 
     # unapproved: a refusal, the target never ran, the gate never asked
     world.manifest("entrypoint: ./s.sh\ninterpreter: sh\nexec: none\nread: [./bento-probe]\n")

@@ -7,6 +7,7 @@ answers: yes to one destination, no to another, and the record file keeps
 both, so that a second run asks nothing.
 """
 
+import glob
 import os
 import pty
 import select
@@ -66,6 +67,7 @@ def test_embed_plain_and_with_a_gate(world, net):
     assert '{"status":200,"echo":"hello"}' in r.out, r  # the gate let it through
     assert "embed: gate_allowed 192.0.2.2:7777" in r.out, r
     assert "embed: gate_denied 198.51.100.7:443" in r.out, r
+    assert not glob.glob(os.path.join(world.tmp, "bento-gate-*")), os.listdir(world.tmp)
 
 
 def _drive(argv, env, cwd, answers, limit=60):
