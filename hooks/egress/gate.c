@@ -63,6 +63,9 @@ void egress_gate_init(int fd, int timeout_ms)
 {
         gate_fd = fd;
         gate_ms = timeout_ms;
+        gate_dead = false;
+        gate_next = 0;
+        gate_len = 0;
 }
 
 bool egress_gate_enabled(void)
