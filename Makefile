@@ -13,6 +13,9 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR ?=
 BUILDDIR ?= build
 WERROR ?= 1
@@ -118,6 +121,9 @@ BUNDLE_SRC := $(wildcard bundle/*.c)
 RUNTIME_SRC := $(wildcard runtime/*/*.c)
 TRANSLATE_SRC := $(wildcard translate/*/*.c)
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
+# libbento-embed (docs/embedding.md): embed/ and the bundle helpers it uses,
+# compiled a second time as position-independent code for the shared library.
+EMBED_SRC := $(wildcard embed/*.c)
 # Manual page sources (docs/gen-docs.py): every page, and the verb pages the
 # --help texts come from.
 DOC_SRC := $(wildcard docs/cli/*.md) $(wildcard docs/hooks/*.md) docs/manifest.md
@@ -140,12 +146,18 @@ endif
 BINS += $(addprefix $(BUILDDIR)/bin/bento-,$(HOOK_NAMES))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILDDIR)/tests/%,$(UNIT_SRC))
 PROBE := $(BUILDDIR)/tests/bento-probe
+EMBED_SONAME := libbento-embed.so.0
+EMBED_SO := $(BUILDDIR)/lib/libbento-embed.so.$(VERSION)
+EMBED_A := $(BUILDDIR)/lib/libbento-embed.a
+EMBED_LIBS := $(EMBED_SO) $(EMBED_A)
+pic_obj = $(patsubst %.c,$(BUILDDIR)/obj-pic/%.o,$(1))
+PIC_CFLAGS := $(filter-out -fPIE,$(ALL_CFLAGS)) -fPIC
 
 .PHONY: audit bench all debug check check-unit check-integration check-adversarial check-debug check-layering lint fuzz \
         check-soak check-repro \
         fuzz-smoke demo install clean deps docs check-docs
 
-all: $(BINS)
+all: $(BINS) $(EMBED_LIBS)
 
 $(BUILDDIR)/obj/bundle/%.o: bundle/%.c
 	@mkdir -p $(dir $@)
@@ -169,6 +181,35 @@ $(BUILDDIR)/obj/hooks/%.o: hooks/%.c
 $(BUILDDIR)/obj/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -Itests/unit -c -o $@ $<
+
+$(BUILDDIR)/obj-pic/bundle/%.o: bundle/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) $(call pkg_cflags,$(PKGS_BUNDLE)) -c -o $@ $<
+
+$(BUILDDIR)/obj-pic/embed/%.o: embed/%.c include/bento/bento.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -Iinclude $(call pkg_cflags,$(PKGS_BUNDLE)) -c -o $@ $<
+
+# The shared library links the PIC bundle helpers from an archive, so only
+# those it uses come in; the version script exports bento.h's functions alone.
+$(BUILDDIR)/lib/libbento-pic.a: $(call pic_obj,$(BUNDLE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(EMBED_SO): $(call pic_obj,$(EMBED_SRC)) $(BUILDDIR)/lib/libbento-pic.a embed/libbento-embed.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,$(EMBED_SONAME) -Wl,--version-script=embed/libbento-embed.map \
+		-Wl,-z,relro,-z,now,-z,noexecstack,--no-undefined $(LDSAN) $(LDFLAGS) -o $@ \
+		$(call pic_obj,$(EMBED_SRC)) $(BUILDDIR)/lib/libbento-pic.a $(call pkg_libs,yajl) -lpthread
+	ln -sf $(notdir $@) $(BUILDDIR)/lib/$(EMBED_SONAME)
+	ln -sf $(EMBED_SONAME) $(BUILDDIR)/lib/libbento-embed.so
+
+# The static library carries the bundle helpers it needs in itself.
+$(EMBED_A): $(call pic_obj,$(EMBED_SRC)) $(call pic_obj,$(BUNDLE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
 
 $(LIBBENTO): $(call obj,$(BUNDLE_SRC))
 	@mkdir -p $(dir $@)
@@ -508,6 +549,15 @@ install: all $(COMPLETIONS)
 	install -m 0644 $(COMPLETION_DIR)/bento.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/bento
 	install -m 0644 $(COMPLETION_DIR)/bento.zsh $(DESTDIR)$(DATADIR)/zsh/site-functions/_bento
 	install -m 0644 $(COMPLETION_DIR)/bento.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/bento.fish
+	install -d $(DESTDIR)$(INCLUDEDIR)/bento $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 0644 include/bento/bento.h $(DESTDIR)$(INCLUDEDIR)/bento/
+	install -m 0755 $(EMBED_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(EMBED_SO)) $(DESTDIR)$(LIBDIR)/$(EMBED_SONAME)
+	ln -sf $(EMBED_SONAME) $(DESTDIR)$(LIBDIR)/libbento-embed.so
+	install -m 0644 $(EMBED_A) $(DESTDIR)$(LIBDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' embed/bento.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/bento.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/bento.pc
 
 clean:
 	rm -rf build

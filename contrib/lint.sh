@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 # The C files to format-check, as "$@" (folders without sources are skipped).
 set --
 for f in bundle/*.c bundle/*.h runtime/*/*.c runtime/*/*.h translate/*/*.c translate/*/*.h hooks/*/*.c hooks/*/*.h \
-         tests/unit/*.c tests/unit/*.h tests/probe/*.c tests/fuzz/*.c contrib/audit/*.c; do
+         embed/*.c embed/*.h include/bento/*.h tests/unit/*.c tests/unit/*.h tests/probe/*.c tests/fuzz/*.c \
+         contrib/audit/*.c; do
         if [ -e "$f" ]; then
                 set -- "$@" "$f"
         fi
@@ -20,9 +21,10 @@ clang-format --dry-run -Werror "$@"
 echo "lint: cppcheck"
 # One run per program: each names its headers from its own root
 # ("cli/commands.h" is a different file in runtime/ and translate/).
-for root in bundle runtime translate "tests/unit hooks"; do
+for root in bundle runtime translate "tests/unit hooks" embed; do
         inc=$root
         [ "$root" = "tests/unit hooks" ] && inc=translate
+        [ "$root" = embed ] && inc=include
         # shellcheck disable=SC2086 # root is a list of folders on the last pass
         cppcheck --quiet --enable=warning,style,performance,portability --error-exitcode=1 \
                  --inline-suppr --std=c11 -D_GNU_SOURCE -Ibundle -I"$inc" \
@@ -43,13 +45,13 @@ checks="$checks,-bugprone-sizeof-expression"
 config='{CheckOptions: [{key: readability-function-size.LineThreshold, value: 120}, {key: readability-function-size.NestingThreshold, value: 4}, {key: readability-function-size.ParameterThreshold, value: 7}]}'
 # The flags the Makefile compiles with (pkg-config, -D_GNU_SOURCE, the version macros).
 deps_cflags=$(pkg-config --cflags yajl libseccomp libcap libsystemd yaml-0.1 libcrypto)
-for f in bundle/*.c runtime/*/*.c translate/*/*.c hooks/*/*.c; do
+for f in bundle/*.c runtime/*/*.c translate/*/*.c hooks/*/*.c embed/*.c; do
         [ -e "$f" ] || continue
         # the program's root, where its stage folders are (the Makefile's -iquote)
         root=${f%%/*}
         # shellcheck disable=SC2086 # deps_cflags is a list of flags
         clang-tidy --quiet --warnings-as-errors='*' --checks="$checks" --config="$config" \
-                "$f" -- -std=gnu17 -D_GNU_SOURCE -Ibundle -iquote "$root" \
+                "$f" -- -std=gnu17 -D_GNU_SOURCE -Ibundle -Iinclude -iquote "$root" \
                 -iquote "$(dirname "$f")" $deps_cflags -DBENTO_VERSION='"lint"' -DBENTO_COMMIT='"lint"'
 done
 

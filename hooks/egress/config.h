@@ -33,6 +33,8 @@ struct egress_config {
         const char *resolv_conf;  /* --resolv-conf FILE, or NULL for /etc/resolv.conf */
         const char *annotation;   /* --rules-annotation NAME */
         const char *log;          /* --log FILE: the daemon's stderr */
+        const char *gate;         /* --gate SOCKET: the network gate (gate.h), or NULL */
+        int gate_ms;              /* --gate-timeout: per question */
         bool allow_interfaces;    /* --allow-interfaces: skip the fence check */
 };
 

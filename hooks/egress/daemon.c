@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "gate.h"
 #include "proxy.h"
 #include "report.h"
 #include "resolve.h"
@@ -98,7 +99,7 @@ static void tell(int fd, const char *msg)
 
 __attribute__((noreturn)) static void daemon_main(const struct egress_daemon_args *a, int ready)
 {
-        int keep[] = {a->listen_fd, a->pidfd, a->report_fd, ready, a->log_fd};
+        int keep[] = {a->listen_fd, a->pidfd, a->report_fd, ready, a->log_fd, a->gate_fd};
         int r;
 
         (void) setsid();
@@ -124,6 +125,7 @@ __attribute__((noreturn)) static void daemon_main(const struct egress_daemon_arg
         }
         (void) prctl(PR_SET_DUMPABLE, 0); /* a credential change may reset it */
         egress_report_init(a->report_fd, a->cfg->report_max);
+        egress_gate_init(a->gate_fd, a->cfg->gate_ms);
         if (egress_nat64_start() < 0) {
                 tell(ready, "the daemon cannot start a thread");
                 _exit(1);

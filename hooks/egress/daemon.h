@@ -29,6 +29,7 @@ struct egress_daemon_args {
         int pidfd;     /* of the container init */
         int report_fd; /* -1: no report */
         int log_fd;    /* -1: /dev/null */
+        int gate_fd;   /* the network gate's connection (gate.h), or -1 */
 };
 
 /* Fork the daemon and wait until it serves.  Returns (in the hook) 0, or

@@ -12,6 +12,7 @@
 
 #include "cleanup.h"
 #include "dial.h"
+#include "gate.h"
 #include "io.h"
 #include "relay.h"
 #include "report.h"
@@ -57,14 +58,17 @@ static void refuse(int fd, enum egress_decision d, const char *host, const char 
         (void) egress_send_status(fd, egress_decision_status(d), body, cfg->limits.write_ms);
 }
 
-/* Resolve, dial through the guard, answer, relay. */
+/* Resolve, dial through the guard, answer, relay.  how is EGRESS_ALLOW
+ * (a rule) or EGRESS_GATE (the network gate), which never carries a
+ * literal grant: the gate widens the rules, not the guard. */
 static void tunnel(int fd, const struct egress_request *req, const char *pending,
-                   size_t pending_len, const struct egress_config *cfg)
+                   size_t pending_len, const struct egress_config *cfg, enum egress_decision how)
 {
         const struct egress_limits *lim = &cfg->limits;
         struct egress_addrs addrs = {0};
         char target[EGRESS_HOST_MAX + 16], body[EGRESS_HOST_MAX + 64];
-        bool literal = egress_literal_grant(cfg->rules, cfg->n_rules, req->host, req->port);
+        bool literal = how == EGRESS_ALLOW &&
+                       egress_literal_grant(cfg->rules, cfg->n_rules, req->host, req->port);
         bool guarded = false;
         cleanup_close int up = -1;
         int64_t deadline;
@@ -85,7 +89,7 @@ static void tunnel(int fd, const struct egress_request *req, const char *pending
                        body, cfg);
                 return;
         }
-        egress_report_decision(EGRESS_ALLOW, req->host, req->port, NULL);
+        egress_report_decision(how, req->host, req->port, NULL);
         static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
         if (egress_write_all(fd, ok, sizeof(ok) - 1, egress_now_ms() + lim->write_ms) < 0)
                 return;
@@ -94,6 +98,22 @@ static void tunnel(int fd, const struct egress_request *req, const char *pending
             egress_write_all(up, pending, pending_len, egress_now_ms() + lim->idle_ms) < 0)
                 return;
         (void) egress_relay(fd, up, lim);
+}
+
+/* No rule allows the request: the gate's word, if there is a gate and
+ * the destination is one it may be asked about. */
+static enum egress_decision ask_gate(const struct egress_request *req)
+{
+        if (!egress_gate_enabled() || !egress_gate_askable(req->host))
+                return EGRESS_DENY;
+        switch (egress_gate_ask(req->host, req->port)) {
+        case EGRESS_GATE_SAYS_ALLOW:
+                return EGRESS_GATE;
+        case EGRESS_GATE_SAYS_DENY:
+                return EGRESS_GATE_DENY;
+        default:
+                return EGRESS_GATE_FAULT;
+        }
 }
 
 static void decide(int fd, const struct egress_request *req, const char *pending,
@@ -118,13 +138,20 @@ static void decide(int fd, const struct egress_request *req, const char *pending
                 break;
         }
         if (!egress_rules_allow(cfg->rules, cfg->n_rules, req->host, req->port)) {
+                enum egress_decision d = ask_gate(req);
+
+                if (d == EGRESS_GATE) {
+                        tunnel(fd, req, pending, pending_len, cfg, EGRESS_GATE);
+                        return;
+                }
+                /* the same words whether or not a gate was asked */
                 snprintf(body, sizeof(body),
                          "bento denied egress to %s (not in the manifest's network allowlist)",
                          target);
-                refuse(fd, EGRESS_DENY, req->host, req->port, body, cfg);
+                refuse(fd, d, req->host, req->port, body, cfg);
                 return;
         }
-        tunnel(fd, req, pending, pending_len, cfg);
+        tunnel(fd, req, pending, pending_len, cfg, EGRESS_ALLOW);
 }
 
 void egress_handle(int fd, const struct egress_config *cfg)

@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "daemon.h"
 #include "fileio.h"
+#include "gate.h"
 #include "hookstate.h"
 #include "listener.h"
 #include "options.h"
@@ -123,7 +124,7 @@ static int read_state(struct egress_config *cfg, struct egress_hook_state *st,
 static int run_hook(struct egress_config *cfg, struct bento_err *err)
 {
         struct egress_hook_state st = {0};
-        cleanup_close int pidfd = -1, netns = -1, lfd = -1, report = -1, log = -1;
+        cleanup_close int pidfd = -1, netns = -1, lfd = -1, report = -1, log = -1, gate = -1;
         int r;
 
         r = read_state(cfg, &st, err);
@@ -151,13 +152,18 @@ static int run_hook(struct egress_config *cfg, struct bento_err *err)
                 if (r < 0)
                         r = bento_err_set(err, errno, "cannot open the log '%s'", cfg->log);
         }
+        /* connected here, as root: the daemon is nobody, and the socket
+         * need not let nobody in */
+        if (r >= 0 && cfg->gate)
+                r = gate = egress_gate_connect(cfg->gate, cfg->gate_ms, err);
         if (r >= 0) {
                 struct egress_daemon_args a = {.cfg = cfg,
                                                .container = st.id,
                                                .listen_fd = lfd,
                                                .pidfd = pidfd,
                                                .report_fd = report,
-                                               .log_fd = log};
+                                               .log_fd = log,
+                                               .gate_fd = gate};
                 r = egress_daemon_start(&a, err);
         }
         egress_hook_state_done(&st);

@@ -29,6 +29,8 @@ enum {
         OPT_MAX_TUNNEL_TIME,
         OPT_ALLOW_INTERFACES,
         OPT_CHECK,
+        OPT_GATE,
+        OPT_GATE_TIMEOUT,
         OPT_VERSION,
 };
 
@@ -48,6 +50,8 @@ static const struct bento_opt options[] = {
     {"idle-timeout", 0, BENTO_OPT_VALUE, OPT_IDLE_TIMEOUT, "S", NULL},
     {"max-tunnel-time", 0, BENTO_OPT_VALUE, OPT_MAX_TUNNEL_TIME, "S", NULL},
     {"allow-interfaces", 0, BENTO_OPT_FLAG, OPT_ALLOW_INTERFACES, NULL, NULL},
+    {"gate", 0, BENTO_OPT_VALUE, OPT_GATE, "SOCKET", NULL},
+    {"gate-timeout", 0, BENTO_OPT_VALUE, OPT_GATE_TIMEOUT, "S", NULL},
     {"check", 0, BENTO_OPT_FLAG, OPT_CHECK, NULL, NULL},
     {"help", 'h', BENTO_OPT_FLAG, OPT_HELP, NULL, NULL},
     {"version", 0, BENTO_OPT_FLAG, OPT_VERSION, NULL, NULL},
@@ -75,6 +79,10 @@ void egress_usage(FILE *f)
             "                             loopback, link-local and metadata never.\n"
             "      --rules-annotation NAME  also read rules from the container annotation\n"
             "                             NAME (HOST:PORT items separated by commas or spaces)\n"
+            "      --gate SOCKET          ask the network gate listening on the unix socket\n"
+            "                             SOCKET about a destination no rule allows; no\n"
+            "                             answer is a denial (docs/embedding.md)\n"
+            "      --gate-timeout S       to wait for the gate's answer (default 10)\n"
             "\n"
             "Report:\n"
             "      --report FILE          append one JSON line per decision to FILE\n"
@@ -134,6 +142,7 @@ static void defaults(struct egress_config *cfg)
                                              .idle_ms = 300000,
                                              .tunnel_ms = 86400000LL,
                                              .write_ms = 5000};
+        cfg->gate_ms = 10000;
         cfg->report_max = 10000;
 }
 
@@ -200,6 +209,12 @@ static int one_option(int c, const char *arg, struct egress_config *cfg, struct 
         case OPT_LOG:
                 cfg->log = arg;
                 return 0;
+        case OPT_GATE:
+                if (arg[0] != '/')
+                        return bento_err_setx(err, EINVAL, "--gate \"%s\": want an absolute path",
+                                              arg);
+                cfg->gate = arg;
+                return 0;
         case OPT_ALLOW_INTERFACES:
                 cfg->allow_interfaces = true;
                 return 0;
@@ -230,6 +245,10 @@ static int one_option(int c, const char *arg, struct egress_config *cfg, struct 
         case OPT_IDLE_TIMEOUT:
                 r = seconds("idle-timeout", arg, 1, 86400, &v, err);
                 l->idle_ms = (int) v;
+                break;
+        case OPT_GATE_TIMEOUT:
+                r = seconds("gate-timeout", arg, 1, 600, &v, err);
+                cfg->gate_ms = (int) v;
                 break;
         case OPT_MAX_TUNNEL_TIME:
                 r = seconds("max-tunnel-time", arg, 1, 30LL * 86400, &v, err);

@@ -49,6 +49,14 @@ static const struct {
                             "allowed, but the destination could not be resolved or did not "
                             "accept the connection"},
     [EGRESS_FAULT] = {"fault", 502, "the egress proxy failed internally while handling this"},
+    [EGRESS_GATE] = {"gate", 200, NULL},
+    [EGRESS_GATE_DENY] = {"gate-deny", 403,
+                          "no rule allows the destination and the network gate refused it; the "
+                          "program saw a 403 from the proxy"},
+    [EGRESS_GATE_FAULT] = {"gate-fault", 403,
+                           "no rule allows the destination and the network gate gave no answer "
+                           "in time (or closed, or answered nonsense), which is a refusal; the "
+                           "program saw a 403 from the proxy"},
 };
 
 const char *egress_decision_name(enum egress_decision d)

@@ -38,6 +38,9 @@ enum egress_decision {
         EGRESS_BLOCKED,
         EGRESS_UNREACHABLE,
         EGRESS_FAULT,
+        EGRESS_GATE,       /* no rule, admitted by the network gate (gate.h) */
+        EGRESS_GATE_DENY,  /* no rule, the gate said deny */
+        EGRESS_GATE_FAULT, /* no rule, the gate gave no usable answer */
         _EGRESS_DECISION_MAX,
 };
 

@@ -23,6 +23,8 @@ enum {
         RUN_ACCEPT_ALIAS,
         RUN_RUN_ID,
         RUN_RECORD_EXEC,
+        RUN_NETWORK_GATE,
+        RUN_NETWORK_GATE_TIMEOUT,
         RUN_JSON,
 };
 
@@ -34,6 +36,8 @@ const struct bento_opt cmd_run_opts[] = {
     {"accept-alias", 0, BENTO_OPT_VALUE, RUN_ACCEPT_ALIAS, "TREE", NULL},
     {"run-id", 0, BENTO_OPT_VALUE, RUN_RUN_ID, "ID", NULL},
     {"record-exec", 0, BENTO_OPT_BOOL, RUN_RECORD_EXEC, NULL, NULL},
+    {"network-gate", 0, BENTO_OPT_VALUE, RUN_NETWORK_GATE, "SOCKET", NULL},
+    {"network-gate-timeout", 0, BENTO_OPT_VALUE, RUN_NETWORK_GATE_TIMEOUT, "SECONDS", NULL},
     {"json", 0, BENTO_OPT_BOOL, RUN_JSON, NULL, NULL},
     {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
 };
@@ -61,6 +65,18 @@ static int usage(const struct run_opts *o, const char *msg)
         if (o->json)
                 return run_refuse(o, msg, NULL);
         return bento_usage_error("run", "%s", msg);
+}
+
+/* --network-gate-timeout: whole seconds, 1 to 600 (bento-egress --gate-timeout). */
+static int gate_timeout(struct run_opts *o, const char *s)
+{
+        char *end = NULL;
+        long v = strtol(s, &end, 10);
+
+        if (end == s || *end || v < 1 || v > 600)
+                return usage(o, "--network-gate-timeout: want a number of seconds from 1 to 600");
+        o->network_gate_timeout = (int) v;
+        return 0;
 }
 
 /* One flag or operand; 0, or the usage error's exit status. */
@@ -91,6 +107,11 @@ static int take(struct run_opts *o, const struct bento_argv_hit *h, int *npos)
         case RUN_RECORD_EXEC:
                 o->record_exec = h->on;
                 return 0;
+        case RUN_NETWORK_GATE:
+                o->network_gate = h->value;
+                return 0;
+        case RUN_NETWORK_GATE_TIMEOUT:
+                return gate_timeout(o, h->value);
         case RUN_ACCEPT_ALIAS:
                 if (o->n_accept_alias == RUN_ENV_MAX)
                         return usage(o, "too many --accept-alias trees");
@@ -125,6 +146,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
                 return usage(o, "run needs a manifest path");
         if (npos > 1)
                 return usage(o, "run takes a manifest path and nothing else");
+        if (o->network_gate_timeout && !o->network_gate)
+                return usage(o, "--network-gate-timeout needs --network-gate");
         return 0;
 }
 

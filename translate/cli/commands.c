@@ -14,7 +14,8 @@
 const struct bento_verb bento_verbs[] = {
     {"run", cmd_run,
      "bento run <manifest> [--strict|--allow-degraded] [--allow-unapproved] [--env NAME=VALUE]... "
-     "[--accept-alias TREE]... [--run-id ID] [--record-exec] [--json]",
+     "[--accept-alias TREE]... [--run-id ID] [--record-exec] [--network-gate SOCKET "
+     "[--network-gate-timeout SECONDS]] [--json]",
      "run the manifest's entrypoint in a sandbox under exactly the permissions it grants",
      cmd_run_opts},
     {"profile", cmd_profile,

@@ -66,6 +66,17 @@ static void write_egress_hook(struct bento_jsonw *w, const struct manifest *m,
                 bento_jsonw_string(w, "--report");
                 bento_jsonw_string(w, o->egress_report);
         }
+        if (o->network_gate) {
+                bento_jsonw_string(w, "--gate");
+                bento_jsonw_string(w, o->network_gate);
+        }
+        if (o->network_gate && o->network_gate_timeout > 0) {
+                char s[16];
+
+                snprintf(s, sizeof(s), "%d", o->network_gate_timeout);
+                bento_jsonw_string(w, "--gate-timeout");
+                bento_jsonw_string(w, s);
+        }
         bento_jsonw_close_array(w);
         bento_jsonw_close_object(w);
         bento_jsonw_close_array(w);
@@ -107,7 +118,7 @@ static void write_cleanup_hook(struct bento_jsonw *w, const struct mount_points 
 
 bool compile_has_egress(const struct policy *p, const struct compile_opts *o)
 {
-        return p->m->n_network > 0 || (o->profile && o->profile->egress);
+        return p->m->n_network > 0 || o->network_gate || (o->profile && o->profile->egress);
 }
 
 void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,

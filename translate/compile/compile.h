@@ -85,6 +85,11 @@ struct compile_opts {
          * admitted without a limit the host cannot apply (--allow-degraded)
          * leaves that limit out, so the runtime does not refuse it. */
         const struct manifest_limits *limits;
+        /* bento run --network-gate: the gate's socket, resolved and checked
+         * out of the sandbox's reach (bento-egress --gate), or NULL; and
+         * --network-gate-timeout in seconds, 0 for the proxy's default. */
+        const char *network_gate;
+        int network_gate_timeout;
         /* Profiling (bento profile); NULL for every other bundle. */
         const struct compile_profile *profile;
 };

@@ -40,7 +40,7 @@
  * NULL.  Of the grants and the file systems the sandbox mounts fresh over
  * the host's (/proc, /dev and what is below it, /tmp), the deepest one
  * holding dir is what the sandbox shows there. */
-static const struct policy_path *visible_through(const struct policy *p, const char *dir)
+const struct policy_path *run_visible_through(const struct policy *p, const char *dir)
 {
         static const char *const fresh[] = {"/proc", "/dev", "/tmp"};
         const struct policy_path *seen = NULL;
@@ -76,7 +76,7 @@ static const char *run_dir_parent(const struct policy *p, struct bento_err *err)
                 tmp = "/tmp";
         if (path_resolve(tmp, &real) < 0)
                 return bento_err_set(err, ENOMEM, "run directory"), NULL;
-        g = visible_through(p, real);
+        g = run_visible_through(p, real);
         if (!g)
                 return tmp;
         if (strcmp(tmp, "/tmp") != 0) {
@@ -89,7 +89,7 @@ static const char *run_dir_parent(const struct policy *p, struct bento_err *err)
                 real = NULL;
                 if (path_resolve("/tmp", &real) < 0)
                         return bento_err_set(err, ENOMEM, "run directory"), NULL;
-                if (!visible_through(p, real))
+                if (!run_visible_through(p, real))
                         return "/tmp";
         }
         bento_err_setx(err, EPERM,
@@ -116,7 +116,7 @@ static char *tmpfs_dir(const struct policy *p)
         struct statfs sfs;
 
         if (statfs("/dev/shm", &sfs) < 0 || sfs.f_type != TMPFS_MAGIC ||
-            path_resolve("/dev/shm", &real) < 0 || visible_through(p, real) || !mkdtemp(tmpl))
+            path_resolve("/dev/shm", &real) < 0 || run_visible_through(p, real) || !mkdtemp(tmpl))
                 return NULL;
         return strdup(tmpl);
 }

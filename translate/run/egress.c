@@ -104,7 +104,9 @@ static int one_line(struct run_egress *e, const char *line, size_t len)
                 r = add(&e->blocked, &e->n_blocked, host, port);
         else if (strcmp(decision, "untunneled") == 0)
                 r = add(&e->untunneled, &e->n_untunneled, host, port);
-        else if (strcmp(decision, "gate-deny") == 0)
+        else if (strcmp(decision, "gate") == 0)
+                r = add(&e->gate_allowed, &e->n_gate_allowed, host, port);
+        else if (strcmp(decision, "gate-deny") == 0 || strcmp(decision, "gate-fault") == 0)
                 r = add(&e->gate_denied, &e->n_gate_denied, host, port);
         bento_json_free(j);
         return r;
@@ -136,6 +138,8 @@ int run_egress_read(const char *path, struct run_egress *ret, struct bento_err *
                 qsort(ret->blocked, ret->n_blocked, sizeof(*ret->blocked), cmp_dest);
         if (ret->n_untunneled)
                 qsort(ret->untunneled, ret->n_untunneled, sizeof(*ret->untunneled), cmp_dest);
+        if (ret->n_gate_allowed)
+                qsort(ret->gate_allowed, ret->n_gate_allowed, sizeof(*ret->gate_allowed), cmp_dest);
         if (ret->n_gate_denied)
                 qsort(ret->gate_denied, ret->n_gate_denied, sizeof(*ret->gate_denied), cmp_dest);
         return 0;
@@ -216,6 +220,7 @@ void run_egress_done(struct run_egress *e)
         dests_free(e->denied, e->n_denied);
         dests_free(e->blocked, e->n_blocked);
         dests_free(e->untunneled, e->n_untunneled);
+        dests_free(e->gate_allowed, e->n_gate_allowed);
         dests_free(e->gate_denied, e->n_gate_denied);
         *e = (struct run_egress){0};
 }

@@ -229,6 +229,7 @@ int run_event_verdict(const struct run_view *v)
                 write_strv(&w, "recorded_blocked_hosts", v->blocked->recorded,
                            v->blocked->n_recorded);
         write_dests(&w, "egress_denied", v->egress->denied, v->egress->n_denied);
+        write_dests(&w, "gate_allowed", v->egress->gate_allowed, v->egress->n_gate_allowed);
         write_dests(&w, "gate_denied", v->egress->gate_denied, v->egress->n_gate_denied);
         write_dests(&w, "untunneled", v->egress->untunneled, v->egress->n_untunneled);
         write_shields(&w, v->p);

@@ -200,6 +200,7 @@ static void ctx_done(struct run_ctx *c)
         trust_loaded_done(&c->l);
         approval_name_done(&c->name);
         strv_free(c->env);
+        free(c->o.network_gate_real);
 }
 
 /* docs/cli/bento-run.md, before the manifest is read: each --env value is a pair. */
@@ -302,6 +303,10 @@ static int prepare(struct run_ctx *c)
         /* The manifest says what to probe; the probe runs while the paths
          * are resolved (host/probe-async.c). */
         admission_needs_of(c->l.m, c->o.run_id != NULL, &c->needs);
+        /* a gate needs the egress stack, and so the network layer, even
+         * without a rule */
+        if (c->o.network_gate)
+                c->needs.network_rules = true;
         host_probe_start(&c->probe, &(struct host_probe_opts){.skip_cgroups = !c->needs.memory &&
                                                                               !c->needs.pids &&
                                                                               !c->needs.cpu});
@@ -319,6 +324,8 @@ static int prepare(struct run_ctx *c)
         path_cache_end();
         if (refusal || err.code)
                 return run_refuse(&c->o, refusal ? refusal : err.msg, NULL);
+        if (run_network_gate_check(&c->o, c->p, &err) < 0)
+                return run_refuse(&c->o, err.msg, NULL);
         /* git answers about the write grants' hooks while the rest goes on
          * (run/autoexec.c); a run refused from here on stops it. */
         if (run_autoexec_ask(c->p, &c->autoexec, &err) < 0)
@@ -439,6 +446,8 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .record_exec = c->exec_record.watched,
             .limits = &limits,
             .hooks_log = c->d.hooks_log,
+            .network_gate = c->o.network_gate_real,
+            .network_gate_timeout = c->o.network_gate_timeout,
         };
         applied_limits(c, &limits);
         r = compile_env(c->p, &co, &c->env, err);

@@ -219,6 +219,12 @@ static void autoexec_notes(const struct run_autoexec *a)
         }
 }
 
+/* Whether egress_notes said something (then the generic hints stay quiet). */
+static bool egress_warned(const struct run_egress *e)
+{
+        return e->n_blocked || e->n_denied || e->n_untunneled || e->n_gate_denied;
+}
+
 static void dest_lines(const struct run_dest *d, size_t n)
 {
         for (size_t i = 0; i < n; i++)
@@ -245,12 +251,16 @@ static void egress_notes(const struct run_view *v)
                 say("The script saw only a 403 from the proxy. To allow one, add it to "
                     "`network:` and approve the manifest again.");
         }
+        if (e->n_gate_allowed) {
+                say("the network gate admitted these destinations, which no `network:` rule "
+                    "covers:");
+                dest_lines(e->gate_allowed, e->n_gate_allowed);
+        }
         if (e->n_gate_denied) {
-                say("the network gate was asked about these destinations, which no `network:` "
-                    "rule covers, and denied them (or did not answer):");
+                say("the network gate refused these destinations (it said no, or gave no "
+                    "answer in time):");
                 dest_lines(e->gate_denied, e->n_gate_denied);
-                say("The script saw a 403 from the proxy, as for any destination the allowlist "
-                    "refuses.");
+                say("The script saw only a 403 from the proxy.");
         }
         if (e->n_untunneled) {
                 say("these destinations were addressed as plain http:// through the proxy, "
@@ -312,12 +322,6 @@ static void signal_notice(const struct run_view *v, int sig)
 
 /* NAME reached the target from this host or --env, not as bento's
  * default (docs/manifest.md, "ENVIRONMENT"). */
-/* Whether egress_notes said something (then the generic hints stay quiet). */
-static bool egress_warned(const struct run_egress *e)
-{
-        return e->n_blocked || e->n_denied || e->n_untunneled || e->n_gate_denied;
-}
-
 static bool passed(const struct run_view *v, const char *name)
 {
         return run_passed_value(v->p->m, v->o, name) != NULL;

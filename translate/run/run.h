@@ -37,6 +37,11 @@ struct run_opts {
         bool strict, allow_degraded, allow_unapproved, json;
         bool no_exec_gate; /* admission found the exec block unenforceable */
         bool record_exec;  /* --record-exec */
+        /* --network-gate SOCKET as given, and (once checked, network-gate.c)
+         * resolved; --network-gate-timeout in seconds (0: the proxy's default) */
+        const char *network_gate;
+        char *network_gate_real;
+        int network_gate_timeout;
         const char *run_id;
         char *env[RUN_ENV_MAX];
         size_t n_env;
@@ -126,12 +131,14 @@ struct run_dest {
 };
 
 /* The egress hook's decisions (its --report file, docs/egress.md),
- * deduplicated and sorted per kind.  gate_denied: what a network gate
- * (an embedder consulted for a destination no rule allows) answered
- * "deny" to, the "gate-deny" decision. */
+ * deduplicated and sorted per kind. */
 struct run_egress {
-        struct run_dest *denied, *blocked, *untunneled, *gate_denied;
-        size_t n_denied, n_blocked, n_untunneled, n_gate_denied;
+        struct run_dest *denied, *blocked, *untunneled;
+        size_t n_denied, n_blocked, n_untunneled;
+        /* the network gate's admissions, and its refusals (a "deny", or no
+         * usable answer) */
+        struct run_dest *gate_allowed, *gate_denied;
+        size_t n_gate_allowed, n_gate_denied;
         long connections; /* every decision but internal faults */
         long faults;
         long at_capacity; /* refused because the proxy was at its limit */
@@ -150,6 +157,15 @@ int run_egress_settle(const char *path, struct run_egress *ret, struct bento_err
  * connections on a fault, hit its connection limit) degrade the network layer of r. */
 void run_egress_judge(const struct run_egress *e, struct host_report *r);
 void run_egress_done(struct run_egress *e);
+
+/* docs/embedding.md, "The network gate protocol": --network-gate names a
+ * listening unix socket outside everything the sandbox sees (network-gate.c);
+ * o->network_gate_real gets its resolved path.  A refusal's words in err. */
+int run_network_gate_check(struct run_opts *o, const struct policy *p, struct bento_err *err);
+
+/* The grant through which the sandbox would see the resolved path dir, or
+ * NULL (dir.c). */
+const struct policy_path *run_visible_through(const struct policy *p, const char *dir);
 
 /* The exec gate's process for one run (gate.c): spawned as soon as
  * the run directory exists, ready by the time the sandbox is created. */
