@@ -505,6 +505,25 @@ static int add_profile_observer(const struct compile_profile *pr, struct compile
         return r;
 }
 
+/* bento-init, bound read-only at a fixed path inside the rootfs, like the observer; a
+ * program of bento's own installation, so it carries no identity either. */
+static int add_init(const struct policy *p, const struct compile_opts *o, struct compile_plan *plan,
+                    struct bento_err *err)
+{
+        cleanup_free char *init = NULL;
+        int r;
+
+        if (!compile_has_init(p, o))
+                return 0;
+        init = o->init ? strdup(o->init) : compile_helper_path("BENTO_INIT", "bento-init");
+        if (!init)
+                return bento_err_set(err, ENOMEM, "mounts");
+        r = add_mount(plan, COMPILE_INIT_BOX_PATH, "bind", init, opts_file_ro, err);
+        if (r >= 0)
+                plan->mounts[plan->n_mounts - 1].identity = (struct bento_mount_identity){0};
+        return r;
+}
+
 int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                         struct compile_plan *plan, struct bento_err *err)
 {
@@ -540,6 +559,8 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                               err);
         if (r >= 0)
                 r = add_profile_observer(o->profile, plan, err);
+        if (r >= 0)
+                r = add_init(p, o, plan, err);
         path_cache_end();
         return r;
 }

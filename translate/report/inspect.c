@@ -189,6 +189,14 @@ static int classify_bind(struct inspect_report *r, size_t i)
                         m->role = INSPECT_SHIELD_FILE;
                         return check_dot_file(r, m->source);
                 }
+                /* bento-init, the box's process 1 (compile.h): bento's own program at
+                 * its fixed place, run under the box's confinement like the target. */
+                if (m->ro && base && strcmp(base, "/bento-init") == 0 &&
+                    strcmp(m->destination, COMPILE_INIT_BOX_PATH) == 0 &&
+                    is_arg(r, m->destination)) {
+                        m->role = INSPECT_TARGET;
+                        return 0;
+                }
                 m->role = INSPECT_OTHER;
                 return inspect_flag(r,
                                     "mount at \"%s\" binds \"%s\", another host path: bento binds "
