@@ -24,6 +24,7 @@
  * nothing but the host's libc to run it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ static bool synchronous(int sig)
 
 static void print_help(void)
 {
-        printf("usage: " PROG " [--] COMMAND [ARG...]\n"
+        printf("usage: " PROG " [--status-fd N] [--] COMMAND [ARG...]\n"
                "\n"
                "The process 1 of a bento sandbox.  Starts COMMAND as its only child,\n"
                "forwards the signals sent to it to COMMAND, reaps every process of the\n"
@@ -60,6 +61,9 @@ static void print_help(void)
                "soon as COMMAND ends, killing what is left.  125: it could not start,\n"
                "126: COMMAND cannot run, 127: COMMAND does not exist.\n"
                "\n"
+               "  --status-fd N   at the end, write \"exit N\" or \"signal N\" (how COMMAND\n"
+               "                  ended) to descriptor N (above 2), which COMMAND does not\n"
+               "                  inherit\n"
                "  -h, --help      this text\n"
                "  -V, --version   the version\n");
 }
@@ -91,7 +95,7 @@ static int run_target(char **argv, const sigset_t *old)
 }
 
 /* Reap every child that has ended; true once the target is among them,
- * with its status in *status. */
+ * with its wait status in *status. */
 static bool reap(pid_t target, int *status)
 {
         bool ended = false;
@@ -100,10 +104,29 @@ static bool reap(pid_t target, int *status)
 
         while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
                 if (pid == target) {
-                        *status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+                        *status = st;
                         ended = true;
                 }
         return ended;
+}
+
+/* --status-fd: how the target ended, one line ("exit N" or "signal N"),
+ * for a caller that must tell a death by signal N from an exit with
+ * 128+N, which process 1 cannot pass on by dying of the signal itself
+ * (bento run reads it; docs/hooks/bento-init.md). */
+static void report_status(int fd, int st)
+{
+        char line[32];
+        int n;
+
+        if (fd < 0)
+                return;
+        if (WIFSIGNALED(st))
+                n = snprintf(line, sizeof(line), "signal %d\n", WTERMSIG(st));
+        else
+                n = snprintf(line, sizeof(line), "exit %d\n", WEXITSTATUS(st));
+        (void) !write(fd, line, (size_t) n);
+        close(fd);
 }
 
 /* Until the target ends: reap on SIGCHLD, forward the rest.  A signal the
@@ -112,7 +135,7 @@ static bool reap(pid_t target, int *status)
 static int serve(int sfd, pid_t target)
 {
         struct signalfd_siginfo si;
-        int status = INIT_EXIT_FAILED;
+        int status = INIT_EXIT_FAILED << 8;
 
         for (;;) {
                 ssize_t n = read(sfd, &si, sizeof(si));
@@ -133,16 +156,19 @@ static int serve(int sfd, pid_t target)
         }
 }
 
-static int start(char **argv)
+static int start(char **argv, int status_fd)
 {
         sigset_t set, old;
         pid_t target;
-        int sfd, status;
+        int sfd, st;
 
         sigfillset(&set);
         for (int sig = 1; sig < NSIG; sig++)
                 if (synchronous(sig))
                         sigdelset(&set, sig);
+        /* the target does not inherit the status descriptor */
+        if (status_fd >= 0 && fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0)
+                return fail("--status-fd", errno);
         if (sigprocmask(SIG_BLOCK, &set, &old) < 0)
                 return fail("sigprocmask", errno);
         sfd = signalfd(-1, &set, SFD_CLOEXEC);
@@ -157,17 +183,33 @@ static int start(char **argv)
                 return fail("fork", errno);
         if (target == 0)
                 _exit(run_target(argv, &old));
-        status = serve(sfd, target);
+        st = serve(sfd, target);
         /* The target is gone: nothing else of the box outlives it.  In a pid
          * namespace kill(-1) reaches every process but this one. */
         if (getpid() == 1)
                 (void) kill(-1, SIGKILL);
-        return status;
+        report_status(status_fd, st);
+        return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
+/* A descriptor number above 2 for --status-fd, or -1. */
+static int parse_fd(const char *s)
+{
+        char *end = NULL;
+        long v;
+
+        if (*s < '0' || *s > '9')
+                return -1;
+        errno = 0;
+        v = strtol(s, &end, 10);
+        if (errno || *end || v < 3 || v > 1 << 20)
+                return -1;
+        return (int) v;
 }
 
 int main(int argc, char **argv)
 {
-        int i = 1;
+        int i = 1, status_fd = -1;
 
         if (i < argc && (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)) {
                 print_help();
@@ -177,11 +219,18 @@ int main(int argc, char **argv)
                 printf(PROG " %s (commit %s)\n", BENTO_VERSION, BENTO_COMMIT);
                 return 0;
         }
+        if (i + 1 < argc && strcmp(argv[i], "--status-fd") == 0) {
+                status_fd = parse_fd(argv[i + 1]);
+                if (status_fd < 0 || fcntl(status_fd, F_GETFD) < 0)
+                        return fail("--status-fd: not an open descriptor above 2", EBADF);
+                i += 2;
+        }
         if (i < argc && strcmp(argv[i], "--") == 0)
                 i++;
         if (i >= argc || argv[i][0] != '/') {
-                fprintf(stderr, PROG ": usage: " PROG " [--] /ABSOLUTE/COMMAND [ARG...]\n");
+                fprintf(stderr,
+                        PROG ": usage: " PROG " [--status-fd N] [--] /ABSOLUTE/COMMAND [ARG...]\n");
                 return INIT_EXIT_FAILED;
         }
-        return start(argv + i);
+        return start(argv + i, status_fd);
 }

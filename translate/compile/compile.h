@@ -39,6 +39,8 @@
 /* Where bento-init (hooks/init), the box's process 1, is bound read-only
  * (docs/hooks/bento-init.md). */
 #define COMPILE_INIT_BOX_PATH "/.bento/init"
+/* The descriptor bento-init writes the target's end to, under bento run. */
+#define COMPILE_INIT_STATUS_FD "3"
 /* listenerMetadata of a bundle whose process 1 is bento-init: the gate
  * then lets the init's exec and, after it, the init's exec of the target
  * through (docs/exec-gate.md).  A bundle without the init says
@@ -62,9 +64,12 @@ struct compile_opts {
         /* The root filesystem's directory, absolute, made and empty; NULL:
          * <bundle_dir>/rootfs (root.path then says "rootfs"). */
         const char *rootfs_dir;
-        const char *listener_path;  /* exec gate socket; NULL: <bundle_dir>/exec-gate.sock */
-        const char *egress_hook;    /* absolute path of bento-egress; NULL: beside bento */
-        const char *init;           /* absolute path of bento-init; NULL: beside bento */
+        const char *listener_path; /* exec gate socket; NULL: <bundle_dir>/exec-gate.sock */
+        const char *egress_hook;   /* absolute path of bento-egress; NULL: beside bento */
+        const char *init;          /* absolute path of bento-init; NULL: beside bento */
+        /* bento-init reports the target's end on the container's descriptor
+         * COMPILE_INIT_STATUS_FD (bento run passes it; other runtimes would not). */
+        bool init_status;
         const char *egress_report;  /* passed to the hook as --report, or NULL */
         char *const *env_overrides; /* NAME=VALUE from --env, already checked */
         size_t n_env_overrides;

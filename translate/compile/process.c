@@ -125,6 +125,10 @@ static void write_args(struct bento_jsonw *w, const struct policy *p, const stru
          * it is not process 1 itself (docs/hooks/bento-init.md). */
         if (compile_has_init(p, o)) {
                 bento_jsonw_string(w, COMPILE_INIT_BOX_PATH);
+                if (o->init_status) {
+                        bento_jsonw_string(w, "--status-fd");
+                        bento_jsonw_string(w, COMPILE_INIT_STATUS_FD);
+                }
                 bento_jsonw_string(w, "--");
         }
         if (m->interpreter[0]) {

@@ -37,6 +37,11 @@ struct run_opts {
         bool strict, allow_degraded, allow_unapproved, json;
         bool no_exec_gate; /* admission found the exec block unenforceable */
         bool record_exec;  /* --record-exec */
+        /* The bundle's process 1 is bento-init with --status-fd: the sandbox
+         * passes it a pipe as the container's fd 3 and reads from it how the
+         * target ended (a death by signal, which bento-init can only exit
+         * with as 128+N). */
+        bool init_status;
         const char *run_id;
         char *env[RUN_ENV_MAX];
         size_t n_env;
