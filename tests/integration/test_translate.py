@@ -28,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import stat
 import tempfile
 
@@ -1052,12 +1053,19 @@ def run_gated(rt, bundle, timeout=30, runtime_argv=None):
 
 def test_H_exec_none_needs_the_gate_to_start(trr, home):
     """Fail closed: a bundle with exec: none does not start when nobody
-    listens on its exec-gate socket, and the target never runs."""
+    listens on its exec-gate socket, and the target never runs.  (With
+    nothing there bento-runtime starts the gate itself: test_design_card.py;
+    a socket left by a gate that died is no gate and is left alone.)"""
     b = trr.bundle({"entrypoint": "./probe", "args": ["say", "TARGET-RAN", "x"]})
-    assert b.config["linux"]["seccomp"]["listenerPath"] == os.path.join(b.path, "exec-gate.sock")
+    sock = os.path.join(b.path, "exec-gate.sock")
+    assert b.config["linux"]["seccomp"]["listenerPath"] == sock
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(sock)
+    stale.close()
     res = trr.rt.run(b)
     assert res.rc not in (0, None), res
     assert "TARGET-RAN" not in res.out, res
+    assert "Connection refused" in res.err, res
 
 
 EXEC_STEPS = ("say TARGET-RAN x", "exec-raw execve /usr/bin/true", "exec-raw execveat /usr/bin/true",

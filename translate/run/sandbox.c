@@ -550,21 +550,27 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
         return r;
 }
 
-static int spawn_runtime(struct sandbox *sb, bool init_status, struct bento_err *err)
+/* bento-init's status pipe.  Non-blocking: read once the runtime has ended,
+ * whoever else might still hold a copy. */
+static int status_pipe(struct sandbox *sb, struct bento_err *err)
+{
+        int p[2];
+
+        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+                return bento_err_set(err, errno, "cannot start bento-runtime");
+        sb->status_rd = p[0];
+        sb->status_wr = p[1];
+        return 0;
+}
+
+static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
 {
         /* one per mount point lock: lock_copies() fills the first n */
         cleanup_free int *keep = calloc(sb->d->locks.n + 1, sizeof(*keep));
-        int n, r, p[2];
+        int n, r;
 
         if (!keep)
                 return bento_err_set(err, ENOMEM, "spawn");
-        /* Non-blocking: read once the runtime has ended, whoever else might hold a copy. */
-        if (init_status && pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-                return bento_err_set(err, errno, "cannot start bento-runtime");
-        if (init_status) {
-                sb->status_rd = p[0];
-                sb->status_wr = p[1];
-        }
         n = r = lock_copies(sb->d, keep, err);
         if (r < 0)
                 return r;
@@ -630,7 +636,9 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
         if (r >= 0 && gate->pid > 0)
                 r = run_gate_ready(gate, err);
         if (r >= 0)
-                r = spawn_runtime(&sb, o->init_status, err);
+                r = o->init_status ? status_pipe(&sb, err) : 0;
+        if (r >= 0)
+                r = spawn_runtime(&sb, err);
         if (r >= 0)
                 r = wait_runtime(&sb, sigfd, out);
         if (r >= 0) {
@@ -647,6 +655,8 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
         free(sb.report);
         if (sb.status_rd >= 0)
                 close(sb.status_rd);
+        if (sb.status_wr >= 0)
+                close(sb.status_wr);
         if (r < 0 && !err->msg[0])
                 return bento_err_set(err, -r, "the sandbox could not be run");
         return r;
