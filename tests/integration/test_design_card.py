@@ -13,7 +13,7 @@ import shutil
 
 import harness
 from harness import RUNTIME, run_cmd
-from test_translate import home, bundles_dir, trr  # noqa: F401
+from test_translate import TranslatedBundle, home, bundles_dir, trr  # noqa: F401
 from test_translate import parse_steps, assert_refused
 
 STEPS = ("say TARGET-RAN x", "exec-raw execve /usr/bin/true", "fork exec-raw execve /usr/bin/true")
@@ -98,3 +98,19 @@ def test_the_gate_is_taken_from_beside_the_runtime_only(trr, home, test_dir):  #
     assert res.rc not in (0, None), res
     assert "TARGET-RAN" not in res.out, res
     assert "no %s/bento-exec-gate to start" % lone in res.err, res
+
+
+def test_a_moved_bundle_binds_its_own_shield_files(trr, home, bundles_dir):  # noqa: F811
+    # The shield files are named relative to the bundle (runtime-spec allows
+    # it for bind sources): after `mv`, the moved bundle's own are bound.
+    netrc = home.path(".netrc")
+    assert os.path.getsize(netrc) > 0
+    b = trr.bundle({"entrypoint": "./probe", "exec": "all", "read": ["~"], "args": ["read", netrc]})
+    srcs = [m["source"] for m in b.config["mounts"] if m["destination"] == netrc]
+    assert srcs == ["shield"], srcs
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved"))
+    os.rename(b.path, moved.path)
+    res = trr.rt.run(moved)
+    assert res.rc == 0, res
+    assert json.loads(res.out)["data"] == "", res  # the shield, read as empty
+    assert not os.path.exists(b.path)

@@ -527,12 +527,13 @@ static int add_init(const struct policy *p, const struct compile_opts *o, struct
 int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                         struct compile_plan *plan, struct bento_err *err)
 {
-        cleanup_free char *shield_file = path_join(o->bundle_dir, COMPILE_SHIELD_FILE);
-        cleanup_free char *dot_file = path_join(o->bundle_dir, COMPILE_SHIELD_DOT);
+        /* The shield files are in the bundle directory, so their sources are named
+         * relative to it, as runtime-spec allows for bind sources (every runtime
+         * resolves them against the bundle): a bundle moved elsewhere still binds
+         * its own. */
+        const char *shield_file = COMPILE_SHIELD_FILE, *dot_file = COMPILE_SHIELD_DOT;
         int r;
 
-        if (!shield_file || !dot_file)
-                return bento_err_set(err, ENOMEM, "mounts");
         /* Planning changes nothing on the host and asks about the system
          * paths several times over (manifest/path.h). */
         path_cache_begin();
