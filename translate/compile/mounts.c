@@ -527,11 +527,6 @@ static int add_init(const struct policy *p, const struct compile_opts *o, struct
 int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                         struct compile_plan *plan, struct bento_err *err)
 {
-        /* The shield files are in the bundle directory, so their sources are named
-         * relative to it, as runtime-spec allows for bind sources (every runtime
-         * resolves them against the bundle): a bundle moved elsewhere still binds
-         * its own. */
-        const char *shield_file = COMPILE_SHIELD_FILE, *dot_file = COMPILE_SHIELD_DOT;
         int r;
 
         /* Planning changes nothing on the host and asks about the system
@@ -550,8 +545,12 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                 r = add_grant_links(p, plan, err);
         if (r >= 0)
                 r = add_shield_parents(p, plan, err);
+        /* The shield files are in the bundle directory, so their sources are named
+         * relative to it, as runtime-spec allows for bind sources (every runtime
+         * resolves them against the bundle): a bundle moved elsewhere still binds
+         * its own. */
         if (r >= 0)
-                r = add_shields(p, shield_file, dot_file, plan, err);
+                r = add_shields(p, COMPILE_SHIELD_FILE, COMPILE_SHIELD_DOT, plan, err);
         if (r >= 0 && p->entrypoint.exists)
                 r = add_mount(plan, p->entrypoint.real, "bind", p->entrypoint.real, opts_file_ro,
                               err);
