@@ -114,3 +114,27 @@ def test_a_moved_bundle_binds_its_own_shield_files(trr, home, bundles_dir):  # n
     assert res.rc == 0, res
     assert json.loads(res.out)["data"] == "", res  # the shield, read as empty
     assert not os.path.exists(b.path)
+
+
+def test_exec_none_with_network_rules_runs_without_the_wrapper(trr, home):  # noqa: F811
+    # The printed wrapper only served the exec gate; the egress proxy is the
+    # bundle's own createRuntime hook, and both work from bento-runtime alone.
+    steps = ("proxy-connect denied.invalid:443", "exec-raw execve /usr/bin/true")
+    b = trr.bundle({"entrypoint": "./probe", "args": ["steps"] + list(steps),
+                    "network": [{"host": "example.com", "port": "443"}]})
+    res = trr.rt.run(b)
+    assert res.rc == 0, res
+    s = parse_steps(steps, res.out)
+    assert "not in the manifest's network allowlist" in s[0].text, s[0]
+    assert_refused(s[1], "EPERM")
+
+
+def test_a_moved_bundle_with_network_rules_runs(trr, home, bundles_dir):  # noqa: F811
+    b = trr.bundle({"entrypoint": "./probe", "exec": "all", "read": ["~"],
+                    "args": ["proxy-connect", "denied.invalid:443"],
+                    "network": [{"host": "example.com", "port": "443"}]})
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved-net"))
+    os.rename(b.path, moved.path)
+    res = trr.rt.run(moved)
+    assert res.rc == 0, res
+    assert "not in the manifest's network allowlist" in res.out, res
