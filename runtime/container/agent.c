@@ -93,14 +93,21 @@ static bool inside_bundle(const char *listener, const char *bundle)
 }
 
 /* The grandchild: the gate, in a session of its own, its ready byte on
- * GATE_READY_FD.  Never returns. */
+ * GATE_READY_FD and nothing else of the runtime's.  Its standard streams are
+ * /dev/null: it outlives `create`, and a caller that reads the runtime's
+ * stderr to its end (an engine) would otherwise wait for the container's
+ * end.  A gate that cannot serve fails closed all the same (the init's
+ * connect or exec fails and says so).  Never returns. */
 static void exec_gate(const char *gate, const char *socket_path, int ready)
 {
         int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
         if (setsid() < 0 || null < 0 || dup2(null, STDIN_FILENO) < 0 ||
-            dup2(null, STDOUT_FILENO) < 0 || dup2(ready, GATE_READY_FD) < 0)
+            dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0 ||
+            dup2(ready, GATE_READY_FD) < 0)
                 _exit(127);
+        /* descriptors the caller handed the runtime for the container */
+        (void) close_range(GATE_READY_FD + 1, ~0U, 0);
         execl(gate, GATE_PROGRAM, "--socket", socket_path, "--ready-fd", "3", (char *) NULL);
         _exit(127);
 }
@@ -127,7 +134,7 @@ static int spawn_gate(const char *gate, const char *socket_path, int ready, stru
         return 0;
 }
 
-static int wait_ready(int fd, const char *gate, struct bento_err *err)
+static int wait_ready(int fd, const char *gate, const char *path, struct bento_err *err)
 {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         char byte = 0;
@@ -139,9 +146,9 @@ static int wait_ready(int fd, const char *gate, struct bento_err *err)
         if (n > 0 && read(fd, &byte, 1) == 1 && byte == 'R')
                 return 0;
         return bento_err_setx(err, EIO,
-                              "linux.seccomp: %s did not start listening (see its message above); "
+                              "linux.seccomp: %s did not start listening at '%s' within %d s; "
                               "the container cannot be gated",
-                              gate);
+                              gate, path, GATE_READY_MS / 1000);
 }
 
 int rt_agent_start(const struct rt_seccomp *s, const char *bundle, struct bento_err *err)
@@ -171,5 +178,5 @@ int rt_agent_start(const struct rt_seccomp *s, const char *bundle, struct bento_
         if (r < 0)
                 return r;
         rt_log_debug("started %s for %s", gate, path);
-        return wait_ready(rd, gate, err);
+        return wait_ready(rd, gate, path, err);
 }
