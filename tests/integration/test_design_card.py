@@ -138,3 +138,17 @@ def test_a_moved_bundle_with_network_rules_runs(trr, home, bundles_dir):  # noqa
     res = trr.rt.run(moved)
     assert res.rc == 0, res
     assert "not in the manifest's network allowlist" in res.out, res
+
+
+
+def test_a_moved_exec_none_bundle_fails_closed(trr, home, bundles_dir):  # noqa: F811
+    # listenerPath stays absolute (crun reads a relative one from its own
+    # directory): the moved bundle names a socket outside itself, which
+    # bento-runtime does not serve, so it does not run, blocked or not.
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["say", "TARGET-RAN", "x"]})
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved-none"))
+    os.rename(b.path, moved.path)
+    res = trr.rt.run(moved)
+    assert res.rc not in (0, None), res
+    assert "TARGET-RAN" not in res.out, res
+    assert "cannot connect to the seccomp agent" in res.err, res
