@@ -250,7 +250,7 @@ endef
 # Hook programs that need nothing but libbento and libc: bento-observe runs
 # inside the sandbox as the container's process and loads no library the
 # box would have to hold (in either link mode: libc is always shared).
-HOOKS_LIBC_ONLY := observe
+HOOKS_LIBC_ONLY := observe init
 $(foreach h,$(HOOK_NAMES),$(eval $(call hook_program,$(h))))
 
 # The mode the binaries are linked in, rewritten only when it changes, so

@@ -222,6 +222,7 @@ int gate_state_parse(const char *data, size_t len, size_t n_fds, struct gate_sta
         if (k < 0)
                 return bento_err_prefix(err, "container process state");
         st.pid = (pid_t) pid;
+        st.init = metadata && strcmp(metadata, GATE_METADATA_INIT) == 0;
         copy_shown(st.oci_version, sizeof(st.oci_version), version);
         *ret = st;
         return 0;

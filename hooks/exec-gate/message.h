@@ -37,7 +37,14 @@ struct gate_state {
         size_t seccomp_index;   /* position of "seccompFd" in fds[] */
         char id[GATE_ID_SHOWN]; /* state.id, control characters replaced, maybe cut */
         char oci_version[32];   /* ociVersion as sent, cut the same way */
+        /* metadata is GATE_METADATA_INIT: the container's process 1 is
+         * bento-init, which execs the target as its child (notify.h). */
+        bool init;
 };
+
+/* The listenerMetadata of a bundle whose process 1 is bento-init
+ * (translate/compile/compile.h says the same). */
+#define GATE_METADATA_INIT "bento-exec-gate/1 init"
 
 /* A message being received.  Zero-initialise, then set n_fds = 0 (as the
  * zero value already is); release with gate_message_free(). */
@@ -71,8 +78,8 @@ void gate_message_free(struct gate_message *m);
  * object with a string ociVersion, an fds array of at most GATE_MESSAGE_FDS
  * names of which exactly one is "seccompFd" and whose length is n_fds (the
  * descriptors that came with it), a pid between 1 and INT_MAX, an optional
- * string metadata, and a state object with a string id and, when present,
- * the same pid.  Unknown members are ignored.  Errors carry the JSON path
+ * string metadata (GATE_METADATA_INIT sets init), and a state object with a string id and, when
+ * present, the same pid.  Unknown members are ignored.  Errors carry the JSON path
  * ("fds[1]: expected a string, got a number").  Returns 0 or -errno. */
 int gate_state_parse(const char *data, size_t len, size_t n_fds, struct gate_state *ret,
                      struct bento_err *err);

@@ -16,11 +16,12 @@
 
 #define STATUS_MAX 65536
 
-int gate_notify_init(struct gate_notify *n, int fd, pid_t init_pid, struct bento_err *err)
+int gate_notify_init(struct gate_notify *n, int fd, pid_t init_pid, bool init_child,
+                     struct bento_err *err)
 {
         struct seccomp_notif_sizes sizes = {0};
 
-        *n = (struct gate_notify){.fd = fd, .init_pid = init_pid};
+        *n = (struct gate_notify){.fd = fd, .init_pid = init_pid, .init_child = init_child};
         if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
                 return bento_err_set(err, errno, "seccomp(SECCOMP_GET_NOTIF_SIZES)");
         /* the kernel's structures may be larger than the ones compiled in */
@@ -92,6 +93,35 @@ static bool from_init(const struct gate_notify *n, pid_t pid)
         return pid == n->init_pid || tgid_of(pid) == n->init_pid;
 }
 
+/* Made by bento-init's child, the target-to-be: a process of its own
+ * (not a thread of the init) whose parent is the init. */
+static bool from_init_child(const struct gate_notify *n, pid_t pid)
+{
+        if (pid <= 0 || pid == n->init_pid || tgid_of(pid) != pid)
+                return false;
+        return status_pid(pid, "\nPPid:") == n->init_pid;
+}
+
+/* Whether the caller may have the exec allowance that is next: the init's
+ * own exec, then (with bento-init) its child's exec of the target. */
+static bool next_allowance(const struct gate_notify *n, pid_t pid)
+{
+        if (n->allowed)
+                return false;
+        if (n->init_child && n->init_exec)
+                return from_init_child(n, pid);
+        return from_init(n, pid);
+}
+
+/* The allowance that was next is spent. */
+static void spend(struct gate_notify *n)
+{
+        if (n->init_child && !n->init_exec)
+                n->init_exec = true;
+        else
+                n->allowed = true;
+}
+
 /* The notification still stands: the caller still waits, so the pid read
  * above (and /proc) still meant that caller. */
 static bool id_valid(const struct gate_notify *n, uint64_t id)
@@ -123,6 +153,9 @@ static void record_call(struct gate_notify *n, const struct seccomp_notif *req, 
 
         if (!exec)
                 return;
+        /* bento-init's own exec is not one of the target's */
+        if (n->init_child && !n->init_exec && from_init(n, (pid_t) req->pid))
+                return;
         e.pid = status_pid((pid_t) req->pid, "\nNStgid:");
         if (e.pid < 0)
                 e.pid = 0;
@@ -139,7 +172,7 @@ static bool decide(struct gate_notify *n, const struct seccomp_notif *req, bool 
                 record_call(n, req, exec, call);
                 return true;
         }
-        return !n->allowed && exec && from_init(n, (pid_t) req->pid) && id_valid(n, req->id);
+        return exec && next_allowance(n, (pid_t) req->pid) && id_valid(n, req->id);
 }
 
 int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct bento_err *err)
@@ -171,7 +204,7 @@ int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct 
                         return bento_err_set(err, errno, "answering a seccomp notification");
                 d.gone = true;
         } else if (allow) {
-                n->allowed = true;
+                spend(n);
         } else {
                 n->denied++;
         }

@@ -14,6 +14,14 @@
  * (or one where both agree); otherwise nothing is let through, which fails
  * closed.
  *
+ * When the container's process 1 is bento-init (the bundle says so in its
+ * listenerMetadata), the runtime's exec is that of bento-init, which then
+ * forks and execs the target.  The gate lets exactly these two through, in
+ * this order: the first exec of the init, then the first exec of a direct
+ * child of the init that is not the init itself.  No target code exists
+ * before the second, so nothing else can take it, and after it the target
+ * has no allowance, exactly as without the init.
+ *
  * In record mode (n->record set) nothing is refused: every call continues,
  * and each exec is written to the record before it is answered.
  */
@@ -32,10 +40,12 @@
 struct gate_notify {
         int fd; /* the listener, -1 when closed */
         pid_t init_pid;
+        bool init_child; /* process 1 is bento-init: the target is its child */
+        bool init_exec;  /* init_child: bento-init's own exec has gone through */
         struct seccomp_notif *req;
         struct seccomp_notif_resp *resp;
         size_t req_size, resp_size;
-        bool allowed;         /* the one exec has gone through */
+        bool allowed;         /* the target's exec has gone through */
         unsigned long denied; /* calls answered with EPERM */
         /* Record mode (record.h): every call is let through, each exec
          * recorded first.  NULL: the exec block above. */
@@ -51,8 +61,10 @@ struct gate_decision {
 };
 
 /* Take over the listener fd (closed by gate_notify_close() in every case)
- * for the container whose init is init_pid.  Returns 0 or -errno. */
-int gate_notify_init(struct gate_notify *n, int fd, pid_t init_pid, struct bento_err *err);
+ * for the container whose init is init_pid (bento-init when init_child).
+ * Returns 0 or -errno. */
+int gate_notify_init(struct gate_notify *n, int fd, pid_t init_pid, bool init_child,
+                     struct bento_err *err);
 
 /* Receive and answer one notification.  Returns 1 with *ret filled, 0 when
  * there was nothing to answer (the caller left before it was read), or

@@ -243,7 +243,7 @@ static void on_connection(struct gate *g)
                 r = gate_message_take(&g->msg, &g->state, &fd, &err);
         drop_connection(g);
         if (r >= 0)
-                r = gate_notify_init(&g->notify, fd, g->state.pid, &err);
+                r = gate_notify_init(&g->notify, fd, g->state.pid, g->state.init, &err);
         if (r >= 0 && g->record.fd >= 0)
                 g->notify.record = &g->record;
         if (r < 0) {

@@ -21,6 +21,7 @@
 #include "process/landlock.h"
 #include "mount/mounts.h"
 #include "namespace/namespaces.h"
+#include "agent.h"
 #include "notify.h"
 #include "pidfile.h"
 #include "base/proc.h"
@@ -320,6 +321,8 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
                 r = rt_mounts_check_ns(&ctx, err);
         if (r >= 0)
                 r = compile_seccomp(&job, store, err);
+        if (r >= 0)
+                r = rt_agent_start(job.seccomp, job.bundle, err);
         if (r < 0)
                 goto out;
         ctx.seccomp = job.seccomp;

@@ -122,6 +122,16 @@ bool rt_seccomp_has_listener(const struct rt_seccomp *s)
         return s && s->notify && s->listener_path;
 }
 
+const char *rt_seccomp_listener_path(const struct rt_seccomp *s)
+{
+        return s ? s->listener_path : NULL;
+}
+
+const char *rt_seccomp_listener_metadata(const struct rt_seccomp *s)
+{
+        return s ? s->listener_metadata : NULL;
+}
+
 static struct bento_json *string_array(char *const *v, size_t n)
 {
         struct bento_json *arr = bento_json_new_array();

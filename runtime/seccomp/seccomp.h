@@ -57,6 +57,11 @@ struct bento_json *rt_seccomp_describe(const struct rt_seccomp *s);
 /* True when the filter has SCMP_ACT_NOTIFY rules and a listenerPath. */
 bool rt_seccomp_has_listener(const struct rt_seccomp *s);
 
+/* listenerPath and listenerMetadata as the bundle gave them (NULL when
+ * absent). */
+const char *rt_seccomp_listener_path(const struct rt_seccomp *s);
+const char *rt_seccomp_listener_metadata(const struct rt_seccomp *s);
+
 /* In the init before pivot_root: connect to listenerPath.  Returns the fd. */
 int rt_seccomp_connect_listener(const struct rt_seccomp *s, struct bento_err *err);
 

@@ -28,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import stat
 import tempfile
 
@@ -39,6 +40,8 @@ from harness import RUNTIME, parse_steps, run_cmd
 BENTO = os.environ.get("BENTO_BIN") or os.path.join(harness.BUILD, "bin", "bento")
 GATE = os.path.join(harness.BUILD, "bin", "bento-exec-gate")
 GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
+# bento-init, the sandbox's process 1, before the target in process.args
+INIT = "/.bento/init"
 HOST_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 REFUSED = 125
 
@@ -641,7 +644,7 @@ def test_interpreter_prefix_and_entrypoint_link(trr, home, test_dir):
     steps = ["read %s/lib/data" % tool, "read %s/other/secret" % opt, "write %s/lib/data" % tool, "cwd"]
     b = trr.bundle({"entrypoint": "./s.sh", "interpreter": runner, "interpreter_args": ["steps"], "args": steps,
                     "exec": "all"})
-    assert b.config["process"]["args"][:3] == [runner, "steps", script]
+    assert b.config["process"]["args"][:5] == [INIT, "--", runner, "steps", script]
     res = trr.rt.run(b)
     assert res.rc == 0, res
     s = parse_steps([script] + steps, res.out)[1:]
@@ -653,7 +656,7 @@ def test_interpreter_prefix_and_entrypoint_link(trr, home, test_dir):
     os.makedirs(os.path.join(home.home, "links"))
     os.symlink(home.probe, os.path.join(home.home, "links", "run"))
     b = trr.bundle({"entrypoint": "../links/run", "args": ["cwd"], "exec": "all"})
-    assert b.config["process"]["args"][0] == home.probe
+    assert b.config["process"]["args"][:3] == [INIT, "--", home.probe]
     assert b.config["process"]["cwd"] == home.proj
     res = trr.rt.run(b)
     assert res.rc == 0 and res.out.strip() == home.proj, res
@@ -684,7 +687,8 @@ def test_E13_environment_identity_and_namespaces(trr, home):
     assert [d["name"] for d in json.loads(s[4].text)] == ["lo"]
     assert s[5].line == "OK"
     pids = json.loads(s[6].text)
-    assert pids == [1], pids  # the probe is pid 1 of its own pid namespace
+    # bento-init is pid 1 of the sandbox's own pid namespace, the probe its child
+    assert pids == [1, 2], pids
     assert s[7].json()["fds"] == [0, 1, 2]
     tty = s[8].json()
     assert (tty["stdin"], tty["stdout"], tty["stderr"], tty["ttyname"]) == (False, False, False, None), tty
@@ -1049,12 +1053,19 @@ def run_gated(rt, bundle, timeout=30, runtime_argv=None):
 
 def test_H_exec_none_needs_the_gate_to_start(trr, home):
     """Fail closed: a bundle with exec: none does not start when nobody
-    listens on its exec-gate socket, and the target never runs."""
+    listens on its exec-gate socket, and the target never runs.  (With
+    nothing there bento-runtime starts the gate itself: test_design_card.py;
+    a socket left by a gate that died is no gate and is left alone.)"""
     b = trr.bundle({"entrypoint": "./probe", "args": ["say", "TARGET-RAN", "x"]})
-    assert b.config["linux"]["seccomp"]["listenerPath"] == os.path.join(b.path, "exec-gate.sock")
+    sock = os.path.join(b.path, "exec-gate.sock")
+    assert b.config["linux"]["seccomp"]["listenerPath"] == sock
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(sock)
+    stale.close()
     res = trr.rt.run(b)
     assert res.rc not in (0, None), res
     assert "TARGET-RAN" not in res.out, res
+    assert "Connection refused" in res.err, res
 
 
 EXEC_STEPS = ("say TARGET-RAN x", "exec-raw execve /usr/bin/true", "exec-raw execveat /usr/bin/true",
@@ -1187,6 +1198,7 @@ def test_golden_config(tr, home, name):
     with open(os.path.join(home.proj, "s.sh"), "w") as f:
         f.write("echo hello\n")
     env = home.env(BENTO_EGRESS="/usr/libexec/bento/bento-egress", BENTO_SELF="/usr/libexec/bento/bento",
+                   BENTO_INIT="/usr/libexec/bento/bento-init",
                    CI_TOKEN="t0k", HTTPS_PROXY="http://host:1")
     res = tr.translate(manifest, *GOLDEN_CASES[name], env=env)
     assert res.rc == 0, res
@@ -1248,7 +1260,7 @@ def test_relative_paths_and_unicode_names(trr, home):
     b = TranslatedBundle(os.path.join(home.home, "b-rel"))
     cfg = b.config
     assert cfg["annotations"]["org.bento.manifest"] == os.path.join(home.proj, "rel.yaml")
-    assert cfg["process"]["args"][0] == home.probe
+    assert cfg["process"]["args"][:3] == [INIT, "--", home.probe]
     assert any(m["destination"] == os.path.join(home.proj, name) for m in cfg["mounts"])
     out = trr.rt.run(b)
     assert out.rc == 0, out

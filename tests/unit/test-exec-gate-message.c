@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -68,6 +69,33 @@ TEST(runtimes_messages_are_accepted)
         ASSERT_STREQ(st.id, "r1");
         ASSERT_OK(parse(crun_msg, 1, &st));
         ASSERT_STREQ(st.oci_version, "0.2.0");
+}
+
+/* Only the exact metadata bento writes for a bundle run under bento-init
+ * gives the init's child its exec; anything else keeps the single one. */
+TEST(init_metadata_is_exact)
+{
+        static const char *const not_init[] = {"bento-exec-gate/1", "bento-exec-gate/1 init ",
+                                               "bento-exec-gate/1 INIT", "init", ""};
+        struct gate_state st;
+        char doc[512];
+
+        snprintf(doc, sizeof(doc),
+                 "{\"ociVersion\":\"1\",\"fds\":[\"seccompFd\"],\"pid\":5,\"metadata\":\"%s\","
+                 "\"state\":{\"id\":\"x\"}}",
+                 GATE_METADATA_INIT);
+        ASSERT_OK(parse(doc, 1, &st));
+        ASSERT_TRUE(st.init);
+        for (size_t i = 0; i < sizeof(not_init) / sizeof(not_init[0]); i++) {
+                snprintf(doc, sizeof(doc),
+                         "{\"ociVersion\":\"1\",\"fds\":[\"seccompFd\"],\"pid\":5,"
+                         "\"metadata\":\"%s\",\"state\":{\"id\":\"x\"}}",
+                         not_init[i]);
+                ASSERT_OK(parse(doc, 1, &st));
+                ASSERT_TRUE(!st.init);
+        }
+        ASSERT_OK(parse(runc_msg, 1, &st));
+        ASSERT_TRUE(!st.init);
 }
 
 TEST(seccomp_fd_is_found_by_name)

@@ -120,12 +120,13 @@ static int print_summary(const struct policy *p, const struct compile_opts *c, b
                 printf("manifest:     %s (%s)\n", p->m->path, c->approval);
                 printf("exec:         %s\n", manifest_exec_to_string(p->m->exec));
                 printf("shields:      %zu mounted\n", p->n_shield_mounts);
+                printf("run it with:  bento-runtime run --bundle %s <id>\n", c->bundle_dir);
+                /* bento-runtime starts the exec gate itself; other runtimes need it wrapped
+                 * around them (docs/exec-gate.md) */
                 if (gated)
-                        printf("run it with:  bento-exec-gate --socket %s -- bento-runtime run "
+                        printf("under runc:   bento-exec-gate --socket %s -- runc run "
                                "--bundle %s <id>\n",
                                gate, c->bundle_dir);
-                else
-                        printf("run it with:  bento-runtime run --bundle %s <id>\n", c->bundle_dir);
                 return 0;
         }
         if (bento_jsonw_init(&w, true, err) < 0)

@@ -116,6 +116,11 @@ static void write_cleanup_hook(struct bento_jsonw *w, const struct mount_points 
         bento_jsonw_close_array(w);
 }
 
+bool compile_has_init(const struct policy *p, const struct compile_opts *o)
+{
+        return !o->profile && p->m->exec != MANIFEST_EXEC_NONE_STRICT;
+}
+
 bool compile_has_egress(const struct policy *p, const struct compile_opts *o)
 {
         return p->m->n_network > 0 || o->network_gate || (o->profile && o->profile->egress);

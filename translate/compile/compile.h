@@ -36,6 +36,17 @@
 #define COMPILE_OBSERVE_BOX_PATH "/.bento/observe"
 /* The descriptor the observer writes its report to, inside the box. */
 #define COMPILE_OBSERVE_FD "3"
+/* Where bento-init (hooks/init), the box's process 1, is bound read-only
+ * (docs/hooks/bento-init.md). */
+#define COMPILE_INIT_BOX_PATH "/.bento/init"
+/* The descriptor bento-init writes the target's end to, under bento run. */
+#define COMPILE_INIT_STATUS_FD "3"
+/* listenerMetadata of a bundle whose process 1 is bento-init: the gate
+ * then lets the init's exec and, after it, the init's exec of the target
+ * through (docs/exec-gate.md).  A bundle without the init says
+ * COMPILE_GATE_METADATA. */
+#define COMPILE_GATE_METADATA      "bento-exec-gate/1"
+#define COMPILE_GATE_METADATA_INIT "bento-exec-gate/1 init"
 
 struct compile_profile {
         const char *observe; /* absolute host path of bento-observe, bound read-only */
@@ -57,8 +68,12 @@ struct compile_opts {
         /* The root filesystem's directory, absolute, made and empty; NULL:
          * <bundle_dir>/rootfs (root.path then says "rootfs"). */
         const char *rootfs_dir;
-        const char *listener_path;  /* exec gate socket; NULL: <bundle_dir>/exec-gate.sock */
-        const char *egress_hook;    /* absolute path of bento-egress; NULL: beside bento */
+        const char *listener_path; /* exec gate socket; NULL: <bundle_dir>/exec-gate.sock */
+        const char *egress_hook;   /* absolute path of bento-egress; NULL: beside bento */
+        const char *init;          /* absolute path of bento-init; NULL: beside bento */
+        /* bento-init reports the target's end on the container's descriptor
+         * COMPILE_INIT_STATUS_FD (bento run passes it; other runtimes would not). */
+        bool init_status;
         const char *egress_report;  /* passed to the hook as --report, or NULL */
         char *const *env_overrides; /* NAME=VALUE from --env, already checked */
         size_t n_env_overrides;
@@ -98,6 +113,11 @@ struct compile_opts {
  * sorted strv of NAME=VALUE.  Caller frees with strv_free(). */
 int compile_env(const struct policy *p, const struct compile_opts *o, char ***ret,
                 struct bento_err *err);
+
+/* Whether the bundle's process 1 is bento-init with the target as its
+ * child: every bundle but a profiling one (whose process is the observer)
+ * and an exec: none-strict one (whose filter refuses the init's fork). */
+bool compile_has_init(const struct policy *p, const struct compile_opts *o);
 
 /* config.json for p.  *ret is heap-allocated, NUL-terminated. */
 int compile_config(const struct policy *p, const struct compile_opts *o, char **ret,

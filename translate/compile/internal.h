@@ -54,9 +54,10 @@ void compile_write_linux(struct bento_jsonw *w, const struct policy *p,
                          const struct compile_opts *o);
 /* linux.seccomp: the exec mode's rules (the gate's only when gate; with
  * record, exec: all sends the exec calls to the gate too) and the
- * privilege-bit rules every bundle carries. */
+ * privilege-bit rules every bundle carries; init: process 1 is bento-init,
+ * which the listener's metadata tells the gate. */
 void compile_write_seccomp(struct bento_jsonw *w, const struct policy *p, const char *listener,
-                           bool gate, bool record);
+                           bool gate, bool record, bool init);
 void compile_write_hooks(struct bento_jsonw *w, const struct policy *p,
                          const struct compile_opts *o, const char *egress_hook);
 

@@ -112,7 +112,8 @@ void compile_write_linux(struct bento_jsonw *w, const struct policy *p,
         write_map(w, "gidMappings", getgid());
         write_resources(w, o->limits ? o->limits : &p->m->limits);
         bento_jsonw_kstring_opt(w, "cgroupsPath", o->cgroups_path);
-        compile_write_seccomp(w, p, listener, !o->no_exec_gate, o->record_exec);
+        compile_write_seccomp(w, p, listener, !o->no_exec_gate, o->record_exec,
+                              compile_has_init(p, o));
         write_paths(w);
         bento_jsonw_close_object(w);
 }

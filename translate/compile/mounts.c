@@ -505,15 +505,30 @@ static int add_profile_observer(const struct compile_profile *pr, struct compile
         return r;
 }
 
+/* bento-init, bound read-only at a fixed path inside the rootfs, like the observer; a
+ * program of bento's own installation, so it carries no identity either. */
+static int add_init(const struct policy *p, const struct compile_opts *o, struct compile_plan *plan,
+                    struct bento_err *err)
+{
+        cleanup_free char *init = NULL;
+        int r;
+
+        if (!compile_has_init(p, o))
+                return 0;
+        init = o->init ? strdup(o->init) : compile_helper_path("BENTO_INIT", "bento-init");
+        if (!init)
+                return bento_err_set(err, ENOMEM, "mounts");
+        r = add_mount(plan, COMPILE_INIT_BOX_PATH, "bind", init, opts_file_ro, err);
+        if (r >= 0)
+                plan->mounts[plan->n_mounts - 1].identity = (struct bento_mount_identity){0};
+        return r;
+}
+
 int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                         struct compile_plan *plan, struct bento_err *err)
 {
-        cleanup_free char *shield_file = path_join(o->bundle_dir, COMPILE_SHIELD_FILE);
-        cleanup_free char *dot_file = path_join(o->bundle_dir, COMPILE_SHIELD_DOT);
         int r;
 
-        if (!shield_file || !dot_file)
-                return bento_err_set(err, ENOMEM, "mounts");
         /* Planning changes nothing on the host and asks about the system
          * paths several times over (manifest/path.h). */
         path_cache_begin();
@@ -530,8 +545,12 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                 r = add_grant_links(p, plan, err);
         if (r >= 0)
                 r = add_shield_parents(p, plan, err);
+        /* The shield files are in the bundle directory, so their sources are named
+         * relative to it, as runtime-spec allows for bind sources (every runtime
+         * resolves them against the bundle): a bundle moved elsewhere still binds
+         * its own. */
         if (r >= 0)
-                r = add_shields(p, shield_file, dot_file, plan, err);
+                r = add_shields(p, COMPILE_SHIELD_FILE, COMPILE_SHIELD_DOT, plan, err);
         if (r >= 0 && p->entrypoint.exists)
                 r = add_mount(plan, p->entrypoint.real, "bind", p->entrypoint.real, opts_file_ro,
                               err);
@@ -540,6 +559,8 @@ int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,
                               err);
         if (r >= 0)
                 r = add_profile_observer(o->profile, plan, err);
+        if (r >= 0)
+                r = add_init(p, o, plan, err);
         path_cache_end();
         return r;
 }

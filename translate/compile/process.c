@@ -125,6 +125,16 @@ static void write_args(struct bento_jsonw *w, const struct policy *p, const stru
                 }
                 bento_jsonw_string(w, "--");
         }
+        /* Everywhere else the target runs under bento-init, the box's process 1, so
+         * it is not process 1 itself (docs/hooks/bento-init.md). */
+        if (compile_has_init(p, o)) {
+                bento_jsonw_string(w, COMPILE_INIT_BOX_PATH);
+                if (o->init_status) {
+                        bento_jsonw_string(w, "--status-fd");
+                        bento_jsonw_string(w, COMPILE_INIT_STATUS_FD);
+                }
+                bento_jsonw_string(w, "--");
+        }
         if (m->interpreter[0]) {
                 bento_jsonw_string(w, p->interpreter.real ? p->interpreter.real
                                                           : p->interpreter.expanded);

@@ -169,7 +169,7 @@ static void write_privilege_rules(struct bento_jsonw *w)
 }
 
 void compile_write_seccomp(struct bento_jsonw *w, const struct policy *p, const char *listener,
-                           bool gate, bool record)
+                           bool gate, bool record, bool init)
 {
         enum manifest_exec mode = p->m->exec;
         bool notify = gate && (mode != MANIFEST_EXEC_ALL || record);
@@ -180,7 +180,8 @@ void compile_write_seccomp(struct bento_jsonw *w, const struct policy *p, const 
         bento_jsonw_kstrv(w, "architectures", (char *const[]){"SCMP_ARCH_X86_64"}, 1);
         if (notify) {
                 bento_jsonw_kstring(w, "listenerPath", listener);
-                bento_jsonw_kstring(w, "listenerMetadata", "bento-exec-gate/1");
+                bento_jsonw_kstring(w, "listenerMetadata",
+                                    init ? COMPILE_GATE_METADATA_INIT : COMPILE_GATE_METADATA);
         }
         bento_jsonw_key(w, "syscalls");
         bento_jsonw_open_array(w);

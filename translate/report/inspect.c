@@ -143,14 +143,23 @@ static bool fresh(const char *dest, const char *type)
                (strcmp(dest, "/tmp") == 0 && strcmp(type, "tmpfs") == 0);
 }
 
+/* A bind source as the runtime opens it: a relative one is in the bundle
+ * directory (runtime-spec; translate names the shield files so).  Heap. */
+static char *bundle_source(const struct inspect_report *r, const char *source)
+{
+        return source[0] == '/' ? strdup(source) : path_join(r->dir, source);
+}
+
 /* File shields bind an empty read-only file, "shield" in the bundle
- * directory as translate writes it (a bundle copied elsewhere still names
- * the original, so only the file's emptiness is judged, not where it is). */
+ * directory as translate writes it (named relative to the bundle, or, in
+ * bundles of older versions, by an absolute path that a copy still names,
+ * so only the file's emptiness is judged, not where it is). */
 static int check_shield_file(struct inspect_report *r, const char *source)
 {
+        cleanup_free char *path = bundle_source(r, source);
         struct stat st;
 
-        if (lstat(source, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0)
+        if (!path || lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != 0)
                 return inspect_flag(r,
                                     "the shield file \"%s\" is missing or not an empty regular "
                                     "file, so shielded files would not read as empty",
@@ -162,11 +171,12 @@ static int check_shield_file(struct inspect_report *r, const char *source)
  * else: anything more would point git at another config. */
 static int check_dot_file(struct inspect_report *r, const char *source)
 {
+        cleanup_free char *path = bundle_source(r, source);
         cleanup_free char *text = NULL;
         struct bento_err err = {0};
         size_t len = 0;
 
-        if (bento_read_file(source, 16, &text, &len, &err) < 0 || len != 2 ||
+        if (!path || bento_read_file(path, 16, &text, &len, &err) < 0 || len != 2 ||
             memcmp(text, ".\n", 2) != 0)
                 return inspect_flag(r,
                                     "the shield file \"%s\" does not hold exactly \".\", so a "
@@ -178,7 +188,13 @@ static int check_dot_file(struct inspect_report *r, const char *source)
 static int classify_bind(struct inspect_report *r, size_t i)
 {
         struct inspect_mount *m = &r->mounts[i];
-        const char *base = strrchr(m->source, '/');
+        /* "/name" of an absolute source; a relative one is "name" in the bundle */
+        const char *slash = strrchr(m->source, '/');
+        cleanup_free char *rel = NULL;
+        const char *base = slash;
+
+        if (!slash && m->source[0] && asprintf(&rel, "/%s", m->source) >= 0)
+                base = rel;
 
         if (strcmp(m->source, m->destination) != 0) {
                 if (m->ro && base && strcmp(base, "/shield") == 0) {
@@ -188,6 +204,14 @@ static int classify_bind(struct inspect_report *r, size_t i)
                 if (m->ro && base && strcmp(base, "/" COMPILE_SHIELD_DOT) == 0) {
                         m->role = INSPECT_SHIELD_FILE;
                         return check_dot_file(r, m->source);
+                }
+                /* bento-init, the box's process 1 (compile.h): bento's own program at
+                 * its fixed place, run under the box's confinement like the target. */
+                if (m->ro && base && strcmp(base, "/bento-init") == 0 &&
+                    strcmp(m->destination, COMPILE_INIT_BOX_PATH) == 0 &&
+                    is_arg(r, m->destination)) {
+                        m->role = INSPECT_TARGET;
+                        return 0;
                 }
                 m->role = INSPECT_OTHER;
                 return inspect_flag(r,

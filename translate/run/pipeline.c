@@ -444,12 +444,14 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .approval = manifest_approval_to_string(manifest_approval_state(c->l.m)),
             .no_exec_gate = c->o.no_exec_gate,
             .record_exec = c->exec_record.watched,
+            .init_status = true,
             .limits = &limits,
             .hooks_log = c->d.hooks_log,
             .network_gate = c->o.network_gate_real,
             .network_gate_timeout = c->o.network_gate_timeout,
         };
         applied_limits(c, &limits);
+        c->o.init_status = compile_has_init(c->p, &co);
         r = compile_env(c->p, &co, &c->env, err);
         if (r >= 0)
                 r = compile_bundle(c->p, &co, err);

@@ -42,6 +42,11 @@ struct run_opts {
         const char *network_gate;
         char *network_gate_real;
         int network_gate_timeout;
+        /* The bundle's process 1 is bento-init with --status-fd: the sandbox
+         * passes it a pipe as the container's fd 3 and reads from it how the
+         * target ended (a death by signal, which bento-init can only exit
+         * with as 128+N). */
+        bool init_status;
         const char *run_id;
         char *env[RUN_ENV_MAX];
         size_t n_env;

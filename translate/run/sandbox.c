@@ -21,8 +21,9 @@
  *
  * The runtime has a process group of its own, so a Ctrl-C reaches bento
  * alone.  SIGINT and SIGTERM are taken through a signalfd while it runs:
- * the first one kills the sandbox (`kill --all`, again until the runtime
- * is gone: a sandbox still being created cannot be killed yet), the
+ * the first one is passed to the target, and CANCEL_GRACE_MS later kills
+ * the sandbox (`kill --all`, again until the runtime is gone: a sandbox
+ * still being created cannot be killed yet), the
  * runtime then deletes it and ends, and the run ends as cancelled; bento
  * restores the default disposition, so a second one ends bento at once.
  */
@@ -46,9 +47,12 @@
 
 #define REPORT_MAX_BYTES (4u << 20)
 #define LOG_MAX_BYTES    (1u << 20)
-/* After a cancel: how often the sandbox is killed again while the runtime
- * is still there (it may still have been creating it). */
-#define KILL_AGAIN_MS 200
+/* After a cancel: how long the target has to end on the signal it was
+ * passed before the sandbox is killed, and then how often it is killed
+ * again while the runtime is still there (it may still have been creating
+ * it). */
+#define CANCEL_GRACE_MS 2000
+#define KILL_AGAIN_MS   200
 
 struct sandbox {
         const struct run_dir *d;
@@ -60,6 +64,9 @@ struct sandbox {
         pid_t pid; /* the runtime's `run`, until reaped */
         int pidfd;
         int exit_fd; /* read end of the runtime's --exit-fd, until its line or EOF */
+        /* bento-init's --status-fd pipe (run_opts.init_status), -1 both otherwise:
+         * the write end is the container's fd 3 until the runtime is started. */
+        int status_rd, status_wr;
         char exit_line[16];
         size_t exit_len;
         const struct run_on_exit *on_exit;
@@ -171,6 +178,22 @@ static void kill_sandbox(struct sandbox *sb)
                             &status, &ignored);
 }
 
+/* The first SIGINT or SIGTERM is passed to the target (through the box's
+ * process 1, bento-init, which forwards it), so that it can end the way it
+ * would on the host; the sandbox is killed CANCEL_GRACE_MS later if it is
+ * still there.  A sandbox still being created cannot be signalled yet: the
+ * kill then comes after the grace. */
+static void signal_sandbox(struct sandbox *sb, int sig)
+{
+        struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
+        struct bento_err ignored = {0};
+        int status;
+
+        (void) runtime_call(
+            sb, (const char *const[]){"kill", sb->id, sig == SIGINT ? "INT" : "TERM", NULL}, &fds,
+            &status, &ignored);
+}
+
 /* After the first SIGINT or SIGTERM: a second one ends bento at once, so
  * the signals get their default action back and are no longer blocked. */
 static void default_signals(void)
@@ -245,21 +268,26 @@ static int wait_runtime(struct sandbox *sb, int sigfd, struct run_outcome *out)
                               {.fd = sb->io->err_pipe, .events = POLLIN},
                               {.fd = sb->exit_fd, .events = POLLIN},
                               {.fd = sb->io->observe_pipe, .events = POLLIN}};
+        long kill_at = 0;
         int status = 0;
 
         for (;;) {
-                int n = poll(p, 6, out->cancelled ? KILL_AGAIN_MS : -1);
+                long left = kill_at - run_now_ms();
+                int n = poll(p, 6, !out->cancelled ? -1 : left > 0 ? (int) left : 0);
                 if (n < 0 && errno != EINTR)
                         return -errno;
-                if (n == 0)
+                if (out->cancelled && run_now_ms() >= kill_at) {
                         kill_sandbox(sb);
+                        kill_at = run_now_ms() + KILL_AGAIN_MS;
+                }
                 if (n > 0 && (p[1].revents & POLLIN)) {
                         struct signalfd_siginfo si;
 
                         if (read(sigfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
                                 out->cancelled = true;
                                 default_signals();
-                                kill_sandbox(sb);
+                                signal_sandbox(sb, (int) si.ssi_signo);
+                                kill_at = run_now_ms() + CANCEL_GRACE_MS;
                                 p[1].fd = -1;
                         }
                 }
@@ -320,6 +348,28 @@ static void read_status(const struct bento_json *j, struct report *rep)
         }
 }
 
+/* bento-init exits with 128+N when the target died of signal N (process 1
+ * cannot die of it in its place); its status line says whether that was a
+ * signal or the target's own exit with that number.  Taken only when it
+ * agrees with the status the runtime saw. */
+static void read_init_status(const struct sandbox *sb, struct report *rep)
+{
+        char line[32];
+        ssize_t n;
+        int sig = 0;
+        char nl = 0;
+
+        if (sb->status_rd < 0 || rep->signal)
+                return;
+        n = read(sb->status_rd, line, sizeof(line) - 1);
+        if (n <= 0)
+                return;
+        line[n] = '\0';
+        if (sscanf(line, "signal %d%c", &sig, &nl) == 2 && nl == '\n' && sig > 0 && sig < 128 &&
+            rep->exit_code == 128 + sig)
+                rep->signal = sig;
+}
+
 /* The runtime's report: what became of the sandbox, and the runtime's
  * account of it (OOM kills, what was applied). */
 static void read_report(const struct sandbox *sb, struct report *rep, struct run_outcome *out)
@@ -340,6 +390,8 @@ static void read_report(const struct sandbox *sb, struct report *rep, struct run
         rep->started = rep->created && json_true(j, "started");
         if (rep->started)
                 read_status(j, rep);
+        if (rep->waited)
+                read_init_status(sb, rep);
         b = rep->created ? bento_json_get(j, "bento") : NULL;
         if (b && b->type == BENTO_JSON_OBJECT) {
                 if (json_int(b, "oomKills", &n))
@@ -447,9 +499,11 @@ static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err
 static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep,
                               struct bento_err *err)
 {
-        bool observe = sb->io->observe_fd >= 0;
-        /* Profiling: the report pipe is the container's fd 3 (--preserve-fds 1), so the
-         * exit notice moves above it, where the runtime wants it. */
+        /* The observer's report pipe (profiling) or bento-init's status pipe. */
+        int fd3 = sb->io->observe_fd >= 0 ? sb->io->observe_fd : sb->status_wr;
+        bool observe = fd3 >= 0;
+        /* Either is the container's fd 3 (--preserve-fds 1), so the exit notice
+         * moves above it, where the runtime wants it. */
         const char *argv[20] = {sb->runtime,        "--root",           sb->d->state, "--log",
                                 sb->d->runtime_log, "--log-format",     "json",       "run",
                                 "--bundle",         sb->d->bundle,      "--report",   sb->report,
@@ -486,7 +540,7 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
         fds.extra = fcntl(pipefd[1], F_DUPFD_CLOEXEC, 5);
         close(pipefd[1]);
         if (observe)
-                fds.extra2 = report_copy = fcntl(sb->io->observe_fd, F_DUPFD_CLOEXEC, 5);
+                fds.extra2 = report_copy = fcntl(fd3, F_DUPFD_CLOEXEC, 5);
         if (fds.extra < 0 || (observe && report_copy < 0))
                 r = bento_err_set(err, errno, "cannot start bento-runtime");
         else
@@ -494,6 +548,19 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
         if (fds.extra >= 0)
                 close(fds.extra);
         return r;
+}
+
+/* bento-init's status pipe.  Non-blocking: read once the runtime has ended,
+ * whoever else might still hold a copy. */
+static int status_pipe(struct sandbox *sb, struct bento_err *err)
+{
+        int p[2];
+
+        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+                return bento_err_set(err, errno, "cannot start bento-runtime");
+        sb->status_rd = p[0];
+        sb->status_wr = p[1];
+        return 0;
 }
 
 static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
@@ -510,6 +577,9 @@ static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
         r = spawn_runtime_with(sb, keep, (size_t) n, err);
         for (int i = 0; i < n; i++)
                 close(keep[i]);
+        if (sb->status_wr >= 0)
+                close(sb->status_wr);
+        sb->status_wr = -1;
         if (r < 0)
                 return r;
         sb->pidfd = (int) syscall(SYS_pidfd_open, sb->pid, 0);
@@ -538,8 +608,14 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
                 const struct run_stdio *io, const struct run_on_exit *on_exit,
                 struct run_outcome *out, struct bento_err *err)
 {
-        struct sandbox sb = {
-            .d = d, .io = io, .gate = gate, .pidfd = -1, .exit_fd = -1, .on_exit = on_exit};
+        struct sandbox sb = {.d = d,
+                             .io = io,
+                             .gate = gate,
+                             .pidfd = -1,
+                             .exit_fd = -1,
+                             .status_rd = -1,
+                             .status_wr = -1,
+                             .on_exit = on_exit};
         struct report rep = {.valid = false};
         cleanup_close int sigfd = -1;
         sigset_t old;
@@ -560,6 +636,8 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
         if (r >= 0 && gate->pid > 0)
                 r = run_gate_ready(gate, err);
         if (r >= 0)
+                r = o->init_status ? status_pipe(&sb, err) : 0;
+        if (r >= 0)
                 r = spawn_runtime(&sb, err);
         if (r >= 0)
                 r = wait_runtime(&sb, sigfd, out);
@@ -575,6 +653,10 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
                 sigprocmask(SIG_SETMASK, &old, NULL);
         free(sb.runtime);
         free(sb.report);
+        if (sb.status_rd >= 0)
+                close(sb.status_rd);
+        if (sb.status_wr >= 0)
+                close(sb.status_wr);
         if (r < 0 && !err->msg[0])
                 return bento_err_set(err, -r, "the sandbox could not be run");
         return r;

@@ -126,7 +126,7 @@ int run_wait(pid_t pid, int *status)
         }
 }
 
-static long now_ms(void)
+long run_now_ms(void)
 {
         struct timespec ts;
 
@@ -136,14 +136,14 @@ static long now_ms(void)
 
 int run_wait_timeout(pid_t pid, int *status, int timeout_ms)
 {
-        long end = now_ms() + timeout_ms;
+        long end = run_now_ms() + timeout_ms;
         /* A pidfd wakes the wait the moment the child exits; without one
          * (a kernel before 5.3) the child is asked again every 5 ms. */
         cleanup_close int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
 
         for (;;) {
                 pid_t r = waitpid(pid, status, WNOHANG);
-                long left = end - now_ms();
+                long left = end - run_now_ms();
 
                 if (r == pid)
                         return 0;

@@ -41,6 +41,9 @@ char **run_spawn_env_for_runtime(void);
 int run_wait(pid_t pid, int *status);
 /* The same with a deadline: -ETIMEDOUT when pid is still running. */
 int run_wait_timeout(pid_t pid, int *status, int timeout_ms);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+long run_now_ms(void);
 /* Spawn and wait. */
 int run_call(char *const argv[], const struct run_spawn_fds *fds, int *ret_status,
              struct bento_err *err);

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The design card's path (docs/exec-gate.md, "Started by bento-runtime"):
+`bento translate m.yaml -o b/` then `bento-runtime run -b b/ ID` works with
+no wrapper, because bento-runtime starts the bento-exec-gate beside itself
+when the bundle names that gate as its agent, the listener is in the bundle
+directory and nobody listens there.  The gate it starts is as strict as the
+wrapper's: the target runs, its own execs fail.  A bundle that names another
+agent, or whose listener is elsewhere, still fails closed without one."""
+
+import json
+import os
+import shutil
+
+import harness
+from harness import RUNTIME, run_cmd
+from test_translate import TranslatedBundle, home, bundles_dir, trr  # noqa: F401
+from test_translate import parse_steps, assert_refused
+
+STEPS = ("say TARGET-RAN x", "exec-raw execve /usr/bin/true", "fork exec-raw execve /usr/bin/true")
+
+
+def test_exec_none_bundle_runs_without_the_wrapper(trr, home):  # noqa: F811
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["steps"] + list(STEPS)})
+    res = trr.rt.run(b)
+    assert res.rc == 0, res
+    s = parse_steps(STEPS, res.out)
+    assert s[0].line == "TARGET-RAN", res
+    assert_refused(s[1], "EPERM")
+    assert_refused(s[2], "EPERM")
+    # the gate removed its socket when the runtime connected, and is gone
+    assert not os.path.exists(os.path.join(b.path, "exec-gate.sock"))
+    harness.wait_for(lambda: not _gates_for(b.path), timeout=10, what="the gate to exit")
+
+
+def test_exec_all_bundle_runs_without_the_wrapper(trr, home):  # noqa: F811
+    steps = ("say TARGET-RAN x", "fork exec-raw execve /usr/bin/true")
+    b = trr.bundle({"entrypoint": "./probe", "exec": "all", "args": ["steps"] + list(steps)})
+    res = trr.rt.run(b)
+    assert res.rc == 0, res
+    s = parse_steps(steps, res.out)
+    assert s[0].line == "TARGET-RAN" and s[1].rc == 0, res  # the child's exec ran
+
+
+def _edit(b, fn):
+    with open(os.path.join(b.path, "config.json")) as f:
+        cfg = json.load(f)
+    fn(cfg)
+    with open(os.path.join(b.path, "config.json"), "w") as f:
+        json.dump(cfg, f)
+
+
+def _gates_for(path):
+    found = []
+    for pid, _ in harness.proc_stats():
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv[0].endswith(b"bento-exec-gate") and any(path.encode() in a for a in argv):
+            found.append(pid)
+    return found
+
+
+def test_a_bundle_naming_another_agent_is_not_served(trr, home):  # noqa: F811
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["say", "TARGET-RAN", "x"]})
+    _edit(b, lambda c: c["linux"]["seccomp"].update(listenerMetadata="some-other-agent/1"))
+    res = trr.rt.run(b)
+    assert res.rc not in (0, None), res
+    assert "TARGET-RAN" not in res.out, res
+    assert "cannot connect to the seccomp agent" in res.err, res
+    assert not _gates_for(b.path)
+
+
+def test_a_listener_outside_the_bundle_is_not_served(trr, home, bundles_dir):  # noqa: F811
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["say", "TARGET-RAN", "x"]})
+    elsewhere = os.path.join(bundles_dir, "elsewhere.sock")
+    _edit(b, lambda c: c["linux"]["seccomp"].update(listenerPath=elsewhere))
+    res = trr.rt.run(b)
+    assert res.rc not in (0, None), res
+    assert "TARGET-RAN" not in res.out, res
+    assert not os.path.exists(elsewhere)
+
+
+def test_the_gate_is_taken_from_beside_the_runtime_only(trr, home, test_dir):  # noqa: F811
+    # a bento-runtime copied where no bento-exec-gate is: fail closed, even
+    # with a bento-exec-gate on PATH
+    lone = os.path.join(test_dir, "lone")
+    os.makedirs(lone)
+    shutil.copy2(RUNTIME, os.path.join(lone, "bento-runtime"))
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["say", "TARGET-RAN", "x"]})
+    env = dict(trr.rt.env())
+    env["PATH"] = os.path.dirname(RUNTIME) + ":" + env.get("PATH", "/usr/bin:/bin")
+    cid = trr.rt.new_id()
+    trr.rt._remember(cid)
+    res = run_cmd([os.path.join(lone, "bento-runtime"), "--root", trr.rt.root, "run", "--bundle", b.path, cid],
+                  env=env, timeout=60)
+    assert res.rc not in (0, None), res
+    assert "TARGET-RAN" not in res.out, res
+    assert "no %s/bento-exec-gate to start" % lone in res.err, res
+
+
+def test_a_moved_bundle_binds_its_own_shield_files(trr, home, bundles_dir):  # noqa: F811
+    # The shield files are named relative to the bundle (runtime-spec allows
+    # it for bind sources): after `mv`, the moved bundle's own are bound.
+    netrc = home.path(".netrc")
+    assert os.path.getsize(netrc) > 0
+    b = trr.bundle({"entrypoint": "./probe", "exec": "all", "read": ["~"], "args": ["read", netrc]})
+    srcs = [m["source"] for m in b.config["mounts"] if m["destination"] == netrc]
+    assert srcs == ["shield"], srcs
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved"))
+    os.rename(b.path, moved.path)
+    res = trr.rt.run(moved)
+    assert res.rc == 0, res
+    assert json.loads(res.out)["data"] == "", res  # the shield, read as empty
+    assert not os.path.exists(b.path)
+
+
+def test_exec_none_with_network_rules_runs_without_the_wrapper(trr, home):  # noqa: F811
+    # The printed wrapper only served the exec gate; the egress proxy is the
+    # bundle's own createRuntime hook, and both work from bento-runtime alone.
+    steps = ("proxy-connect denied.invalid:443", "exec-raw execve /usr/bin/true")
+    b = trr.bundle({"entrypoint": "./probe", "args": ["steps"] + list(steps),
+                    "network": [{"host": "example.com", "port": "443"}]})
+    res = trr.rt.run(b)
+    assert res.rc == 0, res
+    s = parse_steps(steps, res.out)
+    assert "not in the manifest's network allowlist" in s[0].text, s[0]
+    assert_refused(s[1], "EPERM")
+
+
+def test_a_moved_bundle_with_network_rules_runs(trr, home, bundles_dir):  # noqa: F811
+    b = trr.bundle({"entrypoint": "./probe", "exec": "all", "read": ["~"],
+                    "args": ["proxy-connect", "denied.invalid:443"],
+                    "network": [{"host": "example.com", "port": "443"}]})
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved-net"))
+    os.rename(b.path, moved.path)
+    res = trr.rt.run(moved)
+    assert res.rc == 0, res
+    assert "not in the manifest's network allowlist" in res.out, res
+
+
+
+def test_a_moved_exec_none_bundle_fails_closed(trr, home, bundles_dir):  # noqa: F811
+    # listenerPath stays absolute (crun reads a relative one from its own
+    # directory): the moved bundle names a socket outside itself, which
+    # bento-runtime does not serve, so it does not run, blocked or not.
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["say", "TARGET-RAN", "x"]})
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved-none"))
+    os.rename(b.path, moved.path)
+    res = trr.rt.run(moved)
+    assert res.rc not in (0, None), res
+    assert "TARGET-RAN" not in res.out, res
+    assert "cannot connect to the seccomp agent" in res.err, res
