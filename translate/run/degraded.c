@@ -500,17 +500,17 @@ int run_degraded_exposure(struct run_degraded *dg, const struct policy *p, struc
                                "inside its write grant (the auto-exec change report lists what "
                                "the run changed)"};
         }
-        /* Before Landlock ABI 9 connecting to a pathname unix socket is not a
-         * file access Landlock checks: the host's service sockets stay
-         * reachable whatever is granted. */
-        for (size_t i = 0; dg->landlock_abi < 9 && p->shields && i < p->shields->n_rules; i++) {
+        /* Connecting to a pathname unix socket is not a file access Landlock
+         * checks before ABI 9, and the launcher does not handle ABI 9's
+         * right yet: the host's service sockets stay reachable. */
+        for (size_t i = 0; p->shields && i < p->shields->n_rules; i++) {
                 const struct shield_rule *r = &p->shields->rules[i];
 
                 if (r->deny == SHIELD_DENY_ALL && r->holds == SHIELD_HOLDS_SERVICES &&
                     exists(r->path) && !listed(dg, r))
                         dg->exposed[dg->n_exposed++] = (struct run_exposed){
-                            r, "the unix sockets below it can be connected to: this kernel's "
-                               "Landlock (ABI < 9) does not check connect() on a socket file"};
+                            r, "the unix sockets below it can be connected to: the Landlock-only "
+                               "tier does not restrict connect() to a socket file"};
         }
         return 0;
 }

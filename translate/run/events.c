@@ -151,7 +151,9 @@ static void write_degraded_shields(struct bento_jsonw *w, const struct run_degra
 
                 bento_jsonw_open_object(w);
                 bento_jsonw_kstring(w, "path", r->path);
-                bento_jsonw_kstring(w, "kind", shield_holds_to_string(r->holds));
+                bento_jsonw_kstring(w, "kind", r->deny == SHIELD_DENY_ALL ? "hidden" : "read-only");
+                if (r->holds != SHIELD_HOLDS_NONE)
+                        bento_jsonw_kstring(w, "holds", shield_holds_to_string(r->holds));
                 bento_jsonw_kstring_opt(w, "source", r->source);
                 bento_jsonw_kstring(w, "why", dg->exposed[i].why);
                 bento_jsonw_close_object(w);

@@ -335,8 +335,25 @@ static int admit_degraded(struct run_ctx *c)
 {
         cleanup_free char *refusal = run_degraded_refusal(c->p);
 
+        static const enum bento_layer limits[] = {BENTO_LAYER_LIMITS_MEMORY,
+                                                  BENTO_LAYER_LIMITS_PIDS, BENTO_LAYER_LIMITS_CPU};
+
         if (refusal)
                 return run_refuse(&c->o, refusal, &c->a.report);
+        if (c->o.run_id)
+                return run_refuse(&c->o,
+                                  "a run id names the capped cgroup of a run, and the "
+                                  "Landlock-only tier makes no cgroup: drop --run-id",
+                                  &c->a.report);
+        /* no cgroup: a limit the manifest sets is not applied, and says so
+         * (--allow-degraded waives limits, as it does on any host that
+         * cannot apply them) */
+        for (size_t i = 0; i < 3; i++)
+                if (c->a.required[limits[i]])
+                        host_report_set(&c->a.report, limits[i], BENTO_STATE_UNAVAILABLE,
+                                        "the Landlock-only tier makes no cgroup, so this limit "
+                                        "is not applied",
+                                        NULL);
         if (c->exec_record.wanted) {
                 c->exec_record.watched = false;
                 c->exec_record.reason = "this run is on the Landlock-only tier, which does not "

@@ -98,7 +98,8 @@ static void degraded_shields(const struct run_degraded *dg)
         for (size_t i = 0; i < dg->n_exposed; i++) {
                 cleanup_free char *line = text_printf(
                     "\"%s\" (%s): %s", dg->exposed[i].rule->path,
-                    shield_holds_to_string(dg->exposed[i].rule->holds), dg->exposed[i].why);
+                    dg->exposed[i].rule->deny == SHIELD_DENY_ALL ? "hidden" : "read-only",
+                    dg->exposed[i].why);
 
                 if (line)
                         text_print_wrapped(stderr, line, WRAP, "[bento]   ", "[bento]     ");
