@@ -165,15 +165,14 @@ static void degraded_consequences(int abi, char *buf, size_t size)
             "Landlock-only tier: no namespaces; bento's launcher confines the target with "
             "Landlock (its grants and a private scratch HOME and TMPDIR, all else Permission "
             "denied) and seccomp (IP sockets, ptrace, terminal injection and set-id modes "
-            "refused; exec: none through the exec gate). That is much weaker: no shield is "
-            "mounted (one below a read grant stays unreadable because the entries around it are "
-            "granted instead; a write grant holding a write shield is refused); the target sees "
+            "refused; exec: none through the exec gate). That is much weaker: no credential "
+            "shield is mounted (one below a read grant stays unreadable because the entries "
+            "around it are granted instead; a write grant holding a write shield is refused); "
+            "the target sees "
             "the caller's other processes%s; a manifest with network: rules is refused, and "
-            "netlink and unix sockets stay open%s.%s%s",
+            "netlink and unix sockets stay open, the host's pathname unix sockets included "
+            "(connect() to a socket file is not restricted).%s%s",
             abi >= 6 ? " (Landlock scoping keeps it from signalling them)" : " and can signal them",
-            abi >= 9 ? ""
-                     : "; the host's pathname unix sockets can be connected to whatever is "
-                       "granted (Landlock ABI < 9)",
             abi >= 3 ? "" : " Files outside the write grants can still be truncated (ABI < 3).",
             abi >= 5 ? "" : " Device ioctls are not restricted (ABI < 5).");
 }
