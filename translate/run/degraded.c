@@ -473,7 +473,7 @@ static bool exists(const char *path)
 static bool listed(const struct run_degraded *dg, const struct shield_rule *r)
 {
         for (size_t i = 0; i < dg->n_exposed; i++)
-                if (strcmp(dg->exposed[i].rule->path, r->path) == 0)
+                if (dg->exposed[i].rule && strcmp(dg->exposed[i].rule->path, r->path) == 0)
                         return true;
         return false;
 }

@@ -53,6 +53,8 @@
 #define LL_SCOPE_ALL      ((1ULL << 0) | (1ULL << 1))
 #define LAUNCH_WALK_DEPTH 64
 
+/* struct landlock_ruleset_attr: the first two members up to ABI 5, all
+ * three from ABI 6 (the size passed says which). */
 struct ll_attr {
         uint64_t fs, net, scoped;
 };
@@ -195,10 +197,11 @@ static int grant_path(struct ll *ll, const char *path, uint64_t rights, struct b
 
 static int make_ruleset(struct ll *ll, struct bento_err *err)
 {
-        struct ll_attr attr = {.fs = ll->all};
+        struct ll_attr attr = {0};
         size_t size = 2 * sizeof(uint64_t);
         long fd;
 
+        attr.fs = ll->all;
         if (ll->abi >= 4)
                 attr.net = LL_NET_TCP;
         if (ll->abi >= 6) {
