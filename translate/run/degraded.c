@@ -406,9 +406,26 @@ static int spawn_launcher(struct launched *l, const struct argv_build *a,
         return 0;
 }
 
+/* On every path out: a launcher still there (bento failed while waiting)
+ * is killed with its group and reaped. */
+static void launched_done(struct launched *l)
+{
+        int status;
+
+        if (l->pid > 0) {
+                kill(-l->pid, SIGKILL);
+                (void) run_wait(l->pid, &status);
+        }
+        if (l->pidfd >= 0)
+                close(l->pidfd);
+        if (l->applied >= 0)
+                close(l->applied);
+        free(l->said);
+}
+
 int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gate *gate,
-                 const char *gate_socket, const struct run_stdio *io, char **env,
-                 struct run_outcome *out, struct bento_err *err)
+                 const struct run_stdio *io, char **env, struct run_outcome *out,
+                 struct bento_err *err)
 {
         struct argv_build *a = calloc(1, sizeof(*a));
         struct launched l = {.pidfd = -1, .applied = -1};
@@ -424,7 +441,7 @@ int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gat
                 return bento_err_set(err, a ? errno : ENOMEM, "cannot find bento's own program");
         }
         self[n] = '\0';
-        r = build_argv(a, dg, p, gate_socket, self, err);
+        r = build_argv(a, dg, p, dg->gate_socket, self, err);
         if (r >= 0)
                 r = sigfd = block_signals(&old, err);
         if (r >= 0 && gate->pid > 0)
@@ -436,15 +453,7 @@ int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gat
                 r = wait_launched(&l, io, sigfd, out, &status);
         if (r >= 0)
                 r = judge(dg, &l, status, out, err);
-        if (l.pid > 0) {
-                kill(-l.pid, SIGKILL);
-                (void) run_wait(l.pid, &status);
-        }
-        if (l.pidfd >= 0)
-                close(l.pidfd);
-        if (l.applied >= 0)
-                close(l.applied);
-        free(l.said);
+        launched_done(&l);
         free(a);
         run_gate_stop(gate);
         if (sigfd >= 0 && !out->cancelled)

@@ -23,7 +23,8 @@ struct run_exposed {
 };
 
 struct run_degraded {
-        char *scratch; /* <run dir>/scratch, 0700: HOME (by default), TMPDIR, TMP, TEMP */
+        char *scratch;           /* <run dir>/scratch, 0700: HOME (by default), TMPDIR, TMP, TEMP */
+        const char *gate_socket; /* the exec gate's socket (set by the caller; borrowed) */
         int landlock_abi;
         bool started; /* the launcher reached execve() with every layer on */
         /* The hidden shields below a read path that the launcher kept out of
@@ -46,11 +47,11 @@ char *run_degraded_refusal(const struct policy *p);
 int run_degraded_env(struct run_degraded *dg, const struct run_dir *d, const struct policy *p,
                      const struct run_opts *o, char ***env, struct bento_err *err);
 
-/* gate: spawned by the caller when exec is blocked, on gate_socket.
+/* gate: spawned by the caller when exec is blocked, on dg->gate_socket.
  * Launch, wait, kill the group, read what the launcher applied. */
 int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gate *gate,
-                 const char *gate_socket, const struct run_stdio *io, char **env,
-                 struct run_outcome *out, struct bento_err *err);
+                 const struct run_stdio *io, char **env, struct run_outcome *out,
+                 struct bento_err *err);
 
 /* The shields this run left reachable, with the launcher's account
  * (after run_degraded()). */

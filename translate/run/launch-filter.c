@@ -47,7 +47,7 @@
 #define FILTER_MAX       256
 
 #define RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e) &SECCOMP_RET_DATA))
-#define ARG_LO(i)    ((unsigned) (offsetof(struct seccomp_data, args) + 8 * (i)))
+#define ARG_LO(i)    ((unsigned) (offsetof(struct seccomp_data, args) + sizeof(__u64) * (size_t) (i)))
 #define NR_OFF       ((unsigned) offsetof(struct seccomp_data, nr))
 
 struct prog {

@@ -565,9 +565,9 @@ static int sandbox_degraded(struct run_ctx *c, struct bento_err *err)
                                         .observe_fd = -1,
                                         .observe_pipe = -1};
         }
+        c->degraded.gate_socket = c->d.gate_socket;
         if (r >= 0)
-                r = run_degraded(&c->degraded, c->p, &c->gate, c->d.gate_socket, &io, c->env,
-                                 &c->out, err);
+                r = run_degraded(&c->degraded, c->p, &c->gate, &io, c->env, &c->out, err);
         for (int i = 0; i < 2; i++) {
                 if (out_pipe[i] >= 0)
                         close(out_pipe[i]);
