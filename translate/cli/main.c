@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "compile/compile.h"
 #include "help-text.h"
+#include "run/launch.h"
 
 static int help(FILE *f)
 {
@@ -114,6 +115,9 @@ int main(int argc, char **argv)
         argv += a.i;
         if (strcmp(verb, COMPILE_CLEANUP_VERB) == 0)
                 return cmd_remove_mount_points(argc, argv);
+        /* the Landlock-only tier's launcher, started by bento run (run/launch.h) */
+        if (strcmp(verb, LAUNCH_VERB) == 0)
+                return launch_main(argc, argv);
         v = bento_find_verb(verb);
         if (!v) {
                 fprintf(stderr,

@@ -162,15 +162,17 @@ static void degraded_consequences(int abi, char *buf, size_t size)
         host_fmt(
             buf, size,
             "By default every run is refused. With --allow-degraded a run goes to the "
-            "Landlock-only tier, which confines much less: there is no mount namespace, so no "
-            "credential shield is mounted and the target sees the host's /proc; there is no PID "
-            "namespace, so the target sees the caller's other processes%s; there is no network "
-            "namespace, so a manifest with network: rules is refused and IP sockets are "
-            "refused by seccomp while netlink and unix sockets stay open%s.%s%s",
+            "Landlock-only tier: no namespaces; bento's launcher confines the target with "
+            "Landlock (its grants and a private scratch HOME and TMPDIR, all else Permission "
+            "denied) and seccomp (IP sockets, ptrace, terminal injection and set-id modes "
+            "refused; exec: none through the exec gate). That is much weaker: no credential "
+            "shield is mounted (one below a read grant stays unreadable because the entries "
+            "around it are granted instead; a write grant holding a write shield is refused); "
+            "the target sees "
+            "the caller's other processes%s; a manifest with network: rules is refused, and "
+            "netlink and unix sockets stay open, the host's pathname unix sockets included "
+            "(connect() to a socket file is not restricted).%s%s",
             abi >= 6 ? " (Landlock scoping keeps it from signalling them)" : " and can signal them",
-            abi >= 9 ? ""
-                     : "; pathname unix sockets outside the grants can be connected to "
-                       "(Landlock ABI < 9)",
             abi >= 3 ? "" : " Files outside the write grants can still be truncated (ABI < 3).",
             abi >= 5 ? "" : " Device ioctls are not restricted (ABI < 5).");
 }

@@ -16,6 +16,7 @@
 #include "report/json-parts.h"
 #include "blocked.h"
 #include "exec-record.h"
+#include "degraded.h"
 #include "run.h"
 
 static char *base64(const char *data, size_t len)
@@ -121,11 +122,53 @@ static void write_dests(struct bento_jsonw *w, const char *key, const struct run
         bento_jsonw_close_array(w);
 }
 
-static void write_shields(struct bento_jsonw *w, const struct policy *p)
+/* docs/degraded.md: the shields the Landlock-only tier kept hidden by
+ * granting around them, and those it left reachable. */
+static void write_degraded_shields(struct bento_jsonw *w, const struct run_degraded *dg)
+{
+        size_t kept = 0;
+
+        for (size_t i = 0; i < dg->n_hidden; i++)
+                kept += dg->kept[i];
+        if (kept) {
+                bento_jsonw_key(w, "shields");
+                bento_jsonw_open_array(w);
+                for (size_t i = 0; i < dg->n_hidden; i++) {
+                        if (!dg->kept[i])
+                                continue;
+                        bento_jsonw_open_object(w);
+                        bento_jsonw_kstring(w, "path", dg->hidden[i]->path);
+                        bento_jsonw_kstring(w, "kind", "hidden");
+                        bento_jsonw_kstring_opt(w, "source", dg->hidden[i]->source);
+                        bento_jsonw_close_object(w);
+                }
+                bento_jsonw_close_array(w);
+        }
+        bento_jsonw_key(w, "exposed");
+        bento_jsonw_open_array(w);
+        for (size_t i = 0; i < dg->n_exposed; i++) {
+                const struct shield_rule *r = dg->exposed[i].rule;
+
+                bento_jsonw_open_object(w);
+                bento_jsonw_kstring(w, "path", r->path);
+                bento_jsonw_kstring(w, "kind", r->deny == SHIELD_DENY_ALL ? "hidden" : "read-only");
+                if (r->holds != SHIELD_HOLDS_NONE)
+                        bento_jsonw_kstring(w, "holds", shield_holds_to_string(r->holds));
+                bento_jsonw_kstring_opt(w, "source", r->source);
+                bento_jsonw_kstring(w, "why", dg->exposed[i].why);
+                bento_jsonw_close_object(w);
+        }
+        bento_jsonw_close_array(w);
+}
+
+static void write_shields(struct bento_jsonw *w, const struct policy *p,
+                          const struct run_degraded *dg)
 {
         bool opted = false;
 
-        if (p->n_shield_mounts) {
+        if (dg)
+                write_degraded_shields(w, dg);
+        else if (p->n_shield_mounts) {
                 bento_jsonw_key(w, "shields");
                 bento_jsonw_open_array(w);
                 for (size_t i = 0; i < p->n_shield_mounts; i++) {
@@ -232,7 +275,7 @@ int run_event_verdict(const struct run_view *v)
         write_dests(&w, "gate_allowed", v->egress->gate_allowed, v->egress->n_gate_allowed);
         write_dests(&w, "gate_denied", v->egress->gate_denied, v->egress->n_gate_denied);
         write_dests(&w, "untunneled", v->egress->untunneled, v->egress->n_untunneled);
-        write_shields(&w, v->p);
+        write_shields(&w, v->p, v->degraded);
         write_report(&w, &v->a->report, v->a->required);
         if (v->shortfall)
                 bento_jsonw_kbool(&w, "posture_shortfall", true);
@@ -266,7 +309,7 @@ int run_event_failed(const char *reason, const struct run_view *v)
                 return -ENOMEM;
         bento_jsonw_kstring(&w, "reason", reason);
         write_report(&w, &v->a->report, v->a->required);
-        write_shields(&w, v->p);
+        write_shields(&w, v->p, v->degraded);
         write_autoexec(&w, v->autoexec);
         write_accepted(&w, v->accepted);
         write_shadowed_dirs(&w, v);

@@ -28,6 +28,7 @@
 #include "compile/compile.h"
 #include "approval/fingerprint.h"
 #include "blocked.h"
+#include "degraded.h"
 #include "exec-record.h"
 #include "manifest/path.h"
 #include "run.h"
@@ -178,6 +179,7 @@ struct run_ctx {
         struct alias_scan accepted;         /* aliases under the --accept-alias trees */
         struct run_blocked blocked;         /* what the run recorded in provenance */
         struct run_exec_record exec_record; /* --record-exec */
+        struct run_degraded degraded;       /* the Landlock-only tier's account */
         char **env;
         int json_lost; /* --json: the errno that broke stdout, 0 if none */
         int std[3];    /* the screened standard descriptors (-1: closed) */
@@ -191,6 +193,7 @@ static void ctx_done(struct run_ctx *c)
         alias_scan_done(&c->accepted);
         run_blocked_done(&c->blocked);
         run_exec_record_done(&c->exec_record);
+        run_degraded_done(&c->degraded);
         for (size_t i = 0; i < c->o.n_accept_alias; i++)
                 free(c->o.accept_alias[i]);
         run_outcome_done(&c->out);
@@ -333,6 +336,43 @@ static int prepare(struct run_ctx *c)
         return 0;
 }
 
+/* docs/degraded.md: the Landlock-only tier refuses what it cannot shield,
+ * cannot watch execs (--record-exec), and has no network layer. */
+static int admit_degraded(struct run_ctx *c)
+{
+        cleanup_free char *refusal = run_degraded_refusal(c->p);
+
+        static const enum bento_layer limits[] = {BENTO_LAYER_LIMITS_MEMORY,
+                                                  BENTO_LAYER_LIMITS_PIDS, BENTO_LAYER_LIMITS_CPU};
+
+        if (refusal)
+                return run_refuse(&c->o, refusal, &c->a.report);
+        if (c->o.run_id)
+                return run_refuse(&c->o,
+                                  "a run id names the capped cgroup of a run, and the "
+                                  "Landlock-only tier makes no cgroup: drop --run-id",
+                                  &c->a.report);
+        /* no cgroup: a limit the manifest sets is not applied, and says so
+         * (--allow-degraded waives limits, as it does on any host that
+         * cannot apply them) */
+        for (size_t i = 0; i < 3; i++)
+                if (c->a.required[limits[i]])
+                        host_report_set(&c->a.report, limits[i], BENTO_STATE_UNAVAILABLE,
+                                        "the Landlock-only tier makes no cgroup, so this limit "
+                                        "is not applied",
+                                        NULL);
+        if (c->exec_record.wanted) {
+                c->exec_record.watched = false;
+                c->exec_record.reason = "this run is on the Landlock-only tier, which does not "
+                                        "record execs";
+        }
+        host_report_set(&c->a.report, BENTO_LAYER_NETWORK, BENTO_STATE_UNAVAILABLE,
+                        "this run was launched on the Landlock-only tier, which has no network "
+                        "namespace; the launcher refuses IP sockets with seccomp instead",
+                        NULL);
+        return 0;
+}
+
 static int admit(struct run_ctx *c)
 {
         struct host_report probe;
@@ -356,10 +396,7 @@ static int admit(struct run_ctx *c)
             c->needs.exec != MANIFEST_EXEC_ALL &&
             host_report_get(&c->a.report, BENTO_LAYER_EXEC_BLOCK)->state != BENTO_STATE_ENFORCED;
         if (c->a.outcome == ADMISSION_DEGRADED)
-                return run_refuse(&c->o,
-                                  "this host can only run the Landlock-only tier, which this build "
-                                  "of bento does not have; run `bento doctor` for what is missing",
-                                  &c->a.report);
+                return admit_degraded(c);
         return 0;
 }
 
@@ -493,6 +530,69 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         return r;
 }
 
+/* The Landlock-only tier (degraded.h): no bundle, no runtime, no mounts;
+ * the launcher confines itself and becomes the target. */
+static int sandbox_degraded(struct run_ctx *c, struct bento_err *err)
+{
+        struct json_sink sink = {0};
+        int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+        struct run_stdio io = {.in_fd = c->std[0],
+                               .out_fd = c->std[1],
+                               .err_fd = c->std[2],
+                               .out_pipe = -1,
+                               .err_pipe = -1,
+                               .observe_fd = -1,
+                               .observe_pipe = -1};
+        struct compile_opts co = {.env_overrides = c->o.env, .n_env_overrides = c->o.n_env};
+        cleanup_free char *refusal = NULL;
+        int r;
+
+        hold_stop_signals();
+        r = run_dir_make(&c->d, c->p, err);
+        if (r >= 0 && c->l.m->exec != MANIFEST_EXEC_ALL && !c->o.no_exec_gate)
+                r = run_gate_spawn(&c->gate, c->d.gate_socket, NULL, err);
+        if (r >= 0)
+                r = policy_prepare_writes(&c->p, err);
+        /* a write directory bento just made may hold nothing to shield,
+         * but the policy was resolved again: ask again */
+        if (r >= 0 && (refusal = run_degraded_refusal(c->p)))
+                r = bento_err_setx(err, EPERM, "%s", refusal);
+        if (r >= 0)
+                r = compile_env(c->p, &co, &c->env, err);
+        if (r >= 0)
+                r = run_degraded_env(&c->degraded, &c->d, c->p, &c->o, &c->env, err);
+        if (r >= 0)
+                r = run_autoexec_snapshot(c->p, &c->autoexec, err);
+        if (r >= 0 && c->o.json) {
+                if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0)
+                        r = bento_err_set(err, errno, "pipes");
+                io = (struct run_stdio){.in_fd = -1,
+                                        .out_fd = out_pipe[1],
+                                        .err_fd = err_pipe[1],
+                                        .out_pipe = out_pipe[0],
+                                        .err_pipe = err_pipe[0],
+                                        .on_output = forward_output,
+                                        .userdata = &sink,
+                                        .observe_fd = -1,
+                                        .observe_pipe = -1};
+        }
+        c->degraded.gate_socket = c->d.gate_socket;
+        if (r >= 0)
+                r = run_degraded(&c->degraded, c->p, &c->gate, &io, c->env, &c->out, err);
+        for (int i = 0; i < 2; i++) {
+                if (out_pipe[i] >= 0)
+                        close(out_pipe[i]);
+                if (err_pipe[i] >= 0)
+                        close(err_pipe[i]);
+        }
+        if (r >= 0)
+                r = run_degraded_exposure(&c->degraded, c->p, err);
+        c->json_lost = sink.lost;
+        if (sink.lost)
+                return bento_err_setx(err, EIO, "the JSON event stream could not be written");
+        return r;
+}
+
 static int finish(struct run_ctx *c, int r, const struct bento_err *err)
 {
         struct bento_err ignored = {0};
@@ -504,7 +604,8 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                              .autoexec = &c->autoexec,
                              .accepted = &c->accepted,
                              .env = c->env,
-                             .exec_record = &c->exec_record};
+                             .exec_record = &c->exec_record,
+                             .degraded = c->a.outcome == ADMISSION_DEGRADED ? &c->degraded : NULL};
 
         if (c->d.egress_log)
                 (void) run_egress_settle(c->d.egress_log, &c->egress, &ignored);
@@ -574,7 +675,8 @@ int run_pipeline(struct run_opts *o)
                 r = admit(&c);
         }
         if (r == 0) {
-                r = sandbox(&c, &err);
+                r = c.a.outcome == ADMISSION_DEGRADED ? sandbox_degraded(&c, &err)
+                                                      : sandbox(&c, &err);
                 r = finish(&c, r, &err);
         }
         ctx_done(&c);

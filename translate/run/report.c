@@ -19,6 +19,7 @@
 #include "manifest/path.h"
 #include "blocked.h"
 #include "exec-record.h"
+#include "degraded.h"
 #include "run.h"
 #include "report/text.h"
 
@@ -74,6 +75,56 @@ static void shields_summary(const struct policy *p)
         if (t.discarded)
                 fprintf(stderr, ", %zu discarded", t.discarded);
         fputs("); --json lists them\n", stderr);
+}
+
+/* docs/degraded.md: the Landlock-only tier mounts no shield; what it kept
+ * hidden by granting around it, and the WARNING for what it could not. */
+static void degraded_shields(const struct run_degraded *dg)
+{
+        size_t kept = 0;
+
+        for (size_t i = 0; i < dg->n_hidden; i++)
+                kept += dg->kept[i];
+        if (kept)
+                say("Landlock-only tier: %zu credential path(s) kept unreadable by granting "
+                    "the entries around them instead of the directory that holds them; --json "
+                    "lists them",
+                    kept);
+        if (dg->n_exposed == 0)
+                return;
+        say("WARNING: this host cannot shield credentials or persistence surfaces the way a full "
+            "sandbox does; these paths a full run would have shielded are within the script's "
+            "reach:");
+        for (size_t i = 0; i < dg->n_exposed; i++) {
+                cleanup_free char *line = text_printf(
+                    "\"%s\" (%s): %s", dg->exposed[i].rule->path,
+                    dg->exposed[i].rule->deny == SHIELD_DENY_ALL ? "hidden" : "read-only",
+                    dg->exposed[i].why);
+
+                if (line)
+                        text_print_wrapped(stderr, line, WRAP, "[bento]   ", "[bento]     ");
+        }
+}
+
+static void legend_line(const char *err, const char *field);
+
+/* docs/degraded.md: what a denial looks like without namespaces. */
+static void degraded_legend(const struct run_view *v, bool after_hint)
+{
+        const struct manifest *m = v->p->m;
+
+        if (after_hint)
+                say("if the script's error was a denial, this is what denials look like on the "
+                    "Landlock-only tier:");
+        else
+                say("denials are reported by the script itself and do not change its exit code; "
+                    "on the Landlock-only tier they look like this:");
+        legend_line("Permission denied", "a path no `read:` grant covers, a write outside the "
+                                         "`write:` grants, or a shielded path");
+        legend_line("Operation not permitted",
+                    m->exec == MANIFEST_EXEC_ALL
+                        ? "an IP socket (the tier has no network), ptrace, or terminal injection"
+                        : "a command (exec: none), an IP socket, ptrace, or terminal injection");
 }
 
 /* docs/manifest.md, "CREDENTIAL SHIELDS": read grants that opted a shield out. */
@@ -490,7 +541,10 @@ void run_report_human(const struct run_view *v)
         bool hint = false;
 
         accepted_aliases(v->accepted);
-        shields_summary(v->p);
+        if (v->degraded)
+                degraded_shields(v->degraded);
+        else
+                shields_summary(v->p);
         opted_in(v->p);
         path_shadow_note(v);
         degradations(v);
@@ -501,7 +555,10 @@ void run_report_human(const struct run_view *v)
                 hint = explain_failure(v, exec_enforced);
         /* docs/cli/bento-run.md, "OUTPUT": not after the egress warnings, which already say what
          * was refused. */
-        if ((out->exit_code == 0 && !out->signal && !egress_warned(v->egress)) || hint)
+        if (((out->exit_code == 0 && !out->signal && !egress_warned(v->egress)) || hint) &&
+            v->degraded)
+                degraded_legend(v, hint);
+        else if ((out->exit_code == 0 && !out->signal && !egress_warned(v->egress)) || hint)
                 denial_legend(v, hint, exec_enforced);
         if (v->exec_record)
                 run_exec_record_human(v->exec_record);

@@ -297,6 +297,7 @@ void run_shadows_done(struct run_shadows *s);
 
 struct run_blocked;     /* blocked.h */
 struct run_exec_record; /* exec-record.h */
+struct run_degraded;    /* degraded.h */
 
 /* Everything the words after a run are made from. */
 struct run_view {
@@ -313,6 +314,7 @@ struct run_view {
          * NULL. */
         const struct run_blocked *blocked;
         const struct run_exec_record *exec_record; /* --record-exec, or NULL */
+        const struct run_degraded *degraded;       /* the Landlock-only tier ran it, or NULL */
 };
 
 /* The shadowed names of the PATH the run passed through (docs/cli/bento-run.md, "OUTPUT"),
