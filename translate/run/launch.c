@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "argv.h"
 #include "cleanup.h"
 #include "run.h"
 
@@ -62,38 +63,77 @@ static int parse_exec(const char *s, enum manifest_exec *ret)
         return -EINVAL;
 }
 
-/* Options come in pairs up to "--"; bento wrote them (degraded.c). */
+enum { OPT_EXEC = 1, OPT_APPLIED_FD, OPT_GATE, OPT_CWD, OPT_RO, OPT_RW, OPT_HIDE };
+
+/* The launcher's words, which bento writes (degraded.c): data, so no --help. */
+static const struct bento_opt launch_opts[] = {
+    {"exec", 0, BENTO_OPT_VALUE, OPT_EXEC, "MODE", NULL},
+    {"applied-fd", 0, BENTO_OPT_VALUE, OPT_APPLIED_FD, "N", NULL},
+    {"gate", 0, BENTO_OPT_VALUE, OPT_GATE, "SOCKET", NULL},
+    {"cwd", 0, BENTO_OPT_VALUE, OPT_CWD, "DIR", NULL},
+    {"ro", 0, BENTO_OPT_VALUE, OPT_RO, "PATH", NULL},
+    {"rw", 0, BENTO_OPT_VALUE, OPT_RW, "PATH", NULL},
+    {"hide", 0, BENTO_OPT_VALUE, OPT_HIDE, "PATH", NULL},
+    {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
+};
+
+static int parse_fd(const char *s, int *ret)
+{
+        char *end = NULL;
+        long v;
+
+        errno = 0;
+        v = strtol(s, &end, 10);
+        if (s[0] < '0' || s[0] > '9' || errno || *end || v < 3 || v > 65535)
+                return -EINVAL;
+        *ret = (int) v;
+        return 0;
+}
+
+static int take(struct launch *l, int id, const char *v, bool *exec_set)
+{
+        switch (id) {
+        case OPT_EXEC:
+                *exec_set = true;
+                return parse_exec(v, &l->exec);
+        case OPT_APPLIED_FD:
+                return parse_fd(v, &l->applied_fd);
+        case OPT_GATE:
+                l->gate = v;
+                return 0;
+        case OPT_CWD:
+                l->cwd = v;
+                return 0;
+        case OPT_RO:
+                return push(l->ro, &l->n_ro, v);
+        case OPT_RW:
+                return push(l->rw, &l->n_rw, v);
+        case OPT_HIDE:
+                return push(l->hide, &l->n_hide, v);
+        default:
+                return -EINVAL;
+        }
+}
+
+/* The options, with the parser every bento program shares, then "--" and the
+ * target's absolute argv. */
 static int parse(int argc, char **argv, struct launch *l)
 {
+        struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
+        struct bento_argv_hit h;
+        struct bento_err ignored = {0};
         bool exec_set = false;
-        int i = 1, r = 0;
+        int r;
 
-        for (; r == 0 && i + 1 < argc && strcmp(argv[i], "--") != 0; i += 2) {
-                const char *k = argv[i], *v = argv[i + 1];
-
-                if (strcmp(k, "--exec") == 0)
-                        r = parse_exec(v, &l->exec), exec_set = true;
-                else if (strcmp(k, "--applied-fd") == 0)
-                        l->applied_fd = atoi(v);
-                else if (strcmp(k, "--gate") == 0)
-                        l->gate = v;
-                else if (strcmp(k, "--cwd") == 0)
-                        l->cwd = v;
-                else if (strcmp(k, "--ro") == 0)
-                        r = push(l->ro, &l->n_ro, v);
-                else if (strcmp(k, "--rw") == 0)
-                        r = push(l->rw, &l->n_rw, v);
-                else if (strcmp(k, "--hide") == 0)
-                        r = push(l->hide, &l->n_hide, v);
-                else
-                        r = -EINVAL;
-        }
-        if (r < 0 || !exec_set || i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc ||
-            argv[i + 1][0] != '/' || l->applied_fd < 3)
+        while ((r = bento_argv_next(&a, launch_opts, &h, &ignored)) > 0)
+                if (take(l, h.id, h.value, &exec_set) < 0)
+                        return -EINVAL;
+        if (r < 0 || !exec_set || a.i < 2 || strcmp(argv[a.i - 1], "--") != 0 || a.i >= argc ||
+            argv[a.i][0] != '/' || l->applied_fd < 3)
                 return -EINVAL;
         if (l->exec != MANIFEST_EXEC_ALL && !l->gate)
                 return -EINVAL;
-        l->target = argv + i + 1;
+        l->target = argv + a.i;
         return 0;
 }
 
