@@ -22,31 +22,7 @@
 
 #include "cleanup.h"
 #include "jsonr.h"
-
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule       445
-#define SYS_landlock_restrict_self  446
-#endif
-
-#define LL_CREATE_RULESET_VERSION (1U << 0)
-#define LL_RULE_PATH_BENEATH      1
-#define LL_RULE_NET_PORT          2
-
-struct ll_ruleset_attr {
-        uint64_t handled_access_fs;
-        uint64_t handled_access_net; /* ABI 4; must stay 0 below it */
-};
-
-struct ll_path_beneath_attr {
-        uint64_t allowed_access;
-        int32_t parent_fd;
-} __attribute__((packed));
-
-struct ll_net_port_attr {
-        uint64_t allowed_access;
-        uint64_t port;
-};
+#include "landlock-abi.h"
 
 struct ll_right {
         const char *name;
@@ -95,7 +71,7 @@ struct ll_walk {
 
 int rt_landlock_abi(void)
 {
-        long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+        long abi = bento_landlock_query(BENTO_LL_CREATE_RULESET_VERSION);
 
         return abi > 0 ? (int) abi : 0;
 }
@@ -221,7 +197,7 @@ static int rule_rights(struct ll_walk *w, const struct bento_json *rule, enum ll
 /* Grant `allowed` beneath one path (in the container's view). */
 static int add_path(struct ll_walk *w, const char *path, uint64_t allowed)
 {
-        struct ll_path_beneath_attr attr = {.allowed_access = allowed};
+        uint64_t granted = allowed;
         cleanup_close int fd = -1;
         struct stat st;
 
@@ -233,11 +209,10 @@ static int add_path(struct ll_walk *w, const char *path, uint64_t allowed)
         /* directory-only rights mean nothing on a file, and the kernel
          * rejects them there */
         if (!S_ISDIR(st.st_mode))
-                attr.allowed_access &= LL_FS_FILE_RIGHTS;
-        if (!attr.allowed_access)
+                granted &= LL_FS_FILE_RIGHTS;
+        if (!granted)
                 return 0;
-        attr.parent_fd = fd;
-        if (syscall(SYS_landlock_add_rule, w->ruleset_fd, LL_RULE_PATH_BENEATH, &attr, 0) < 0)
+        if (bento_landlock_add_path(w->ruleset_fd, granted, fd) < 0)
                 return bento_err_set(w->r.err, errno, "%s: cannot add a rule for \"%s\"", w->r.path,
                                      path);
         return 0;
@@ -273,11 +248,11 @@ static int path_rule(struct ll_walk *w, const struct bento_json *rule)
 static int port_rule(struct ll_walk *w, const struct bento_json *rule)
 {
         const struct bento_json *ports = NULL;
-        struct ll_net_port_attr attr = {0};
+        uint64_t allowed = 0, port = 0;
         size_t mark;
         int r;
 
-        r = rule_rights(w, rule, LL_NET, &attr.allowed_access);
+        r = rule_rights(w, rule, LL_NET, &allowed);
         if (r >= 0)
                 r = bento_jsonr_member(&w->r, rule, "ports", BENTO_JSON_ARRAY, true, &ports);
         if (r < 0)
@@ -286,11 +261,11 @@ static int port_rule(struct ll_walk *w, const struct bento_json *rule)
         for (size_t i = 0; i < ports->u.array.n && r >= 0; i++) {
                 size_t m = bento_jsonr_push_index(&w->r, i);
 
-                r = bento_jsonr_uint_value(&w->r, ports->u.array.items[i], 65535, &attr.port);
-                if (r >= 0 && w->ruleset_fd >= 0 && attr.allowed_access &&
-                    syscall(SYS_landlock_add_rule, w->ruleset_fd, LL_RULE_NET_PORT, &attr, 0) < 0)
+                r = bento_jsonr_uint_value(&w->r, ports->u.array.items[i], 65535, &port);
+                if (r >= 0 && w->ruleset_fd >= 0 && allowed &&
+                    bento_landlock_add_port(w->ruleset_fd, allowed, port) < 0)
                         r = bento_err_set(w->r.err, errno, "%s: cannot add a rule for port %llu",
-                                          w->r.path, (unsigned long long) attr.port);
+                                          w->r.path, (unsigned long long) port);
                 bento_jsonr_pop(&w->r, m);
         }
         bento_jsonr_pop(&w->r, mark);
@@ -329,7 +304,7 @@ static int walk_rules(struct ll_walk *w, const struct bento_json *rules, const c
 static int walk(struct ll_walk *w, const struct bento_json *ll, bool apply)
 {
         const struct bento_json *rules = NULL;
-        struct ll_ruleset_attr attr;
+        struct bento_ll_ruleset_attr attr = {0};
         bool disable = false;
         size_t mark;
         int r;
@@ -348,7 +323,8 @@ static int walk(struct ll_walk *w, const struct bento_json *ll, bool apply)
         attr.handled_access_net = w->handled[LL_NET] & w->supported[LL_NET];
         /* best effort on a kernel that handles none of it: nothing to do */
         if (apply && (attr.handled_access_fs || attr.handled_access_net)) {
-                w->ruleset_fd = (int) syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+                /* no scope: the two members up to handled_access_net */
+                w->ruleset_fd = bento_landlock_create(&attr, BENTO_LL_RULESET_SIZE_NET);
                 if (w->ruleset_fd < 0)
                         return bento_err_set(w->r.err, errno, "%s: cannot create the ruleset",
                                              w->r.path);
@@ -398,7 +374,7 @@ int rt_landlock_apply(const struct bento_json *landlock, struct bento_err *err)
                 return 0;
         walk_init(&w, err);
         r = walk(&w, landlock, true);
-        if (r >= 0 && w.ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, w.ruleset_fd, 0) < 0)
+        if (r >= 0 && w.ruleset_fd >= 0 && bento_landlock_restrict(w.ruleset_fd) < 0)
                 r = bento_err_set(err, errno, "process.landlock: cannot enforce the ruleset");
         if (w.ruleset_fd >= 0)
                 close(w.ruleset_fd);

@@ -20,12 +20,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "landlock-abi.h"
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#define LL_CREATE_RULESET_VERSION (1U << 0)
-#define LL_CREATE_RULESET_ERRATA  (1U << 1)
 /* The erratum that fixes signal scoping (ABI 6) across threads. */
 #define LL_ERRATUM_SIGNAL_SCOPE 0x2
 
@@ -100,8 +96,8 @@ int host_landlock_effective_abi(long abi, long errata)
 
 void host_probe_landlock(struct host_facts *ret)
 {
-        long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
-        long errata = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_ERRATA);
+        long abi = bento_landlock_query(BENTO_LL_CREATE_RULESET_VERSION);
+        long errata = bento_landlock_query(BENTO_LL_CREATE_RULESET_ERRATA);
 
         ret->landlock_abi_kernel = abi > 0 && abi <= 1000 ? (int) abi : 0;
         ret->landlock_errata = errata > 0 && errata <= 0xffff ? (int) errata : 0;

@@ -28,21 +28,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "landlock-abi.h"
 #include "launch.h"
 #include "manifest/path.h"
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule       445
-#define SYS_landlock_restrict_self  446
-#endif
-
-#define LL_VERSION        (1U << 0)
-#define LL_RULE_PATH      1
 #define LL_EXECUTE        (1ULL << 0)
 #define LL_WRITE_FILE     (1ULL << 1)
 #define LL_READ_FILE      (1ULL << 2)
@@ -52,17 +44,6 @@
 #define LL_NET_TCP        ((1ULL << 0) | (1ULL << 1))
 #define LL_SCOPE_ALL      ((1ULL << 0) | (1ULL << 1))
 #define LAUNCH_WALK_DEPTH 64
-
-/* struct landlock_ruleset_attr: the first two members up to ABI 5, all
- * three from ABI 6 (the size passed says which). */
-struct ll_attr {
-        uint64_t fs, net, scoped;
-};
-
-struct ll_path {
-        uint64_t allowed;
-        int32_t parent_fd;
-} __attribute__((packed));
 
 /* Every filesystem right the ABI knows: 13 in ABI 1, refer (2),
  * truncate (3), ioctl_dev (5). */
@@ -89,7 +70,6 @@ struct ll {
 static int add_rule(struct ll *ll, int fd, uint64_t rights, const char *what, struct bento_err *err)
 {
         struct stat st;
-        struct ll_path rule;
 
         if (fstat(fd, &st) < 0)
                 return bento_err_set(err, errno, "Landlock: \"%s\"", what);
@@ -98,8 +78,7 @@ static int add_rule(struct ll *ll, int fd, uint64_t rights, const char *what, st
         rights &= ll->all;
         if (!S_ISDIR(st.st_mode))
                 rights &= LL_FILE_RIGHTS;
-        rule = (struct ll_path){.allowed = rights, .parent_fd = fd};
-        if (syscall(SYS_landlock_add_rule, ll->fd, LL_RULE_PATH, &rule, 0) < 0)
+        if (bento_landlock_add_path(ll->fd, rights, fd) < 0)
                 return bento_err_set(err, errno, "Landlock: a rule for \"%s\"", what);
         return 0;
 }
@@ -197,21 +176,20 @@ static int grant_path(struct ll *ll, const char *path, uint64_t rights, struct b
 
 static int make_ruleset(struct ll *ll, struct bento_err *err)
 {
-        struct ll_attr attr = {0};
-        size_t size = 2 * sizeof(uint64_t);
-        long fd;
+        struct bento_ll_ruleset_attr attr = {.handled_access_fs = ll->all};
+        size_t size = BENTO_LL_RULESET_SIZE_NET;
+        int fd;
 
-        attr.fs = ll->all;
         if (ll->abi >= 4)
-                attr.net = LL_NET_TCP;
+                attr.handled_access_net = LL_NET_TCP;
         if (ll->abi >= 6) {
                 attr.scoped = LL_SCOPE_ALL;
-                size = sizeof(attr);
+                size = BENTO_LL_RULESET_SIZE_SCOPE;
         }
-        fd = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+        fd = bento_landlock_create(&attr, size);
         if (fd < 0)
                 return bento_err_set(err, errno, "cannot create the Landlock ruleset");
-        ll->fd = (int) fd;
+        ll->fd = fd;
         return 0;
 }
 
@@ -219,7 +197,7 @@ int launch_landlock(struct launch *l, struct bento_err *err)
 {
         struct ll ll = {.fd = -1, .l = l};
         uint64_t read = LL_READ_FILE | LL_READ_DIR | LL_EXECUTE;
-        long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_VERSION);
+        long abi = bento_landlock_query(BENTO_LL_CREATE_RULESET_VERSION);
         int r;
 
         if (abi <= 0)
@@ -233,7 +211,7 @@ int launch_landlock(struct launch *l, struct bento_err *err)
                 r = grant_path(&ll, l->rw[i], ll.all, err);
         if (r >= 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 r = bento_err_set(err, errno, "no_new_privs");
-        if (r >= 0 && syscall(SYS_landlock_restrict_self, ll.fd, 0) < 0)
+        if (r >= 0 && bento_landlock_restrict(ll.fd) < 0)
                 r = bento_err_set(err, errno, "cannot enforce the Landlock ruleset");
         if (ll.fd >= 0)
                 close(ll.fd);
