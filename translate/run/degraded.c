@@ -361,20 +361,6 @@ static int judge(struct run_degraded *dg, const struct launched *l, int status,
         return 0;
 }
 
-static int block_signals(sigset_t *old, struct bento_err *err)
-{
-        sigset_t set;
-        int fd;
-
-        sigemptyset(&set);
-        sigaddset(&set, SIGINT);
-        sigaddset(&set, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &set, old) < 0)
-                return bento_err_set(err, errno, "signals");
-        fd = signalfd(-1, &set, SFD_CLOEXEC);
-        return fd < 0 ? bento_err_set(err, errno, "signals") : fd;
-}
-
 static int spawn_launcher(struct launched *l, const struct argv_build *a,
                           const struct run_stdio *io, char **env, struct bento_err *err)
 {
@@ -443,7 +429,7 @@ int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gat
         self[n] = '\0';
         r = build_argv(a, dg, p, dg->gate_socket, self, err);
         if (r >= 0)
-                r = sigfd = block_signals(&old, err);
+                r = sigfd = run_block_signals(&old, err);
         if (r >= 0 && gate->pid > 0)
                 r = run_gate_ready(gate, err);
         if (r >= 0)

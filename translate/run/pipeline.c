@@ -148,6 +148,25 @@ static void forward_output(int stream, const char *data, size_t len, void *userd
                 s->lost = errno ? errno : EIO;
 }
 
+/* --json: the target's stdout and stderr go to pipes bento reads, each chunk
+ * an output event (forward_output into sink). */
+static int json_stdio(int out_pipe[2], int err_pipe[2], struct json_sink *sink,
+                      struct run_stdio *io, struct bento_err *err)
+{
+        if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0)
+                return bento_err_set(err, errno, "pipes");
+        *io = (struct run_stdio){.in_fd = -1,
+                                 .out_fd = out_pipe[1],
+                                 .err_fd = err_pipe[1],
+                                 .out_pipe = out_pipe[0],
+                                 .err_pipe = err_pipe[0],
+                                 .on_output = forward_output,
+                                 .userdata = sink,
+                                 .observe_fd = -1,
+                                 .observe_pipe = -1};
+        return 0;
+}
+
 /* The backend's account merged into the report, worse wins (docs/cli/bento-run.md, "ADMISSION"). */
 static void merge_backend(struct admission *a, const struct run_outcome *out,
                           const struct manifest *m)
@@ -503,19 +522,8 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                 r = run_dir_make_mount_points(&c->d, c->p, err);
         if (r < 0)
                 return r;
-        if (c->o.json) {
-                if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0)
-                        return bento_err_set(err, errno, "pipes");
-                io = (struct run_stdio){.in_fd = -1,
-                                        .out_fd = out_pipe[1],
-                                        .err_fd = err_pipe[1],
-                                        .out_pipe = out_pipe[0],
-                                        .err_pipe = err_pipe[0],
-                                        .on_output = forward_output,
-                                        .userdata = &sink,
-                                        .observe_fd = -1,
-                                        .observe_pipe = -1};
-        }
+        if (c->o.json && json_stdio(out_pipe, err_pipe, &sink, &io, err) < 0)
+                return -err->code;
         r = run_sandbox(&c->o, &c->d, &c->gate, &io, &(struct run_on_exit){sandbox_gone, c},
                         &c->out, err);
         for (int i = 0; i < 2; i++) {
@@ -563,19 +571,8 @@ static int sandbox_degraded(struct run_ctx *c, struct bento_err *err)
                 r = run_degraded_env(&c->degraded, &c->d, c->p, &c->o, &c->env, err);
         if (r >= 0)
                 r = run_autoexec_snapshot(c->p, &c->autoexec, err);
-        if (r >= 0 && c->o.json) {
-                if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0)
-                        r = bento_err_set(err, errno, "pipes");
-                io = (struct run_stdio){.in_fd = -1,
-                                        .out_fd = out_pipe[1],
-                                        .err_fd = err_pipe[1],
-                                        .out_pipe = out_pipe[0],
-                                        .err_pipe = err_pipe[0],
-                                        .on_output = forward_output,
-                                        .userdata = &sink,
-                                        .observe_fd = -1,
-                                        .observe_pipe = -1};
-        }
+        if (r >= 0 && c->o.json)
+                r = json_stdio(out_pipe, err_pipe, &sink, &io, err);
         c->degraded.gate_socket = c->d.gate_socket;
         if (r >= 0)
                 r = run_degraded(&c->degraded, c->p, &c->gate, &io, c->env, &c->out, err);

@@ -588,22 +588,6 @@ static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
         return 0;
 }
 
-static int block_signals(sigset_t *old, struct bento_err *err)
-{
-        sigset_t set;
-        int fd;
-
-        sigemptyset(&set);
-        sigaddset(&set, SIGINT);
-        sigaddset(&set, SIGTERM);
-        if (sigprocmask(SIG_BLOCK, &set, old) < 0)
-                return bento_err_set(err, errno, "signals");
-        fd = signalfd(-1, &set, SFD_CLOEXEC);
-        if (fd < 0)
-                return bento_err_set(err, errno, "signals");
-        return fd;
-}
-
 int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
                 const struct run_stdio *io, const struct run_on_exit *on_exit,
                 struct run_outcome *out, struct bento_err *err)
@@ -631,7 +615,7 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
         else
                 snprintf(sb.id, sizeof(sb.id), "bento-run-%s", strrchr(d->path, '-') + 1);
         out->oom_kills = -1;
-        sigfd = block_signals(&old, err);
+        sigfd = run_block_signals(&old, err);
         r = sigfd < 0 ? sigfd : 0;
         if (r >= 0 && gate->pid > 0)
                 r = run_gate_ready(gate, err);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -170,4 +171,20 @@ int run_call(char *const argv[], const struct run_spawn_fds *fds, int *ret_statu
         if (r < 0)
                 return bento_err_set(err, -r, "waiting for %s", argv[0]);
         return 0;
+}
+
+int run_block_signals(sigset_t *old, struct bento_err *err)
+{
+        sigset_t set;
+        int fd;
+
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        if (sigprocmask(SIG_BLOCK, &set, old) < 0)
+                return bento_err_set(err, errno, "signals");
+        fd = signalfd(-1, &set, SFD_CLOEXEC);
+        if (fd < 0)
+                return bento_err_set(err, errno, "signals");
+        return fd;
 }

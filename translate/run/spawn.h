@@ -3,6 +3,7 @@
 #ifndef BENTO_RUN_SPAWN_H
 #define BENTO_RUN_SPAWN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -47,5 +48,10 @@ long run_now_ms(void);
 /* Spawn and wait. */
 int run_call(char *const argv[], const struct run_spawn_fds *fds, int *ret_status,
              struct bento_err *err);
+
+/* Block SIGINT and SIGTERM (the old mask in *old) and return a signalfd
+ * for them: a run takes Ctrl-C and a kill from its poll loop, as events.
+ * Returns the fd, or -errno with err set. */
+int run_block_signals(sigset_t *old, struct bento_err *err);
 
 #endif
