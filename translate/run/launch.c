@@ -195,7 +195,7 @@ static int confine(struct launch *l, struct bento_err *err)
 {
         int std[3];
         cleanup_close int gate = -1;
-        char abi[16];
+        char abi[24];
         int r, listener;
 
         /* nothing bento holds may reach the target */
