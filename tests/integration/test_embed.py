@@ -28,8 +28,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     dest = str(tmp_path_factory.mktemp("dest"))
+    # the check-debug tree is built with SANITIZE=1: what links against its
+    # library needs the sanitizer runtimes too
+    sanitized = harness.SANITIZER_SLOWDOWN > 1
+    san = ["-fsanitize=address,undefined"] if sanitized else []
     r = run_cmd(["make", "-s", "-C", ROOT, "BUILDDIR=" + harness.BUILD, "DESTDIR=" + dest,
-                 "PREFIX=/usr", "install"], timeout=280)
+                 "PREFIX=/usr", "install"] + (["SANITIZE=1"] if sanitized else []), timeout=280)
     assert r.rc == 0, r
     pc_env = dict(os.environ, PKG_CONFIG_SYSROOT_DIR=dest,
                   PKG_CONFIG_PATH=os.path.join(dest, "usr/lib/pkgconfig"))
@@ -38,12 +42,12 @@ def installed(tmp_path_factory):
     exe = os.path.join(dest, "embed-test")
     static = os.path.join(dest, "embed-test-static")
     subprocess.run(["cc", "-Wall", "-Wextra", "-Werror", "-o", exe,
-                    os.path.join(ROOT, "tests/embed/embed-test.c")] + flags, check=True)
+                    os.path.join(ROOT, "tests/embed/embed-test.c")] + san + flags, check=True)
     sflags = subprocess.run(["pkg-config", "--static", "--cflags", "--libs", "bento"], env=pc_env,
                             capture_output=True, text=True, check=True).stdout.split()
     # the static build: the archive instead of the shared library, by name
     subprocess.run(["cc", "-Wall", "-Wextra", "-Werror", "-o", static,
-                    os.path.join(ROOT, "tests/embed/embed-test.c")]
+                    os.path.join(ROOT, "tests/embed/embed-test.c")] + san
                    + ["-l:libbento-embed.a" if f == "-lbento-embed" else f for f in sflags],
                    check=True)
     yield {"dest": dest, "exe": exe, "static": static,
