@@ -236,3 +236,47 @@ def _(r, run):
     else:
         assert_denied(r["fork"], "EPERM", what="fork under none-strict")
         assert_denied(r["clone3"], "ENOSYS", what="clone3 under none-strict")
+
+
+@attempt("exec", "exec-orphan-of-the-init", "fork twice and let the middle process exit, so the grandchild "
+         "is reparented to process 1 (bento-init) and becomes its direct child, then exec from it: the gate's "
+         "allowance for the init's child was spent on the target's own start")
+def exec_orphan(c):
+    def go():
+        r, w = os.pipe()
+        mid = os.fork()
+        if mid == 0:
+            os.close(r)
+            if os.fork() == 0:
+                import time
+                for _ in range(100):  # wait until the middle process is gone
+                    if os.getppid() != os.getpid() and os.getppid() == 1:
+                        break
+                    time.sleep(0.02)
+                parent = os.getppid()
+                res = run_exec(["/bin/echo", "EXEC-RAN"])
+                res["parent"] = parent
+                os.write(w, json.dumps(res).encode())
+                os._exit(0)
+            os._exit(0)
+        os.close(w)
+        os.waitpid(mid, 0)
+        data = b""
+        while True:
+            chunk = os.read(r, 65536)
+            if not chunk:
+                break
+            data += chunk
+        os.close(r)
+        return json.loads(data.decode()) if data else {"ok": False, "errno": "no-answer"}
+    return {"run": call(go)}
+
+
+@exec_orphan.check
+def _(r, run):
+    outer = r["run"]
+    if not run.mode.can_fork:
+        return  # none-strict refuses the forks themselves (exec-strict attempts say so)
+    assert_ok(outer, "the double fork")
+    inner = outer["value"]
+    exec_outcome({k: v for k, v in inner.items() if k != "parent"}, run, "an orphan of the init")
