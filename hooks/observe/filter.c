@@ -79,7 +79,7 @@ size_t obs_filter_build(struct sock_filter *prog)
                 /* the flags are an int: the low word of the argument */
                 prog[i++] = stmt(BPF_LD | BPF_W | BPF_ABS,
                                  (unsigned int) (offsetof(struct seccomp_data, args) +
-                                                 8 * fd_forms[f].flags_arg));
+                                                 8 * (size_t) fd_forms[f].flags_arg));
                 prog[i] =
                     jump(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, to(i, allow), to(i, trace));
                 i++;
