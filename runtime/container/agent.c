@@ -15,6 +15,13 @@
  *     wrapper's), which one probing connection would use up, so it is never
  *     touched; a stale one makes the init's connect fail, closed.
  *
+ * A bundle that was moved after `bento translate` still has the old
+ * absolute listenerPath (crun takes no relative one).  When nothing exists
+ * there, it is not in the bundle, and its file name is the one the
+ * org.bento.exec-gate.socket annotation gives (a plain file name), the
+ * listener becomes that name in the bundle and the rules above apply to it.  The
+ * container is gated all the same, by a gate with the bundle's own policy.
+ *
  * The gate is the bento-exec-gate in bento-runtime's own directory (never
  * one found through PATH or named by the bundle), started in daemon mode
  * in a session of its own and not as the runtime's child, so it outlives
@@ -36,6 +43,7 @@
 
 #include "base/log.h"
 #include "cleanup.h"
+#include "exec-gate-socket.h"
 
 #define GATE_PROGRAM  "bento-exec-gate"
 #define GATE_METADATA "bento-exec-gate/"
@@ -151,7 +159,35 @@ static int wait_ready(int fd, const char *gate, const char *path, struct bento_e
                               gate, path, GATE_READY_MS / 1000);
 }
 
-int rt_agent_start(const struct rt_seccomp *s, const char *bundle, struct bento_err *err)
+/* The moved bundle's socket: listenerPath made <bundle>/<annotation> when
+ * the annotation is a plain file name, listenerPath ends in that same name
+ * (it is the bundle's own socket at its old place, not some other agent's)
+ * and nothing is at the old path. */
+static int follow_moved_bundle(struct rt_seccomp *s, const struct oci_config *cfg,
+                               const char *bundle, struct bento_err *err)
+{
+        const char *name = oci_config_annotation(cfg, BENTO_GATE_SOCKET_ANNOTATION);
+        const char *old = rt_seccomp_listener_path(s);
+        const char *old_name = strrchr(old, '/');
+        char *moved = NULL;
+        struct stat st;
+
+        if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
+            strcmp(name, "..") == 0)
+                return 0;
+        if (!old_name || strcmp(old_name + 1, name) != 0)
+                return 0;
+        if (lstat(old, &st) == 0 || errno != ENOENT)
+                return 0;
+        if (asprintf(&moved, "%s/%s", bundle, name) < 0)
+                return bento_err_set(err, ENOMEM, "linux.seccomp.listenerPath");
+        rt_log_debug("listenerPath %s is not in the bundle: using the bundle's %s",
+                     rt_seccomp_listener_path(s), moved);
+        return rt_seccomp_set_listener_path(s, moved, err);
+}
+
+int rt_agent_start(struct rt_seccomp *s, const struct oci_config *cfg, const char *bundle,
+                   struct bento_err *err)
 {
         const char *path = rt_seccomp_listener_path(s);
         const char *meta = rt_seccomp_listener_metadata(s);
@@ -163,8 +199,12 @@ int rt_agent_start(const struct rt_seccomp *s, const char *bundle, struct bento_
         if (!rt_seccomp_has_listener(s) || !meta ||
             strncmp(meta, GATE_METADATA, strlen(GATE_METADATA)) != 0)
                 return 0;
-        if (!inside_bundle(path, bundle))
-                return 0;
+        if (!inside_bundle(path, bundle)) {
+                r = follow_moved_bundle(s, cfg, bundle, err);
+                path = rt_seccomp_listener_path(s);
+                if (r < 0 || !inside_bundle(path, bundle))
+                        return r < 0 ? r : 0;
+        }
         if (lstat(path, &st) == 0 || errno != ENOENT)
                 return 0;
         gate = gate_beside_self(err);

@@ -266,8 +266,8 @@ static int compile_seccomp(struct create_job *job, const struct rt_store *store,
 
         if (job->cfg->linux_.seccomp)
                 cache_fd = rt_seccomp_cache_open(store->root_fd);
-        r = rt_seccomp_compile_cached(job->cfg, cache_fd, &job->seccomp, warnings, sizeof(warnings),
-                                      err);
+        r = rt_seccomp_compile_cached(job->cfg, job->bundle, cache_fd, &job->seccomp, warnings,
+                                      sizeof(warnings), err);
         for (char *save = NULL, *w = strtok_r(warnings, "\n", &save); w;
              w = strtok_r(NULL, "\n", &save))
                 rt_log_warning("%s", w);
@@ -322,7 +322,7 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
         if (r >= 0)
                 r = compile_seccomp(&job, store, err);
         if (r >= 0)
-                r = rt_agent_start(job.seccomp, job.bundle, err);
+                r = rt_agent_start(job.seccomp, job.cfg, job.bundle, err);
         if (r < 0)
                 goto out;
         ctx.seccomp = job.seccomp;

@@ -168,7 +168,8 @@ static int prepare_seccomp(struct exec_job *job, struct bento_err *err)
         char warnings[2048] = "";
         int r;
 
-        r = rt_seccomp_compile(job->cfg, &job->seccomp, warnings, sizeof(warnings), err);
+        r = rt_seccomp_compile(job->cfg, job->rec->bundle, &job->seccomp, warnings,
+                               sizeof(warnings), err);
         for (char *save = NULL, *w = strtok_r(warnings, "\n", &save); w;
              w = strtok_r(NULL, "\n", &save))
                 rt_log_warning("%s", w);

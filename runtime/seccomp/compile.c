@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/un.h>
 
 #include "cleanup.h"
 #include "jsonr.h"
@@ -31,6 +30,7 @@ struct compiler {
         struct bento_jsonr r;
         struct rt_seccomp *s;
         struct rt_seccomp_model m;
+        const char *bundle; /* a relative listenerPath's base, or NULL */
         char *warn;
         size_t warn_size;
 };
@@ -151,18 +151,34 @@ static int read_flags(struct compiler *c, const struct bento_json *obj)
         return r;
 }
 
+/* listenerPath, absolute or relative to the bundle (runc, which runs in the
+ * bundle directory, reads a relative one the same way). */
 static int read_listener(struct compiler *c, const struct bento_json *obj)
 {
         struct rt_seccomp *s = c->s;
+        cleanup_free char *given = NULL;
         int r;
 
-        r = bento_jsonr_abs_path(&c->r, obj, "listenerPath", false, &s->listener_path);
-        if (r > 0 && strlen(s->listener_path) >= sizeof(((struct sockaddr_un *) 0)->sun_path))
-                r = fail_at(c, "listenerPath",
-                            "longer than a unix socket address can be (%zu bytes)",
-                            sizeof(((struct sockaddr_un *) 0)->sun_path) - 1);
+        r = bento_jsonr_string(&c->r, obj, "listenerPath", false, &given);
         if (r < 0)
                 return r;
+        if (r > 0 && given[0] == '\0')
+                return fail_at(c, "listenerPath", "must not be empty");
+        if (r > 0 && given[0] != '/' && !c->bundle)
+                return fail_at(c, "listenerPath", "must be an absolute path, got \"%.200s\"",
+                               given);
+        if (r > 0 && given[0] != '/') {
+                if (asprintf(&s->listener_path, "%s/%s", c->bundle, given) < 0) {
+                        s->listener_path = NULL;
+                        return bento_err_set(c->r.err, ENOMEM, "linux.seccomp.listenerPath");
+                }
+        } else {
+                s->listener_path = TAKE_PTR(given);
+        }
+        if (s->listener_path && strlen(s->listener_path) > RT_SECCOMP_LISTENER_MAX)
+                return fail_at(c, "listenerPath",
+                               "longer than a unix socket address can be (%zu bytes): \"%.200s\"",
+                               RT_SECCOMP_LISTENER_MAX, s->listener_path);
         r = bento_jsonr_string(&c->r, obj, "listenerMetadata", false, &s->listener_metadata);
         return r < 0 ? r : 0;
 }
@@ -387,10 +403,11 @@ static int compile(struct compiler *c, const struct bento_json *obj)
         return 0;
 }
 
-int rt_seccomp_compile_cached(const struct oci_config *cfg, int cache_fd, struct rt_seccomp **ret,
-                              char *warn, size_t warn_size, struct bento_err *err)
+int rt_seccomp_compile_cached(const struct oci_config *cfg, const char *bundle, int cache_fd,
+                              struct rt_seccomp **ret, char *warn, size_t warn_size,
+                              struct bento_err *err)
 {
-        struct compiler c = {.warn = warn, .warn_size = warn_size};
+        struct compiler c = {.bundle = bundle, .warn = warn, .warn_size = warn_size};
         int r;
 
         *ret = NULL;
@@ -416,8 +433,8 @@ int rt_seccomp_compile_cached(const struct oci_config *cfg, int cache_fd, struct
         return 0;
 }
 
-int rt_seccomp_compile(const struct oci_config *cfg, struct rt_seccomp **ret, char *warn,
-                       size_t warn_size, struct bento_err *err)
+int rt_seccomp_compile(const struct oci_config *cfg, const char *bundle, struct rt_seccomp **ret,
+                       char *warn, size_t warn_size, struct bento_err *err)
 {
-        return rt_seccomp_compile_cached(cfg, -1, ret, warn, warn_size, err);
+        return rt_seccomp_compile_cached(cfg, bundle, -1, ret, warn, warn_size, err);
 }

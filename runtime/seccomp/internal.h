@@ -13,8 +13,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/un.h>
 
 #include "seccomp.h"
+
+/* The longest listenerPath a unix socket address holds. */
+#define RT_SECCOMP_LISTENER_MAX (sizeof(((struct sockaddr_un *) 0)->sun_path) - 1)
 
 #ifndef SECCOMP_FILTER_FLAG_TSYNC
 #define SECCOMP_FILTER_FLAG_TSYNC (1UL << 0)

@@ -127,6 +127,22 @@ const char *rt_seccomp_listener_path(const struct rt_seccomp *s)
         return s ? s->listener_path : NULL;
 }
 
+int rt_seccomp_set_listener_path(struct rt_seccomp *s, char *path, struct bento_err *err)
+{
+        if (strlen(path) > RT_SECCOMP_LISTENER_MAX) {
+                int r = bento_err_setx(err, ENAMETOOLONG,
+                                       "linux.seccomp.listenerPath: longer than a unix socket "
+                                       "address can be (%zu bytes): \"%.200s\"",
+                                       RT_SECCOMP_LISTENER_MAX, path);
+
+                free(path);
+                return r;
+        }
+        free(s->listener_path);
+        s->listener_path = path;
+        return 0;
+}
+
 const char *rt_seccomp_listener_metadata(const struct rt_seccomp *s)
 {
         return s ? s->listener_metadata : NULL;

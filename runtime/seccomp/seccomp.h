@@ -31,17 +31,21 @@ struct rt_seccomp; /* compiled filter, listener path, metadata */
 
 /* Compile cfg->linux_.seccomp.  *ret is NULL when the config has none.
  * Warnings (unknown syscall names skipped, one line per name) go into warn.
- * Errors name the JSON path ("linux.seccomp.syscalls[3].args[0].op: ..."). */
-int rt_seccomp_compile(const struct oci_config *cfg, struct rt_seccomp **ret, char *warn,
-                       size_t warn_size, struct bento_err *err);
+ * Errors name the JSON path ("linux.seccomp.syscalls[3].args[0].op: ...").
+ * A relative listenerPath is taken relative to bundle (absolute, or NULL
+ * to refuse one), as root.path and mount sources are, so that a bundle
+ * still names its own gate's socket after it is moved. */
+int rt_seccomp_compile(const struct oci_config *cfg, const char *bundle, struct rt_seccomp **ret,
+                       char *warn, size_t warn_size, struct bento_err *err);
 
 /* Like rt_seccomp_compile(), with compiled programs kept in the directory
  * cache_fd (see rt_seccomp_cache_open; -1 compiles every time).  Compiling
  * podman's default profile with libseccomp takes longer than the rest of
  * `create`; the cache is keyed by everything the program depends on and
  * holds that key in full, so a hit is exact. */
-int rt_seccomp_compile_cached(const struct oci_config *cfg, int cache_fd, struct rt_seccomp **ret,
-                              char *warn, size_t warn_size, struct bento_err *err);
+int rt_seccomp_compile_cached(const struct oci_config *cfg, const char *bundle, int cache_fd,
+                              struct rt_seccomp **ret, char *warn, size_t warn_size,
+                              struct bento_err *err);
 
 /* Open (making it, 0700) <root>/.cache/seccomp under the state root's fd;
  * -1 when that is impossible or the directory is not ours alone. */
@@ -57,10 +61,14 @@ struct bento_json *rt_seccomp_describe(const struct rt_seccomp *s);
 /* True when the filter has SCMP_ACT_NOTIFY rules and a listenerPath. */
 bool rt_seccomp_has_listener(const struct rt_seccomp *s);
 
-/* listenerPath and listenerMetadata as the bundle gave them (NULL when
- * absent). */
+/* listenerPath (made absolute against the bundle) and listenerMetadata as
+ * the bundle gave it (NULL when absent). */
 const char *rt_seccomp_listener_path(const struct rt_seccomp *s);
 const char *rt_seccomp_listener_metadata(const struct rt_seccomp *s);
+
+/* Replace listenerPath by path (heap, taken even on failure); the length
+ * is checked as the compiler checks it. */
+int rt_seccomp_set_listener_path(struct rt_seccomp *s, char *path, struct bento_err *err);
 
 /* In the init before pivot_root: connect to listenerPath.  Returns the fd. */
 int rt_seccomp_connect_listener(const struct rt_seccomp *s, struct bento_err *err);

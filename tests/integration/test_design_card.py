@@ -11,10 +11,12 @@ import json
 import os
 import shutil
 
+import pytest
+
 import harness
 from harness import RUNTIME, run_cmd
 from test_translate import TranslatedBundle, home, bundles_dir, trr  # noqa: F401
-from test_translate import parse_steps, assert_refused
+from test_translate import parse_steps, assert_refused, run_gated
 
 STEPS = ("say TARGET-RAN x", "exec-raw execve /usr/bin/true", "fork exec-raw execve /usr/bin/true")
 
@@ -141,14 +143,62 @@ def test_a_moved_bundle_with_network_rules_runs(trr, home, bundles_dir):  # noqa
 
 
 
-def test_a_moved_exec_none_bundle_fails_closed(trr, home, bundles_dir):  # noqa: F811
-    # listenerPath stays absolute (crun reads a relative one from its own
-    # directory): the moved bundle names a socket outside itself, which
-    # bento-runtime does not serve, so it does not run, blocked or not.
-    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["say", "TARGET-RAN", "x"]})
+def test_a_moved_exec_none_bundle_runs_gated(trr, home, bundles_dir):  # noqa: F811
+    # listenerPath names the old place (crun takes only an absolute one);
+    # the org.bento.exec-gate.socket annotation names the socket in the
+    # bundle, where bento-runtime starts the gate after the move, and the
+    # target's own execs are still refused.
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["steps"] + list(STEPS)})
+    assert b.config["linux"]["seccomp"]["listenerPath"] == os.path.join(b.path, "exec-gate.sock")
+    assert b.config["annotations"]["org.bento.exec-gate.socket"] == "exec-gate.sock"
     moved = TranslatedBundle(os.path.join(bundles_dir, "moved-none"))
     os.rename(b.path, moved.path)
+    res = trr.rt.run(moved)
+    assert res.rc == 0, res
+    s = parse_steps(STEPS, res.out)
+    assert s[0].line == "TARGET-RAN", res
+    assert_refused(s[1], "EPERM")
+    assert_refused(s[2], "EPERM")
+    assert not os.path.exists(os.path.join(moved.path, "exec-gate.sock"))
+
+
+def test_a_moved_bundle_without_the_annotation_fails_closed(trr, home, bundles_dir):  # noqa: F811
+    # without the annotation the old listenerPath is nobody's gate once the
+    # bundle has moved, and bento-runtime does not start one outside the bundle
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["say", "TARGET-RAN", "x"]})
+    old = os.path.join(b.path, "exec-gate.sock")
+    _edit(b, lambda c: c["annotations"].pop("org.bento.exec-gate.socket"))
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved-none-abs"))
+    os.rename(b.path, moved.path)
+    os.makedirs(b.path)  # the old directory exists again, but is not the bundle
     res = trr.rt.run(moved)
     assert res.rc not in (0, None), res
     assert "TARGET-RAN" not in res.out, res
     assert "cannot connect to the seccomp agent" in res.err, res
+    assert not os.path.exists(old)
+
+
+@pytest.mark.parametrize("name", ["../exec-gate.sock", "/tmp/exec-gate.sock", "..", ""])
+def test_a_moved_bundle_annotation_names_only_a_file_of_the_bundle(trr, home, bundles_dir, name):  # noqa: F811
+    # the annotation cannot point the gate anywhere but into the bundle
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["say", "TARGET-RAN", "x"]})
+    _edit(b, lambda c: c["annotations"].update({"org.bento.exec-gate.socket": name}))
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved-bad"))
+    os.rename(b.path, moved.path)
+    res = trr.rt.run(moved)
+    assert res.rc not in (0, None), res
+    assert "TARGET-RAN" not in res.out, res
+    assert not _gates_for(bundles_dir) and not os.path.lexists(os.path.join(bundles_dir, "exec-gate.sock"))
+
+
+def test_a_moved_bundle_served_by_a_wrapper_uses_that_gate(trr, home, bundles_dir):  # noqa: F811
+    # a gate already listening at the bundle's socket (the wrapper's) is used,
+    # not replaced
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["steps"] + list(STEPS)})
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved-wrapped"))
+    os.rename(b.path, moved.path)
+    res = run_gated(trr.rt, moved)
+    assert res.rc == 0, res
+    s = parse_steps(STEPS, res.out)
+    assert s[0].line == "TARGET-RAN", res
+    assert_refused(s[1], "EPERM")

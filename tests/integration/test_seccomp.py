@@ -338,8 +338,11 @@ BAD_PROFILES = {
     "notify on sendmsg": (profile(syscalls=[rule(["execve", "sendmsg"], "SCMP_ACT_NOTIFY")],
                                   listenerPath="/run/x.sock"),
                           "linux.seccomp.syscalls[0].names[1]: SCMP_ACT_NOTIFY on sendmsg is refused"),
-    "relative listenerPath": (profile(syscalls=[rule(["execve"], "SCMP_ACT_NOTIFY")], listenerPath="x.sock"),
-                              "linux.seccomp.listenerPath"),
+    "empty listenerPath": (profile(syscalls=[rule(["execve"], "SCMP_ACT_NOTIFY")], listenerPath=""),
+                           "linux.seccomp.listenerPath: must not be empty"),
+    "relative listenerPath too long": (profile(syscalls=[rule(["execve"], "SCMP_ACT_NOTIFY")],
+                                               listenerPath="x" * 100),
+                                       "linux.seccomp.listenerPath: longer than a unix socket address can be"),
     "long listenerPath": (profile(syscalls=[rule(["execve"], "SCMP_ACT_NOTIFY")], listenerPath="/" + "x" * 120),
                           "linux.seccomp.listenerPath: longer than a unix socket address can be"),
     "not an object": ([], "linux.seccomp"),
@@ -550,6 +553,23 @@ def test_notify_target_cannot_start_once_the_agent_is_gone(rt, bundle, agent):
     assert REAPER.exit_code(pid, timeout=30) == 126
     err = open(rt.err_path(cid)).read()
     assert 'bento-runtime: exec "%s": Function not implemented' % PROBE_IN in err, err
+
+
+def test_notify_relative_listener_is_in_the_bundle_directory(rt, bundle, agent):
+    """A relative listenerPath names a socket relative to the bundle
+    directory (as root.path does), whatever the runtime's own directory is."""
+    ag = agent(allow=1, errno=errno.EPERM)
+    b = seccomp_bundle(bundle, gate_profile("agent.sock"))
+    os.symlink(ag.socket, os.path.join(b.path, "agent.sock"))
+    assert not os.path.lexists(os.path.join(os.getcwd(), "agent.sock"))
+    b.probe("steps", EXEC % "execve")
+    cid, pid = rt.create_ok(b)
+    rt.start_ok(cid)
+    assert REAPER.exit_code(pid, timeout=30) == 0
+    assert ag.wait() == 0, ag.stderr()
+    assert [(n["nr"], n["answer"]) for n in ag.report()["notifications"]] == [
+        (NR_EXECVE, "continue"), (NR_EXECVE, "errno 1")]
+    assert lines(parse_steps(["?"], rt.container_output(cid))) == [("EPERM", 1)]
 
 
 def test_notify_without_an_agent_fails_create(rt, bundle, agent_dir):

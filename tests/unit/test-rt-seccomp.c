@@ -50,7 +50,7 @@ static int compile(const char *doc, int cache_fd, struct oci_config **cfg, struc
         r = oci_config_parse(doc, strlen(doc), cfg, &err);
         if (r < 0)
                 return r;
-        return rt_seccomp_compile_cached(*cfg, cache_fd, ret, warn, sizeof(warn), &err);
+        return rt_seccomp_compile_cached(*cfg, NULL, cache_fd, ret, warn, sizeof(warn), &err);
 }
 
 /* Compiling doc must fail, with a message containing want. */

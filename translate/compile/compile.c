@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "exec-gate-socket.h"
 #include "internal.h"
 #include "fileio.h"
 #include "policy/mount-points.h"
@@ -158,6 +159,9 @@ static void write_annotations(struct bento_jsonw *w, const struct policy *p,
         bento_jsonw_open_object(w);
         bento_jsonw_kstring_opt(w, "org.bento.approval", o->approval);
         bento_jsonw_kstring(w, "org.bento.exec", manifest_exec_to_string(p->m->exec));
+        /* the gate's socket in the bundle, found again after a move */
+        if (p->m->exec != MANIFEST_EXEC_ALL && !o->listener_path)
+                bento_jsonw_kstring(w, BENTO_GATE_SOCKET_ANNOTATION, COMPILE_GATE_SOCKET);
         bento_jsonw_kstring_opt(w, "org.bento.fingerprint", o->fingerprint);
         bento_jsonw_kstring(w, "org.bento.manifest", manifest); /* NULL fails the writer */
         bento_jsonw_kstring(w, BENTO_MOUNT_IDENTITY_ANNOTATION, identities); /* likewise */
