@@ -16,6 +16,8 @@
 
 #define STATUS_MAX 65536
 
+enum gate_call { GATE_CALL_OTHER, GATE_CALL_EXEC, GATE_CALL_FORK };
+
 int gate_notify_init(struct gate_notify *n, int fd, pid_t init_pid, bool init_child,
                      struct bento_err *err)
 {
@@ -113,10 +115,19 @@ static bool next_allowance(const struct gate_notify *n, pid_t pid)
         return from_init(n, pid);
 }
 
-/* The allowance that was next is spent. */
-static void spend(struct gate_notify *n)
+/* bento-init's one fork: its first process-creating call after its own
+ * exec, before anything else exists in the box. */
+static bool fork_allowance(const struct gate_notify *n, pid_t pid)
 {
-        if (n->init_child && !n->init_exec)
+        return n->init_child && n->init_exec && !n->init_fork && !n->allowed && from_init(n, pid);
+}
+
+/* The allowance that was next is spent. */
+static void spend(struct gate_notify *n, enum gate_call kind)
+{
+        if (kind == GATE_CALL_FORK)
+                n->init_fork = true;
+        else if (n->init_child && !n->init_exec)
                 n->init_exec = true;
         else
                 n->allowed = true;
@@ -129,29 +140,35 @@ static bool id_valid(const struct gate_notify *n, uint64_t id)
         return ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-/* Name the call for the log; true when it is an exec. */
-static bool name_call(uint32_t arch, int nr, char *out, size_t size)
+/* Name the call for the log, and say what kind it is. */
+static enum gate_call name_call(uint32_t arch, int nr, char *out, size_t size)
 {
+        static const char *const forks[] = {"clone", "clone3", "fork", "vfork"};
         cleanup_free char *name = seccomp_syscall_resolve_num_arch(arch, nr);
-        bool exec = name && (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0);
+        enum gate_call kind = GATE_CALL_OTHER;
 
         if (name)
                 snprintf(out, size, "%s", name);
         else
                 snprintf(out, size, "syscall %d", nr);
-        return exec;
+        if (name && (strcmp(name, "execve") == 0 || strcmp(name, "execveat") == 0))
+                kind = GATE_CALL_EXEC;
+        for (size_t i = 0; name && i < sizeof(forks) / sizeof(forks[0]); i++)
+                if (strcmp(name, forks[i]) == 0)
+                        kind = GATE_CALL_FORK;
+        return kind;
 }
 
 /* Record mode: the exec is written down (its arguments read while the
  * caller still waits) and every call goes on.  The record is kept only if
  * the notification still stands after the reads, so the pid (and its
  * memory) still meant the caller. */
-static void record_call(struct gate_notify *n, const struct seccomp_notif *req, bool exec,
+static void record_call(struct gate_notify *n, const struct seccomp_notif *req, enum gate_call kind,
                         const char *call)
 {
         struct gate_exec e = {0};
 
-        if (!exec)
+        if (kind != GATE_CALL_EXEC)
                 return;
         /* bento-init's own exec is not one of the target's */
         if (n->init_child && !n->init_exec && from_init(n, (pid_t) req->pid))
@@ -165,14 +182,18 @@ static void record_call(struct gate_notify *n, const struct seccomp_notif *req, 
         gate_exec_done(&e);
 }
 
-static bool decide(struct gate_notify *n, const struct seccomp_notif *req, bool exec,
+static bool decide(struct gate_notify *n, const struct seccomp_notif *req, enum gate_call kind,
                    const char *call)
 {
+        pid_t pid = (pid_t) req->pid;
+
         if (n->record) {
-                record_call(n, req, exec, call);
+                record_call(n, req, kind, call);
                 return true;
         }
-        return exec && next_allowance(n, (pid_t) req->pid) && id_valid(n, req->id);
+        if (kind == GATE_CALL_FORK)
+                return fork_allowance(n, pid) && id_valid(n, req->id);
+        return kind == GATE_CALL_EXEC && next_allowance(n, pid) && id_valid(n, req->id);
 }
 
 int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct bento_err *err)
@@ -180,7 +201,8 @@ int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct 
         struct seccomp_notif *req = n->req;
         struct seccomp_notif_resp *resp = n->resp;
         struct gate_decision d = {0};
-        bool exec, allow;
+        enum gate_call kind;
+        bool allow;
 
         memset(req, 0, n->req_size); /* the kernel refuses a dirty buffer */
         if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0) {
@@ -189,8 +211,8 @@ int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct 
                 return bento_err_set(err, errno, "receiving a seccomp notification");
         }
         d.pid = (pid_t) req->pid;
-        exec = name_call(req->data.arch, req->data.nr, d.call, sizeof(d.call));
-        allow = decide(n, req, exec, d.call);
+        kind = name_call(req->data.arch, req->data.nr, d.call, sizeof(d.call));
+        allow = decide(n, req, kind, d.call);
         memset(resp, 0, n->resp_size);
         resp->id = req->id;
         if (allow)
@@ -204,7 +226,7 @@ int gate_notify_handle(struct gate_notify *n, struct gate_decision *ret, struct 
                         return bento_err_set(err, errno, "answering a seccomp notification");
                 d.gone = true;
         } else if (allow) {
-                spend(n);
+                spend(n, kind);
         } else {
                 n->denied++;
         }

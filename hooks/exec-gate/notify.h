@@ -22,6 +22,13 @@
  * before the second, so nothing else can take it, and after it the target
  * has no allowance, exactly as without the init.
  *
+ * Under exec: none-strict every process-creating call is refused too, so
+ * the bundle sends those of clone (the one glibc's fork uses) to the gate
+ * as well.  The gate then lets one through: the first, made by the init
+ * after its own exec (bento-init forking the target-to-be).  Only the init
+ * exists then, so nothing else can take it; every later one fails with
+ * EPERM, as the filter alone would answer.
+ *
  * In record mode (n->record set) nothing is refused: every call continues,
  * and each exec is written to the record before it is answered.
  */
@@ -42,6 +49,7 @@ struct gate_notify {
         pid_t init_pid;
         bool init_child; /* process 1 is bento-init: the target is its child */
         bool init_exec;  /* init_child: bento-init's own exec has gone through */
+        bool init_fork;  /* init_child: bento-init's one fork has gone through */
         struct seccomp_notif *req;
         struct seccomp_notif_resp *resp;
         size_t req_size, resp_size;

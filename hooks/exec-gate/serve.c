@@ -273,7 +273,7 @@ static void on_notify(struct gate *g, short revents)
         } else if (r > 0) {
                 NOTE(g, "pid %d: %s %s", (int) d.pid, d.call,
                      g->notify.record ? "recorded and let through"
-                     : d.let_through  ? "let through (the runtime's exec of the target)"
+                     : d.let_through  ? "let through (the start of the target)"
                                       : "denied (EPERM)");
         }
         if (r < 0) {

@@ -117,9 +117,10 @@ static void write_cleanup_hook(struct bento_jsonw *w, const struct mount_points 
         bento_jsonw_close_array(w);
 }
 
+/* Under none-strict bento-init's one fork needs the gate (seccomp.c). */
 bool compile_has_init(const struct policy *p, const struct compile_opts *o)
 {
-        return !o->profile && p->m->exec != MANIFEST_EXEC_NONE_STRICT;
+        return !o->profile && (p->m->exec != MANIFEST_EXEC_NONE_STRICT || !o->no_exec_gate);
 }
 
 bool compile_has_egress(const struct policy *p, const struct compile_opts *o)

@@ -116,7 +116,8 @@ int compile_env(const struct policy *p, const struct compile_opts *o, char ***re
 
 /* Whether the bundle's process 1 is bento-init with the target as its
  * child: every bundle but a profiling one (whose process is the observer)
- * and an exec: none-strict one (whose filter refuses the init's fork). */
+ * and an exec: none-strict one without the exec gate (whose filter would
+ * refuse the init's fork; the gate lets that one fork through). */
 bool compile_has_init(const struct policy *p, const struct compile_opts *o);
 
 /* config.json for p.  *ret is heap-allocated, NUL-terminated. */

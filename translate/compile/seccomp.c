@@ -84,7 +84,10 @@ static void write_rule(struct bento_jsonw *w, const char *const *names, const ch
         bento_jsonw_close_object(w);
 }
 
-static void write_exec_rules(struct bento_jsonw *w, enum manifest_exec mode, bool notify)
+/* With init (bento-init as process 1, which needs the gate), none-strict's
+ * process clones go to the gate, which lets through bento-init's one fork of
+ * the target and refuses every other with EPERM, as the filter would. */
+static void write_exec_rules(struct bento_jsonw *w, enum manifest_exec mode, bool notify, bool init)
 {
         /* clone without CLONE_THREAD: (flags & CLONE_THREAD) == 0 -> EPERM. */
         static const struct seccomp_cond process_clone = {0, CLONE_THREAD_BIT, 0};
@@ -96,8 +99,12 @@ static void write_exec_rules(struct bento_jsonw *w, enum manifest_exec mode, boo
                 return;
         write_rule(w, (const char *const[]){"fork", "vfork", NULL}, "SCMP_ACT_ERRNO", ERRNO_EPERM,
                    NULL, 0);
-        write_rule(w, (const char *const[]){"clone", NULL}, "SCMP_ACT_ERRNO", ERRNO_EPERM,
-                   &process_clone, 1);
+        if (notify && init)
+                write_rule(w, (const char *const[]){"clone", NULL}, "SCMP_ACT_NOTIFY", 0,
+                           &process_clone, 1);
+        else
+                write_rule(w, (const char *const[]){"clone", NULL}, "SCMP_ACT_ERRNO", ERRNO_EPERM,
+                           &process_clone, 1);
         /* glibc falls back to clone(2) on ENOSYS, which the rule above
          * can inspect; clone3's flags live in memory it cannot. */
         write_rule(w, (const char *const[]){"clone3", NULL}, "SCMP_ACT_ERRNO", ERRNO_ENOSYS, NULL,
@@ -185,7 +192,7 @@ void compile_write_seccomp(struct bento_jsonw *w, const struct policy *p, const 
         }
         bento_jsonw_key(w, "syscalls");
         bento_jsonw_open_array(w);
-        write_exec_rules(w, mode, notify);
+        write_exec_rules(w, mode, notify, init);
         write_privilege_rules(w);
         bento_jsonw_close_array(w);
         bento_jsonw_close_object(w);
