@@ -216,6 +216,44 @@ def test_exec_none_shell_command_126(clamped):
     assert "Operation not permitted" in res.err, res
 
 
+DAEMON_PY = r"""
+import os, time
+if os.fork() == 0:
+    os.setsid()                       # out of the launcher's process group
+    if os.fork() == 0:                # orphaned once its parent exits
+        with open(os.path.join(os.environ["OUTDIR"], "daemon.pid"), "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(120)
+    os._exit(0)
+time.sleep(0.5)
+print("parent done")
+"""
+
+
+def test_escaped_daemon_does_not_outlive_the_run(clamped):
+    # no pid namespace or cgroup in this tier: a process that left the
+    # group (setsid) and was orphaned is adopted by bento and killed at the end
+    m = manifest(clamped, script=DAEMON_PY)
+    res = run(clamped, m, "--allow-degraded")
+    assert res.rc == 0, res
+    assert "parent done" in res.out, res
+    with open(os.path.join(clamped.outdir, "daemon.pid")) as f:
+        pid = int(f.read())
+    # gone, not even a zombie, by the time bento exits
+    alive = "probe.py" in _cmdline(pid)
+    if alive:
+        os.kill(pid, 9)
+    assert not alive, "the daemon outlived the run"
+
+
+def _cmdline(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def test_l3_network_rule_refused(clamped):
     m = manifest(clamped, extra="network:\n  - {host: example.com, port: \"443\"}\n")
     res = run(clamped, m, "--allow-degraded")

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "escapees.h"
 #include "launch.h"
 #include "manifest/path.h"
 #include "spawn.h"
@@ -214,7 +215,8 @@ static int build_argv(struct argv_build *a, struct run_degraded *dg, const struc
 struct launched {
         pid_t pid;
         int pidfd, applied;
-        char *said; /* the launcher's lines */
+        bool adopted; /* bento is the subreaper of what it starts */
+        char *said;   /* the launcher's lines */
         size_t len;
 };
 
@@ -393,20 +395,26 @@ static int spawn_launcher(struct launched *l, const struct argv_build *a,
 }
 
 /* On every path out: a launcher still there (bento failed while waiting)
- * is killed with its group and reaped. */
-static void launched_done(struct launched *l)
+ * is killed with its group and reaped, and so is every process of the run
+ * that left the group and was orphaned to bento (escapees.c); the gate,
+ * bento's other child, is stopped by its owner. */
+static long launched_done(struct launched *l, const struct run_gate *gate)
 {
+        long escapees = 0;
         int status;
 
         if (l->pid > 0) {
                 kill(-l->pid, SIGKILL);
                 (void) run_wait(l->pid, &status);
         }
+        if (l->adopted)
+                escapees = run_escapees_kill(&gate->pid, gate->pid > 0 ? 1 : 0);
         if (l->pidfd >= 0)
                 close(l->pidfd);
         if (l->applied >= 0)
                 close(l->applied);
         free(l->said);
+        return escapees;
 }
 
 int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gate *gate,
@@ -433,13 +441,19 @@ int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gat
         if (r >= 0 && gate->pid > 0)
                 r = run_gate_ready(gate, err);
         if (r >= 0)
+                r = run_escapees_adopt(err);
+        l.adopted = r >= 0;
+        if (r >= 0)
                 r = spawn_launcher(&l, a, io, env, err);
         gate->in_use = r >= 0 && gate->pid > 0;
         if (r >= 0)
                 r = wait_launched(&l, io, sigfd, out, &status);
         if (r >= 0)
                 r = judge(dg, &l, status, out, err);
-        launched_done(&l);
+        if (launched_done(&l, gate) < 0 && r >= 0)
+                r = bento_err_setx(err, EIO,
+                                   "the target left processes running outside its process group "
+                                   "that bento could not all stop");
         free(a);
         run_gate_stop(gate);
         if (sigfd >= 0 && !out->cancelled)
