@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "bpf-eval.h"
 #include "filter.h"
 #include "systab.h"
 #include "tap.h"
@@ -171,8 +172,7 @@ TEST(open_flag_classification)
         ASSERT_TRUE(obs_open_flags_write((1ULL << 40) | O_WRONLY));
 }
 
-/* Run the filter on one call: just the instructions obs_filter_build
- * emits (ld abs, jeq, jge, jset, ret). */
+/* Run the filter on one call (bpf-eval.h). */
 static unsigned int run_args(const struct sock_filter *p, size_t n, unsigned int arch,
                              unsigned int nr, const uint64_t *args)
 {
@@ -180,31 +180,7 @@ static unsigned int run_args(const struct sock_filter *p, size_t n, unsigned int
 
         if (args)
                 memcpy(d.args, args, sizeof(d.args));
-        unsigned int a = 0;
-
-        for (size_t pc = 0; pc < n; pc++) {
-                const struct sock_filter *i = &p[pc];
-
-                switch (i->code) {
-                case BPF_LD | BPF_W | BPF_ABS:
-                        memcpy(&a, (const char *) &d + i->k, 4);
-                        break;
-                case BPF_JMP | BPF_JEQ | BPF_K:
-                        pc += a == i->k ? i->jt : i->jf;
-                        break;
-                case BPF_JMP | BPF_JGE | BPF_K:
-                        pc += a >= i->k ? i->jt : i->jf;
-                        break;
-                case BPF_JMP | BPF_JSET | BPF_K:
-                        pc += (a & i->k) ? i->jt : i->jf;
-                        break;
-                case BPF_RET | BPF_K:
-                        return i->k;
-                default:
-                        return 0xdead;
-                }
-        }
-        return 0xbad;
+        return bpf_eval(p, n, &d);
 }
 
 static unsigned int run(const struct sock_filter *p, size_t n, unsigned int arch, unsigned int nr)

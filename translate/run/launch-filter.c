@@ -44,49 +44,42 @@
 #define TIOCLINUX_REQ    0x541cU
 #define SETID_BITS       06000U
 #define TMPFILE_BIT      020000000U
-#define FILTER_MAX       256
 
 #define RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e) &SECCOMP_RET_DATA))
 #define ARG_LO(i)    ((unsigned) (offsetof(struct seccomp_data, args) + sizeof(__u64) * (size_t) (i)))
 #define NR_OFF       ((unsigned) offsetof(struct seccomp_data, nr))
 
-struct prog {
-        struct sock_filter f[FILTER_MAX];
-        unsigned n;
-        bool overflow;
-};
-
-static void put(struct prog *p, struct sock_filter ins)
+static void put(struct launch_prog *p, struct sock_filter ins)
 {
-        if (p->n >= FILTER_MAX) {
+        if (p->n >= LAUNCH_FILTER_MAX) {
                 p->overflow = true;
                 return;
         }
         p->f[p->n++] = ins;
 }
 
-static void ld(struct prog *p, unsigned off)
+static void ld(struct launch_prog *p, unsigned off)
 {
         put(p, (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, off));
 }
 
-static void ret(struct prog *p, unsigned action)
+static void ret(struct launch_prog *p, unsigned action)
 {
         put(p, (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, action));
 }
 
-static void jeq(struct prog *p, unsigned k, unsigned char jt, unsigned char jf)
+static void jeq(struct launch_prog *p, unsigned k, unsigned char jt, unsigned char jf)
 {
         put(p, (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf));
 }
 
-static void jset(struct prog *p, unsigned k, unsigned char jt, unsigned char jf)
+static void jset(struct launch_prog *p, unsigned k, unsigned char jt, unsigned char jf)
 {
         put(p, (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, k, jt, jf));
 }
 
 /* Architecture and x32 guard; leaves the call number in A. */
-static void prologue(struct prog *p)
+static void prologue(struct launch_prog *p)
 {
         ld(p, (unsigned) offsetof(struct seccomp_data, arch));
         jeq(p, AUDIT_ARCH_X86_64, 1, 0);
@@ -97,7 +90,7 @@ static void prologue(struct prog *p)
 }
 
 /* A holds the call number: nr -> action. */
-static void deny_nr(struct prog *p, long nr, unsigned action)
+static void deny_nr(struct launch_prog *p, long nr, unsigned action)
 {
         jeq(p, (unsigned) nr, 0, 1);
         ret(p, action);
@@ -105,7 +98,8 @@ static void deny_nr(struct prog *p, long nr, unsigned action)
 
 /* nr whose argument arg has any bit of mask -> action; A is the number
  * again afterwards. */
-static void deny_arg_bits(struct prog *p, long nr, unsigned arg, unsigned mask, unsigned action)
+static void deny_arg_bits(struct launch_prog *p, long nr, unsigned arg, unsigned mask,
+                          unsigned action)
 {
         jeq(p, (unsigned) nr, 0, 4);
         ld(p, ARG_LO(arg));
@@ -115,7 +109,7 @@ static void deny_arg_bits(struct prog *p, long nr, unsigned arg, unsigned mask, 
 }
 
 /* open/openat: a set-id mode counts only when the flags create a file. */
-static void deny_create_mode(struct prog *p, long nr, unsigned flags_arg, unsigned mode_arg)
+static void deny_create_mode(struct launch_prog *p, long nr, unsigned flags_arg, unsigned mode_arg)
 {
         jeq(p, (unsigned) nr, 0, 6);
         ld(p, ARG_LO(flags_arg));
@@ -126,7 +120,7 @@ static void deny_create_mode(struct prog *p, long nr, unsigned flags_arg, unsign
         ld(p, NR_OFF);
 }
 
-static void egress_rules(struct prog *p)
+static void egress_rules(struct launch_prog *p)
 {
         /* socket: AF_UNIX and AF_NETLINK pass, every other family fails */
         jeq(p, SYS_socket, 0, 5);
@@ -140,7 +134,7 @@ static void egress_rules(struct prog *p)
         deny_nr(p, SYS_io_uring_register, RET_ERRNO(EPERM));
 }
 
-static void cross_process_rules(struct prog *p)
+static void cross_process_rules(struct launch_prog *p)
 {
         static const long nrs[] = {
             SYS_ptrace,         SYS_process_vm_readv, SYS_process_vm_writev, SYS_process_madvise,
@@ -151,7 +145,7 @@ static void cross_process_rules(struct prog *p)
                 deny_nr(p, nrs[i], RET_ERRNO(EPERM));
 }
 
-static void terminal_rules(struct prog *p)
+static void terminal_rules(struct launch_prog *p)
 {
         jeq(p, SYS_ioctl, 0, 5);
         ld(p, ARG_LO(1));
@@ -161,7 +155,7 @@ static void terminal_rules(struct prog *p)
         ld(p, NR_OFF);
 }
 
-static void privilege_rules(struct prog *p)
+static void privilege_rules(struct launch_prog *p)
 {
         static const long mode1[] = {SYS_chmod, SYS_fchmod, SYS_creat, SYS_mkdir, SYS_mknod};
         static const long mode2[] = {SYS_fchmodat, 452 /* fchmodat2 */, SYS_mkdirat, SYS_mknodat};
@@ -180,7 +174,7 @@ static void privilege_rules(struct prog *p)
         deny_nr(p, SYS_openat2, RET_ERRNO(ENOSYS));
 }
 
-static void strict_rules(struct prog *p)
+static void strict_rules(struct launch_prog *p)
 {
         deny_nr(p, SYS_fork, RET_ERRNO(EPERM));
         deny_nr(p, SYS_vfork, RET_ERRNO(EPERM));
@@ -193,7 +187,7 @@ static void strict_rules(struct prog *p)
         ld(p, NR_OFF);
 }
 
-static int load(struct prog *p, unsigned flags, struct bento_err *err, const char *what)
+static int load(struct launch_prog *p, unsigned flags, struct bento_err *err, const char *what)
 {
         struct sock_fprog fp = {.len = (unsigned short) p->n, .filter = p->f};
         long r;
@@ -206,28 +200,40 @@ static int load(struct prog *p, unsigned flags, struct bento_err *err, const cha
         return (int) r;
 }
 
+void launch_fences_program(bool strict, struct launch_prog *p)
+{
+        *p = (struct launch_prog){.n = 0};
+        prologue(p);
+        egress_rules(p);
+        cross_process_rules(p);
+        terminal_rules(p);
+        privilege_rules(p);
+        if (strict)
+                strict_rules(p);
+        ret(p, SECCOMP_RET_ALLOW);
+}
+
+void launch_exec_gate_program(struct launch_prog *p)
+{
+        *p = (struct launch_prog){.n = 0};
+        prologue(p);
+        deny_nr(p, SYS_execve, SECCOMP_RET_USER_NOTIF);
+        deny_nr(p, SYS_execveat, SECCOMP_RET_USER_NOTIF);
+        ret(p, SECCOMP_RET_ALLOW);
+}
+
 int launch_install_fences(bool strict, struct bento_err *err)
 {
-        struct prog p = {.n = 0};
+        struct launch_prog p;
 
-        prologue(&p);
-        egress_rules(&p);
-        cross_process_rules(&p);
-        terminal_rules(&p);
-        privilege_rules(&p);
-        if (strict)
-                strict_rules(&p);
-        ret(&p, SECCOMP_RET_ALLOW);
+        launch_fences_program(strict, &p);
         return load(&p, 0, err, "egress, cross-process and terminal") < 0 ? -err->code : 0;
 }
 
 int launch_install_exec_gate(struct bento_err *err)
 {
-        struct prog p = {.n = 0};
+        struct launch_prog p;
 
-        prologue(&p);
-        deny_nr(&p, SYS_execve, SECCOMP_RET_USER_NOTIF);
-        deny_nr(&p, SYS_execveat, SECCOMP_RET_USER_NOTIF);
-        ret(&p, SECCOMP_RET_ALLOW);
+        launch_exec_gate_program(&p);
         return load(&p, SECCOMP_FILTER_FLAG_NEW_LISTENER, err, "exec block");
 }

@@ -30,6 +30,7 @@
 #ifndef BENTO_RUN_LAUNCH_H
 #define BENTO_RUN_LAUNCH_H
 
+#include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -56,6 +57,18 @@ int launch_main(int argc, char **argv);
 /* Build and enforce the ruleset (sets no_new_privs first); the ABI, or
  * -errno with err set. */
 int launch_landlock(struct launch *l, struct bento_err *err);
+
+/* A classic BPF program, built by the two functions below (apart from
+ * installing it, so that the unit tests can run it on made-up calls). */
+#define LAUNCH_FILTER_MAX 256
+struct launch_prog {
+        struct sock_filter f[LAUNCH_FILTER_MAX];
+        unsigned n;
+        bool overflow; /* more than LAUNCH_FILTER_MAX instructions: never loaded */
+};
+
+void launch_fences_program(bool strict, struct launch_prog *p);
+void launch_exec_gate_program(struct launch_prog *p);
 
 /* The egress, cross-process, terminal and privilege-bit fences, plus the
  * none-strict process rules when strict. */
