@@ -23,11 +23,13 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fileio.h"
 #include "spawn.h"
 
 /* Rounds before giving up: each one kills every child there is, so only
  * a tree deeper than this that keeps forking survives it. */
 #define ESCAPEE_ROUNDS 4096
+#define STAT_MAX       4096
 
 int run_escapees_adopt(struct bento_err *err)
 {
@@ -40,19 +42,17 @@ int run_escapees_adopt(struct bento_err *err)
  * parentheses may hold anything); -1 when gone. */
 static pid_t parent_of(const char *pid)
 {
-        char path[64], buf[512];
-        cleanup_fclose FILE *f = NULL;
+        cleanup_free char *text = NULL;
+        struct bento_err ignored = {0};
         const char *close_paren;
+        char path[64];
+        size_t len = 0;
         int ppid = -1;
-        size_t n;
 
         snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-        f = fopen(path, "re");
-        if (!f)
+        if (bento_read_file(path, STAT_MAX, &text, &len, &ignored) < 0)
                 return -1;
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        buf[n] = '\0';
-        close_paren = strrchr(buf, ')');
+        close_paren = strrchr(text, ')');
         if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
                 return -1;
         return (pid_t) ppid;
