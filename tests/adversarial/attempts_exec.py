@@ -280,3 +280,58 @@ def _(r, run):
     assert_ok(outer, "the double fork")
     inner = outer["value"]
     exec_outcome({k: v for k, v in inner.items() if k != "parent"}, run, "an orphan of the init")
+
+
+@attempt("exec", "exec-clone-parent", "raw clone(CLONE_PARENT) so the new process is a direct child of "
+         "process 1 (bento-init), as the target-to-be is, then exec from it; and the raw fork call")
+def exec_clone_parent(c):
+    def go():
+        r, w = os.pipe()
+        res = sc("clone", 0x8000 | 17, 0, 0, 0, 0)  # CLONE_PARENT | SIGCHLD
+        if res["ok"] and res["ret"] == 0:
+            os.close(r)
+            os.dup2(w, 1)
+            argv = (ctypes.c_char_p * 3)(b"/bin/echo", b"EXEC-RAN", None)
+            envp = (ctypes.c_char_p * 1)(None)
+            e = sc("execve", b"/bin/echo", argv, envp)
+            os.write(w, json.dumps({"exec": e, "ppid": os.getppid()}).encode())
+            os._exit(0)
+        os.close(w)
+        if not res["ok"]:
+            os.close(r)
+            return {"clone": res}
+        data = b""
+        while True:
+            chunk = os.read(r, 65536)
+            if not chunk:
+                break
+            data += chunk
+        os.close(r)
+        return {"clone": res, "child": data.decode("utf-8", "replace")}
+    out = {"run": call(go)}
+    r = sc("fork")  # the raw call, not glibc's clone-based fork()
+    if r["ok"] and r["ret"] == 0:
+        os._exit(0)
+    if r["ok"]:
+        os.waitpid(r["ret"], 0)
+    out["fork"] = r
+    return out
+
+
+@exec_clone_parent.check
+def _(r, run):
+    v = r["run"]
+    assert_ok(v, "the clone attempt")
+    v = v["value"]
+    if not run.mode.can_fork:
+        assert_denied(v["clone"], "EPERM", what="clone(CLONE_PARENT) under none-strict")
+        assert_denied(r["fork"], "EPERM", what="raw fork under none-strict")
+        return
+    assert v["clone"]["ok"], v
+    assert r["fork"]["ok"], r
+    ran = "EXEC-RAN" in v["child"]
+    if run.mode.can_exec:
+        assert ran, "exec from a CLONE_PARENT child must work under exec: %s: %r" % (run.mode.exec, v)
+    else:
+        assert not ran, "a direct child of the init made by CLONE_PARENT could exec: %r" % v
+        assert '"errno": "EPERM"' in v["child"], v

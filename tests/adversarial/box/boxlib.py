@@ -32,7 +32,7 @@ NR = {
     "io_uring_setup": 425, "openat2": 437, "pidfd_open": 434, "pidfd_getfd": 438,
     "fchmodat2": 452, "clock_settime": 227, "mknodat": 259, "setxattr": 188, "fsetxattr": 190,
     "kexec_load": 246, "renameat2": 316, "clone3": 435, "chmod": 90, "fchmod": 91, "fchmodat": 268,
-    "mknod": 133, "open": 2,
+    "mknod": 133, "open": 2, "clone": 56, "fork": 57, "vfork": 58, "execve": 59,
 }
 
 
