@@ -42,11 +42,16 @@ struct rt_context {
         bool new_ns[_OCI_NS_MAX];
         /* namespaces listed in the config at all (created or joined) */
         bool has_ns[_OCI_NS_MAX];
-        /* the init runs in a user namespace (new or joined), so mknod is
-         * impossible and mounts inherit locked flags */
+        /* the init runs in a user namespace (new, joined, or the runtime's
+         * own), so mknod is impossible and mounts inherit locked flags */
         bool in_userns;
-        /* the runtime itself runs without root on the host */
+        /* the runtime itself runs without root on the host (euid not 0):
+         * it needs a user namespace and may map only its own ids */
         bool rootless;
+        /* cgroup permission errors are forgiven where no limit needs the
+         * cgroup, as runc's rootless cgroup manager does: also true for
+         * root of a user namespace (rootless podman), base/rootless.h */
+        bool rootless_cgroups;
 
         bool no_pivot;
         bool no_new_keyring;

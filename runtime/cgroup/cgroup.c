@@ -109,13 +109,12 @@ static void undo(struct cg_layout *l, pid_t pid)
 /* A failure to make a cgroup, explained for a rootless runtime. */
 static int rootless_hint(const struct rt_context *ctx, int r, struct bento_err *err)
 {
-        if (r < 0 && ctx->rootless &&
+        if (r < 0 && ctx->rootless_cgroups &&
             (err->code == EACCES || err->code == EPERM || err->code == EROFS))
                 return bento_err_prefix(err,
                                         "rootless container: linux.resources needs a cgroup of "
-                                        "its own, but there is no cgroup delegated to uid %u "
-                                        "that it could be made in",
-                                        (unsigned) geteuid());
+                                        "its own, but there is no cgroup delegated to this "
+                                        "user that it could be made in");
         return r;
 }
 
@@ -245,9 +244,16 @@ static int apply_all(const struct rt_context *ctx, const struct cg_layout *l,
 
         if (r < 0 || !dev || !dev->path || ctx->rootless)
                 return r;
-        if (dev->v2)
-                return cg_devices_bpf_apply(dev, ctx->cfg, lim->devices, ret_dev, err);
-        return cg_devices_apply(dev, ctx->cfg, lim->devices, err);
+        r = dev->v2 ? cg_devices_bpf_apply(dev, ctx->cfg, lim->devices, ret_dev, err)
+                    : cg_devices_apply(dev, ctx->cfg, lim->devices, err);
+        /* root of a user namespace in a delegated cgroup: the device nodes
+         * it can reach are the host's own binds, so a device policy it may
+         * not set is not worth failing for (runc ignores it too) */
+        if (r < 0 && ctx->rootless_cgroups && (err->code == EPERM || err->code == EACCES)) {
+                rt_log_warning("linux.resources.devices: not applied: %s", err->msg);
+                return 0;
+        }
+        return r;
 }
 
 /* A cgroupfs cgroup entered but not yet read back (rt_cgroup_enter_finish). */
@@ -346,7 +352,7 @@ static int make_early(const struct rt_context *ctx, struct cg_prepared *p, struc
         if (r < 0)
                 return r;
         r = cg_make(h, err);
-        if (r < 0 && ctx->rootless && !p->wants && !ctx->cfg->linux_.resources) {
+        if (r < 0 && ctx->rootless_cgroups && !p->wants && !ctx->cfg->linux_.resources) {
                 /* only a path was asked for: best effort, as crun */
                 undo(&p->l, 0);
                 p->early = -1;
@@ -398,7 +404,7 @@ static int plan(const struct rt_context *ctx, struct cg_prepared *p, struct bent
                 return r;
         p->wants = cg_limits_any(&p->lim);
         /* rootless without limits or a path asked for: stay where we are */
-        p->none = ctx->rootless && !p->wants && !ctx->cfg->linux_.cgroups_path;
+        p->none = ctx->rootless_cgroups && !p->wants && !ctx->cfg->linux_.cgroups_path;
         if (p->none)
                 return 0;
         return cg_layout_choose_paths(&p->l, ctx->cfg->linux_.cgroups_path, ctx->id, err);
@@ -470,7 +476,7 @@ int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_in
         r = p->early < 0 ? record_intent(ctx, &p->l, err) : 0;
         if (r >= 0)
                 r = make_all(ctx, &p->l, p->early, p->wants, err);
-        if (r < 0 && ctx->rootless && !p->wants && !ctx->cfg->linux_.resources) {
+        if (r < 0 && ctx->rootless_cgroups && !p->wants && !ctx->cfg->linux_.resources) {
                 /* only a path was asked for: best effort, as crun */
                 undo(&p->l, into >= 0 ? pid : 0);
                 return 0;

@@ -65,6 +65,7 @@ int cmd_create(const struct rt_global *g, int argc, char **argv)
                 return 1;
         o.systemd_cgroup = g->systemd_cgroup;
         o.no_cgroup = g->no_cgroup;
+        o.rootless = g->rootless;
         return with_store(g, do_create, &o);
 }
 

@@ -16,6 +16,7 @@ struct rt_global {
         int log_level;       /* enum rt_log_level */
         bool systemd_cgroup; /* --systemd-cgroup, --cgroup-manager systemd */
         bool no_cgroup;      /* --cgroup-manager disabled */
+        int rootless;        /* --rootless: enum rt_rootless_mode */
 };
 
 typedef int (*rt_command_fn)(const struct rt_global *g, int argc, char **argv);

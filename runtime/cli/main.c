@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "features.h"
 #include "base/log.h"
+#include "base/rootless.h"
 #include "state.h"
 
 /* The verbs.  `bare`: the verb parses no options of its own, so main
@@ -92,7 +93,8 @@ static const struct bento_opt global_opts[] = {
      "cgroupfs (default), systemd (a transient scope) or disabled (no cgroup at all; "
      "linux.resources is then not enforced, with a warning)"},
     {"rootless", 0, BENTO_OPT_VALUE, OPT_ROOTLESS, "BOOL",
-     "accepted for runc compatibility; rootless mode is detected from the effective uid"},
+     "true, false or auto (default): whether a cgroup that cannot be made is forgiven when "
+     "no limit needs it; auto: when not root in the initial user namespace, as runc"},
     {"version", 'v', BENTO_OPT_FLAG, OPT_VERSION, NULL, "print the version and the feature line"},
     {"help", 'h', BENTO_OPT_FLAG, OPT_HELP, NULL, "print this help"},
     {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
@@ -234,7 +236,7 @@ static int set_cgroup_manager(struct rt_global *g, const char *value, struct ben
 static int apply_global(struct rt_global *g, int id, const char *value, bool *ret_exit,
                         struct bento_err *err)
 {
-        bool ignored;
+        bool on;
 
         switch (id) {
         case OPT_ROOT:
@@ -266,8 +268,14 @@ static int apply_global(struct rt_global *g, int id, const char *value, bool *re
         case OPT_CGROUP_MANAGER:
                 return set_cgroup_manager(g, value, err);
         case OPT_ROOTLESS:
-                return rt_args_parse_bool(strcmp(value, "auto") ? value : "true", "--rootless",
-                                          &ignored, err);
+                if (!strcmp(value, "auto")) {
+                        g->rootless = RT_ROOTLESS_AUTO;
+                        return 0;
+                }
+                if (rt_args_parse_bool(value, "--rootless", &on, err) < 0)
+                        return bento_err_prefix(err, "(or auto)");
+                g->rootless = on ? RT_ROOTLESS_TRUE : RT_ROOTLESS_FALSE;
+                return 0;
         case OPT_VERSION:
                 print_version();
                 *ret_exit = true;

@@ -26,6 +26,8 @@ struct rt_create_opts {
         bool systemd_cgroup;
         /* --cgroup-manager disabled: no cgroup at all */
         bool no_cgroup;
+        /* --rootless: enum rt_rootless_mode */
+        int rootless;
         /* --no-subreaper (foreground `run`) */
         bool no_subreaper;
         /* foreground `run`: process.terminal without --console-socket is

@@ -25,6 +25,7 @@
 #include "notify.h"
 #include "pidfile.h"
 #include "base/proc.h"
+#include "base/rootless.h"
 #include "process/attrs.h"
 #include "process/process.h"
 #include "record.h"
@@ -328,6 +329,7 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
         ctx.seccomp = job.seccomp;
         ctx.systemd_cgroup = opts->systemd_cgroup;
         ctx.no_cgroup = opts->no_cgroup;
+        ctx.rootless_cgroups = rt_rootless_cgroups(opts->rootless);
         ctx.notify = &job.notify;
         rt_log_debug("create %s: bundle %s, rootfs %s, clone flags %#lx%s%s", opts->id, job.bundle,
                      job.rootfs, job.plan.clone_flags,

@@ -39,6 +39,7 @@
 #include "process/landlock.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "base/rootless.h"
 #include "process/attrs.h"
 #include "process/process.h"
 #include "process/env.h"
@@ -262,7 +263,8 @@ static int join_keyring(const struct exec_job *job, struct bento_err *err)
 {
         struct rt_context ctx = {.cfg = job->cfg,
                                  .id = job->opts->id,
-                                 .in_userns = (job->ns_flags & CLONE_NEWUSER) != 0};
+                                 .in_userns = (job->ns_flags & CLONE_NEWUSER) != 0 ||
+                                              !rt_in_initial_userns()};
 
         return rt_keyring_join(&ctx, err);
 }

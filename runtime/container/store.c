@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "base/proc.h"
+#include "base/rootless.h"
 
 #define RECORD_NAME "state.json"
 #define CONFIG_NAME "config.json"
@@ -44,7 +45,7 @@ static char *default_root(void)
         const char *xdg = getenv("XDG_RUNTIME_DIR");
         char *r = NULL;
 
-        if (geteuid() != 0 && xdg && xdg[0] == '/') {
+        if (xdg && xdg[0] == '/' && rt_rootless_state_dir()) {
                 if (asprintf(&r, "%s/bento-runtime", xdg) < 0)
                         return NULL;
                 return r;

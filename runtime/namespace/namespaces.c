@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "base/clone.h"
+#include "base/rootless.h"
 
 static const struct {
         unsigned long flag;
@@ -89,7 +90,7 @@ int rt_ns_plan_make(const struct oci_config *cfg, struct rt_context *ctx, struct
                 plan->join_fd[ns->type] = fd;
                 plan->any_join = true;
         }
-        ctx->in_userns = ctx->has_ns[OCI_NS_USER];
+        ctx->in_userns = ctx->has_ns[OCI_NS_USER] || !rt_in_initial_userns();
         if (ctx->rootless && !ctx->new_ns[OCI_NS_USER] && plan->join_fd[OCI_NS_USER] < 0)
                 return bento_err_setx(err, EPERM,
                                       "linux.namespaces: running without root needs "

@@ -736,6 +736,9 @@ class Runtime:
         self.rootless = rootless
         self.xdg = xdg_runtime_dir
         self.use_root_option = use_root_option
+        # argv put between setpriv and the runtime (rootless only), e.g.
+        # `unshare -Ur` or an nsenter into a user namespace
+        self.enter = []
         self.ids = []
         self.pids = {}  # cid -> (pid, start_time)
         self.bundles = []
@@ -764,6 +767,7 @@ class Runtime:
         argv = []
         if self.rootless:
             argv += ["setpriv", "--reuid=%d" % ROOTLESS_UID, "--regid=%d" % ROOTLESS_GID, "--clear-groups"]
+            argv += self.enter
         argv.append(self.binary)
         if self.use_root_option and self.root:
             argv += ["--root", self.root]
@@ -873,6 +877,16 @@ class Runtime:
     def delete(self, cid, force=False, **kw):
         args = ["delete"] + (["--force"] if force else []) + [cid]
         return self.cmd(*args, **kw)
+
+    def terminate_and_delete(self, cid, pid):
+        """SIGTERM a running container's init (which must die of it), then
+        delete it: its state directory must be gone."""
+        assert self.kill(cid, "TERM").rc == 0
+        assert REAPER.exit_code(pid) == 143
+        self.wait_status(cid, "stopped")
+        res = self.delete(cid)
+        assert res.rc == 0, res
+        assert not os.path.exists(self.state_dir(cid)), self.state_dir(cid)
 
     def run(self, bundle, cid=None, *opts, timeout=CMD_TIMEOUT, stdin=None, input=None, pass_fds=(),
             global_opts=(), fd3=None):

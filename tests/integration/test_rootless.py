@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from harness import (REAPER, ROOTLESS_GID, ROOTLESS_UID, expect_create_failure, ns_inode, proc_status, run_cmd,
+from harness import (ROOTLESS_GID, ROOTLESS_UID, expect_create_failure, ns_inode, proc_status, run_cmd,
                      wait_for)
 
 pytestmark = pytest.mark.rootless
@@ -43,12 +43,7 @@ def test_rootless_container_root_is_the_user_on_the_host(rrt, rbundle):
     assert state["status"] == "running" and state["pid"] == pid
     assert str(ROOTLESS_UID) in state["bento"]["uidMap"]
 
-    assert rrt.kill(cid, "TERM").rc == 0
-    assert REAPER.exit_code(pid) == 143
-    rrt.wait_status(cid, "stopped")
-    res = rrt.delete(cid)
-    assert res.rc == 0, res
-    assert not os.path.exists(os.path.join(rrt.xdg, "bento-runtime", cid))
+    rrt.terminate_and_delete(cid, pid)
 
 
 @pytest.mark.parametrize("uid_map", [
