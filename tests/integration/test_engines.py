@@ -21,15 +21,9 @@ Each test removes its containers and fails when the runtime left state,
 cgroups or processes behind.
 """
 
-import fcntl
 import glob
 import os
-import pty
 import re
-import select
-import struct
-import subprocess
-import termios
 import time
 
 import pytest
@@ -40,8 +34,9 @@ from engines import IMAGE
 from engines.containerd import Containerd, contrib_entry
 from engines.image import oci_archive, rootfs_tar
 from engines.podman import PODMAN_TIMEOUT, Podman, contrib_snippet, libpod_cgroup_name, valid_cid
+from engines.pty import run_on_pty
 from engines.sandbox import Sandbox
-from harness import REAPER, run_cmd, wait_for
+from harness import run_cmd, wait_for
 
 pytestmark = [pytest.mark.engines, pytest.mark.timeout(150)]
 
@@ -71,13 +66,7 @@ class EngineEnv:
 
 @pytest.fixture(scope="module")
 def engine_env(session_dir, private_mount_namespace):
-    assert os.geteuid() == 0, "the engine tests run as root"
-    assert private_mount_namespace is True, "the engine tests need the suite's private mount namespace"
-    missing = engines.missing_tools()
-    assert not missing, "missing Debian packages: %s (contrib/install-deps.sh installs them)" % " ".join(missing)
-    runtime = engines.runtime_under_test()
-    assert os.path.isabs(runtime) and os.access(runtime, os.X_OK), \
-        "runtime under test %r is not an executable absolute path (BENTO_BUILD / BENTO_ENGINE_RUNTIME)" % runtime
+    runtime = engines.checked_runtime(private_mount_namespace)
     tag = "bento-eng-" + os.urandom(3).hex()
     base = os.path.join(session_dir, tag)
     os.makedirs(base)
@@ -318,46 +307,6 @@ def ctr(containerd_engine, engine_env):
     yield t
     problems = t.cleanup()
     assert not problems, "debris left behind:\n" + "\n".join(problems) + engines.trace_tail()
-
-
-def run_on_pty(argv, env, timeout=60):
-    """Run argv with a pty as its stdin/stdout/stderr; returns (rc, text)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    try:
-        p = harness.spawn(argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
-    finally:
-        os.close(slave)
-    data = b""
-    deadline = time.monotonic() + timeout
-    exited_at = None
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # EIO: no slave left open
-                    break
-                if not chunk:
-                    break
-                data += chunk
-                continue
-            if p.poll() is not None:
-                exited_at = exited_at or time.monotonic()
-                if time.monotonic() - exited_at > 0.5:
-                    break
-        try:
-            rc = p.wait(timeout=max(1.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, 9)
-            p.wait(timeout=10)
-            rc = None
-    finally:
-        with REAPER.lock:
-            REAPER.live.discard(p.pid)
-        os.close(master)
-    return rc, data.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
 # ---------------------------------------------------------------------------

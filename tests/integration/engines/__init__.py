@@ -65,8 +65,19 @@ def which(name):
     return None
 
 
-def missing_tools():
-    return sorted({pkg for tool, pkg in TOOLS.items() if which(tool) is None})
+def checked_runtime(private_mount_namespace, tools=None):
+    """The runtime under test, once what every engine test needs is there:
+    root, the suite's private mount namespace, the tools (default TOOLS:
+    {tool: Debian package}) and an executable runtime."""
+    tools = TOOLS if tools is None else tools
+    assert os.geteuid() == 0, "the engine tests run as root"
+    assert private_mount_namespace is True, "the engine tests need the suite's private mount namespace"
+    missing = sorted({pkg for tool, pkg in tools.items() if which(tool) is None})
+    assert not missing, "missing Debian packages: %s (contrib/install-deps.sh installs them)" % " ".join(missing)
+    runtime = runtime_under_test()
+    assert os.path.isabs(runtime) and os.access(runtime, os.X_OK), \
+        "runtime under test %r is not an executable absolute path (BENTO_BUILD / BENTO_ENGINE_RUNTIME)" % runtime
+    return runtime
 
 
 def trace_file():

@@ -17,13 +17,18 @@ descendants and share it.  Inside it we mount:
     time);
   * optionally (view "legacy") a tmpfs on /sys/fs/cgroup holding only the
     cgroup v1 hierarchies, re-mounted: the same cgroups, without the cgroup2
-    mount of a hybrid host.
+    mount of a hybrid host;
+  * optionally (open_tun) a node of /dev/net/tun that everyone may open,
+    bound over the host's: udev makes it 0666 on a usual host, and rootless
+    podman's slirp4netns needs that, but this VM has no udev and keeps it
+    0600.
 
 Everything is lazily unmounted when the module's tests are done; the
 namespace itself dies with the test process anyway.
 """
 
 import os
+import stat
 
 import harness
 from harness import run_cmd
@@ -55,9 +60,9 @@ class Sandbox:
         self.cgroup_view = cgroup_view
         self.mounted = []  # in mount order
 
-    def _tmpfs(self, target, mode="755"):
+    def _tmpfs(self, target, mode="755", nodev=True):
         assert os.path.isdir(target), "%s: no such directory to mount on" % target
-        _mount("-t", "tmpfs", "-o", "mode=%s,nosuid,nodev" % mode, "bento-engines", target)
+        _mount("-t", "tmpfs", "-o", "mode=%s,nosuid%s" % (mode, ",nodev" if nodev else ""), "bento-engines", target)
         self.mounted.append(target)
 
     def enter(self):
@@ -78,6 +83,19 @@ class Sandbox:
         except BaseException:
             self.leave()
             raise
+
+    def open_tun(self, scratch):
+        """Bind a 0666 node of the tun device (10:200) over /dev/net/tun;
+        scratch: an empty directory for the tmpfs that holds it."""
+        st = os.stat("/dev/net/tun")
+        if stat.S_IMODE(st.st_mode) & 0o666 == 0o666:
+            return
+        self._tmpfs(scratch, nodev=False)
+        node = os.path.join(scratch, "tun")
+        os.mknod(node, 0o666 | stat.S_IFCHR, st.st_rdev)
+        os.chmod(node, 0o666)
+        _mount("--bind", node, "/dev/net/tun")
+        self.mounted.append("/dev/net/tun")
 
     def leave(self):
         problems = []
