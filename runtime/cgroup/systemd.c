@@ -9,7 +9,9 @@
  *
  * linux.cgroupsPath is "slice:prefix:name" (unit "prefix-name.scope" in
  * "slice"); without it the unit is "bento-<id>.scope" in system.slice
- * (user.slice for a rootless runtime, on the user's bus).  Without a
+ * (user.slice for a rootless runtime, on the user's bus: also uid 0 of a
+ * user namespace, rootless podman's runtime, whose system bus would see
+ * the unprivileged user anyway).  Without a
  * running systemd this is a clear error, never a silent fallback.
  *
  * libsystemd is loaded with dlopen() on the first use, not linked: every
@@ -32,6 +34,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "base/rootless.h"
 
 #define SD_DEST  "org.freedesktop.systemd1"
 #define SD_PATH  "/org/freedesktop/systemd1"
@@ -144,6 +147,13 @@ static void slot_unrefp(sd_bus_slot **s)
 #define cleanup_sd_bus_msg  __attribute__((cleanup(msg_unrefp)))
 #define cleanup_sd_bus_slot __attribute__((cleanup(slot_unrefp)))
 
+/* The user's own systemd, not the system's: not root on the host (as
+ * base/rootless.h decides for the state root, USER=root aside). */
+static bool user_manager(void)
+{
+        return geteuid() != 0 || !rt_in_initial_userns();
+}
+
 static int open_bus(sd_bus **ret, struct bento_err *err)
 {
         int r;
@@ -157,11 +167,11 @@ static int open_bus(sd_bus **ret, struct bento_err *err)
         r = load_sd(err);
         if (r < 0)
                 return r;
-        r = geteuid() == 0 ? sd.open_system(ret) : sd.open_user(ret);
+        r = user_manager() ? sd.open_user(ret) : sd.open_system(ret);
         if (r < 0)
                 return bento_err_set(err, -r,
                                      "--systemd-cgroup: cannot connect to systemd's %s bus",
-                                     geteuid() == 0 ? "system" : "user");
+                                     user_manager() ? "user" : "system");
         return 0;
 }
 
@@ -169,7 +179,7 @@ static int open_bus(sd_bus **ret, struct bento_err *err)
 static int unit_names(const char *cgroups_path, const char *id, char **ret_slice, char **ret_unit,
                       struct bento_err *err)
 {
-        const char *def_slice = geteuid() == 0 ? "system.slice" : "user.slice";
+        const char *def_slice = user_manager() ? "user.slice" : "system.slice";
         const char *c1, *c2;
         int r;
 

@@ -1044,12 +1044,12 @@ def assert_nothing_left(rt, cid, bundle=None, pids_before=None):
     assert cgroup_dirs_named(cid) == [], "failed create left cgroups: %s" % cgroup_dirs_named(cid)
 
 
-def expect_create_failure(rt, bundle, *opts, cid=None, message=()):
+def expect_create_failure(rt, bundle, *opts, cid=None, message=(), global_opts=()):
     """create must fail, say why, and leave nothing behind."""
     cid = cid or rt.new_id()
     REAPER.reap_now()
     before = set(proc_children(os.getpid()))
-    res = rt.create(bundle, cid, *opts)
+    res = rt.create(bundle, cid, *opts, global_opts=global_opts)
     assert res.rc not in (0, None), "create should have failed:\n%s" % res
     assert res.err.strip(), "create failed without a message on stderr:\n%s" % res
     for m in ([message] if isinstance(message, str) else message):

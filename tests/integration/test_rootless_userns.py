@@ -15,8 +15,7 @@ import signal
 import pytest
 
 import harness
-from harness import (ROOTLESS_GID, ROOTLESS_UID, Bundle, Runtime, assert_nothing_left, expect_create_failure, ns_inode,
-                     proc_status, wait_for)
+from harness import ROOTLESS_GID, ROOTLESS_UID, Bundle, Runtime, expect_create_failure, ns_inode, proc_status, wait_for
 
 pytestmark = pytest.mark.rootless
 
@@ -129,12 +128,23 @@ def test_a_limit_without_a_delegated_cgroup_is_refused(nsrt, nsbundle):
 
 def test_rootless_false_makes_cgroup_errors_fatal(nsrt, nsbundle):
     b = nsbundle()
-    cid = nsrt.new_id()
-    res = nsrt.create(b, cid, global_opts=["--rootless", "false"])
-    assert res.rc != 0 and "cannot make cgroup" in res.err and "Permission denied" in res.err, res
-    assert_nothing_left(nsrt, cid, b)
+    expect_create_failure(nsrt, b, global_opts=["--rootless", "false"],
+                          message=["cannot make cgroup", "Permission denied"])
     res = nsrt.run(b, global_opts=["--rootless", "auto"])
     assert res.rc == 0 and res.json()["uid"] == 0, res
     res = nsrt.cmd("list", global_opts=["--rootless", "maybe"])
     assert res.rc != 0 and "--rootless" in res.err and "'maybe'" in res.err, res
 
+
+
+def test_systemd_driver_uses_the_user_bus(rrt, nsbundle):
+    """uid 0 of a user namespace talks to the user's systemd, as crun does
+    under rootless podman: the runtime sees /run/systemd/system (a tmpfs on
+    /run in a mount namespace of its own) but no bus, and names the one it
+    tried."""
+    rrt.enter = ["unshare", "-Ur", "--mount", "--propagation", "private", "sh", "-c",
+                 "mount -t tmpfs -o size=64k,mode=755 bento-test-run /run && mkdir -p /run/systemd/system && "
+                 "exec \"$0\" \"$@\""]
+    b = nsbundle()
+    expect_create_failure(rrt, b, global_opts=["--systemd-cgroup"],
+                          message="--systemd-cgroup: cannot connect to systemd's user bus")
