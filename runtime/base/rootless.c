@@ -10,20 +10,26 @@
 #include "cleanup.h"
 #include "fileio.h"
 
-bool rt_in_initial_userns(void)
+bool rt_uid_map_is_initial(const char *map)
 {
-        cleanup_free char *map = NULL;
         unsigned long long inside = 0, outside = 0, count = 0;
-        struct bento_err ignored;
         char rest = 0;
-        size_t len = 0;
 
-        if (bento_read_file("/proc/self/uid_map", 4096, &map, &len, &ignored) < 0)
-                return true;
         /* one line; a second mapping (or anything after it) means a
          * namespace made by someone */
         return sscanf(map, " %llu %llu %llu %c", &inside, &outside, &count, &rest) == 3 &&
                inside == 0 && outside == 0 && count == 4294967295ULL;
+}
+
+bool rt_in_initial_userns(void)
+{
+        cleanup_free char *map = NULL;
+        struct bento_err ignored;
+        size_t len = 0;
+
+        if (bento_read_file("/proc/self/uid_map", 4096, &map, &len, &ignored) < 0)
+                return true;
+        return rt_uid_map_is_initial(map);
 }
 
 bool rt_rootless_state_dir(void)

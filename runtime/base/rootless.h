@@ -25,9 +25,13 @@ enum rt_rootless_mode {
         RT_ROOTLESS_TRUE,
 };
 
-/* True when this process runs in the initial user namespace: its uid_map
- * is the identity map of every uid ("0 0 4294967295").  An unreadable map
- * (a kernel without user namespaces) counts as the initial one. */
+/* True when map (the text of a uid_map) is the identity map of every uid,
+ * one line "0 0 4294967295": the initial user namespace's. */
+bool rt_uid_map_is_initial(const char *map);
+
+/* True when this process runs in the initial user namespace, from
+ * /proc/self/uid_map.  An unreadable map (a kernel without user
+ * namespaces) counts as the initial one. */
 bool rt_in_initial_userns(void);
 
 /* Whether the default state root is $XDG_RUNTIME_DIR/bento-runtime (when
