@@ -3,8 +3,9 @@
 run as that user.
 
 The tests run as root, so they make the user themselves (useradd, which
-gives it /etc/subuid and /etc/subgid ranges; usermod adds them when it did
-not) and remove it again when they made it.  Podman then runs through
+gives it /etc/subuid and /etc/subgid ranges where those files exist, so
+they are made first when missing; usermod adds ranges when useradd did not)
+and remove it, and the files if empty, again when they made them.  Podman then runs through
 setpriv as that user, with a store, XDG_RUNTIME_DIR and HOME of its own
 under the session's scratch directory and the test's private /run
 (engines/sandbox.py), all owned by the user.  Rootless podman keeps a
@@ -22,6 +23,7 @@ from harness import run_cmd, wait_for
 from .podman import Podman
 
 USER = "bento-rootless"
+SUBID_FILES = ("/etc/subuid", "/etc/subgid")
 # a range for the user's subordinate ids when useradd gave it none
 SUBID_COUNT = 65536
 
@@ -41,7 +43,7 @@ def _subid_ranges(path):
 
 def _free_subid_start():
     top = 100000
-    for path in ("/etc/subuid", "/etc/subgid"):
+    for path in SUBID_FILES:
         for ranges in _subid_ranges(path).values():
             for start, count in ranges:
                 top = max(top, start + count)
@@ -52,6 +54,12 @@ class RootlessUser:
     def __init__(self):
         self.name = USER
         self.created = False
+        # useradd allocates subordinate ids only where these files exist
+        self.made_files = [p for p in SUBID_FILES if not os.path.exists(p)]
+        for path in self.made_files:
+            with open(path, "x"):
+                pass
+            os.chmod(path, 0o644)
         try:
             pw = pwd.getpwnam(self.name)
         except KeyError:
@@ -98,6 +106,13 @@ class RootlessUser:
         if self.created:
             res = run_cmd(["userdel", self.name], timeout=30)
             assert res.rc == 0, "userdel failed:\n%s" % res
+        # the files made above, if userdel left them empty, and the
+        # backups the shadow tools wrote of them (ours alone, then)
+        for path in self.made_files:
+            if os.path.isfile(path) and os.path.getsize(path) == 0:
+                os.unlink(path)
+                if os.path.isfile(path + "-"):
+                    os.unlink(path + "-")
 
 
 def chown_tree(path, uid, gid):
