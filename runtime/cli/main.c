@@ -80,7 +80,7 @@ enum {
 static const struct bento_opt global_opts[] = {
     {"root", 0, BENTO_OPT_VALUE, OPT_ROOT, "DIR",
      "state directory (default /run/bento-runtime, or $XDG_RUNTIME_DIR/bento-runtime when "
-     "not root)"},
+     "not root on the host, which root of a user namespace is not)"},
     {"log", 0, BENTO_OPT_VALUE, OPT_LOG, "FILE",
      "also write errors, warnings and debug messages to FILE"},
     {"log-format", 0, BENTO_OPT_VALUE, OPT_LOG_FORMAT, "FORMAT", "text (default) or json"},

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The state root (`--root`, default /run/bento-runtime, or
- * $XDG_RUNTIME_DIR/bento-runtime when not root) and the per-container state
+ * $XDG_RUNTIME_DIR/bento-runtime when not root on the host, as
+ * base/rootless.h decides) and the per-container state
  * directories in it: <root>/<id>/ (0700) holding state.json (the record),
  * config.json (the copy taken at create time; later verbs read this one,
  * never the bundle) and exec.fifo (while the container is "created").
