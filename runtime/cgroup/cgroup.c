@@ -106,6 +106,15 @@ static void undo(struct cg_layout *l, pid_t pid)
         }
 }
 
+/* A container may do without a cgroup that cannot be made, when nothing
+ * needs it: rootless mode, and the container in a user namespace, where
+ * no device node can be made, so that no device policy is lost either
+ * (--rootless true as root on the host, without one, still gets it). */
+static bool may_do_without(const struct rt_context *ctx, bool wants)
+{
+        return ctx->rootless_cgroups && ctx->in_userns && !wants && !ctx->cfg->linux_.resources;
+}
+
 /* A failure to make a cgroup, explained for a rootless runtime. */
 static int rootless_hint(const struct rt_context *ctx, int r, struct bento_err *err)
 {
@@ -249,7 +258,8 @@ static int apply_all(const struct rt_context *ctx, const struct cg_layout *l,
         /* root of a user namespace in a delegated cgroup: the device nodes
          * it can reach are the host's own binds, so a device policy it may
          * not set is not worth failing for (runc ignores it too) */
-        if (r < 0 && ctx->rootless_cgroups && (err->code == EPERM || err->code == EACCES)) {
+        if (r < 0 && ctx->rootless_cgroups && ctx->in_userns &&
+            (err->code == EPERM || err->code == EACCES)) {
                 rt_log_warning("linux.resources.devices: not applied: %s", err->msg);
                 return 0;
         }
@@ -352,7 +362,7 @@ static int make_early(const struct rt_context *ctx, struct cg_prepared *p, struc
         if (r < 0)
                 return r;
         r = cg_make(h, err);
-        if (r < 0 && ctx->rootless_cgroups && !p->wants && !ctx->cfg->linux_.resources) {
+        if (r < 0 && may_do_without(ctx, p->wants)) {
                 /* only a path was asked for: best effort, as crun */
                 undo(&p->l, 0);
                 p->early = -1;
@@ -404,7 +414,8 @@ static int plan(const struct rt_context *ctx, struct cg_prepared *p, struct bent
                 return r;
         p->wants = cg_limits_any(&p->lim);
         /* rootless without limits or a path asked for: stay where we are */
-        p->none = ctx->rootless_cgroups && !p->wants && !ctx->cfg->linux_.cgroups_path;
+        p->none =
+            ctx->rootless_cgroups && ctx->in_userns && !p->wants && !ctx->cfg->linux_.cgroups_path;
         if (p->none)
                 return 0;
         return cg_layout_choose_paths(&p->l, ctx->cfg->linux_.cgroups_path, ctx->id, err);
@@ -476,7 +487,7 @@ int rt_cgroup_enter(const struct rt_context *ctx, pid_t pid, struct rt_cgroup_in
         r = p->early < 0 ? record_intent(ctx, &p->l, err) : 0;
         if (r >= 0)
                 r = make_all(ctx, &p->l, p->early, p->wants, err);
-        if (r < 0 && ctx->rootless_cgroups && !p->wants && !ctx->cfg->linux_.resources) {
+        if (r < 0 && may_do_without(ctx, p->wants)) {
                 /* only a path was asked for: best effort, as crun */
                 undo(&p->l, into >= 0 ? pid : 0);
                 return 0;

@@ -148,3 +148,21 @@ def test_systemd_driver_uses_the_user_bus(rrt, nsbundle):
     b = nsbundle()
     expect_create_failure(rrt, b, global_opts=["--systemd-cgroup"],
                           message="--systemd-cgroup: cannot connect to systemd's user bus")
+
+
+def test_rootless_true_as_root_keeps_the_device_policy(rt, bundle):
+    """--rootless true forgives cgroup errors; it does not let root on the
+    host, whose container can make device nodes, go without its cgroup and
+    the device policy in it."""
+    b = bundle("/bin/bento-probe", "sleep", "60")
+    cid, pid = rt.create_ok(b, None, global_opts=["--rootless", "true"])
+    dev = [d for d in harness.cgroup_dirs_named(cid) if d.startswith("/sys/fs/cgroup/devices/")]
+    if os.path.isdir("/sys/fs/cgroup/devices"):
+        assert len(dev) == 1, harness.cgroup_dirs_named(cid)
+        with open(os.path.join(dev[0], "devices.list")) as f:
+            rules = f.read().split("\n")
+        assert "a *:* rwm" not in rules and "c 1:3 rwm" in rules, rules
+    else:
+        assert harness.cgroup_dirs_named(cid), "no cgroup made for %s" % cid
+    res = rt.delete(cid, force=True)
+    assert res.rc == 0, res
