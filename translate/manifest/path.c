@@ -248,22 +248,6 @@ static char *memo_strndup(const char *s, size_t n)
         return d;
 }
 
-static uint64_t hash_step(uint64_t h, char c)
-{
-        return (h ^ (unsigned char) c) * 0x100000001b3ULL;
-}
-
-#define HASH_SEED 0xcbf29ce484222325ULL
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-        uint64_t h = HASH_SEED;
-
-        for (size_t i = 0; i < n; i++)
-                h = hash_step(h, s[i]);
-        return h;
-}
-
 static struct memo *memo_find(const char *s, size_t n, uint64_t h)
 {
         if (!cache.cap)
@@ -372,7 +356,7 @@ void path_cache_end(void)
  * ENOENT or ENOTDIR, so does s, with the same errno.  0 when none is. */
 static int failed_ancestor(const char *s, size_t n)
 {
-        uint64_t h = HASH_SEED;
+        uint64_t h = PATH_HASH_SEED;
 
         for (size_t i = 0; i < n; i++) {
                 const struct memo *e;
@@ -380,14 +364,14 @@ static int failed_ancestor(const char *s, size_t n)
                 if (s[i] == '/' && i > 0 && (e = memo_find(s, i, h)) && (e->have & HAVE_LSTAT) &&
                     (e->lstat_errno == ENOENT || e->lstat_errno == ENOTDIR))
                         return e->lstat_errno;
-                h = hash_step(h, s[i]);
+                h = path_hash_step(h, s[i]);
         }
         return 0;
 }
 
 static const struct listed_name *listing_find(const struct listing *l, const char *name, size_t n)
 {
-        for (size_t i = hash_bytes(name, n) & (l->cap - 1); l->slots[i];
+        for (size_t i = path_hash(name, n) & (l->cap - 1); l->slots[i];
              i = (i + 1) & (l->cap - 1)) {
                 const struct listed_name *e = &l->names[l->slots[i] - 1];
 
@@ -507,7 +491,7 @@ static struct listing *list_dir(const char *dir)
         }
         l->cap = cap;
         for (size_t k = 0; k < l->n; k++) {
-                size_t i = hash_bytes(l->names[k].name, strlen(l->names[k].name)) & (cap - 1);
+                size_t i = path_hash(l->names[k].name, strlen(l->names[k].name)) & (cap - 1);
 
                 while (l->slots[i])
                         i = (i + 1) & (cap - 1);
@@ -542,7 +526,7 @@ static enum listed listed_lookup(const char *s, size_t n, mode_t *type)
 
         if (!split_last(s, n, &dir_len, &at))
                 return LISTED_UNKNOWN;
-        dir = memo_find(s, dir_len, hash_bytes(s, dir_len));
+        dir = memo_find(s, dir_len, path_hash(s, dir_len));
         if (!dir || !dir->list)
                 return LISTED_UNKNOWN;
         hit = listing_find(dir->list, s + at, n - at);
@@ -561,7 +545,7 @@ static void note_lookup(const char *s, size_t n)
 
         if (!split_last(s, n, &dir_len, &at))
                 return;
-        dir = memo_get(s, dir_len, hash_bytes(s, dir_len));
+        dir = memo_get(s, dir_len, path_hash(s, dir_len));
         if (!dir || dir->list_tried || ++dir->lookups < LIST_AFTER_LOOKUPS)
                 return;
         dir->list_tried = true;
@@ -595,7 +579,7 @@ int path_list_direct(const char *dir, path_list_fn fn, void *userdata)
 int path_list(const char *dir, path_list_fn fn, void *userdata)
 {
         size_t n = strlen(dir);
-        struct memo *e = dir[0] == '/' ? memo_get(dir, n, hash_bytes(dir, n)) : NULL;
+        struct memo *e = dir[0] == '/' ? memo_get(dir, n, path_hash(dir, n)) : NULL;
 
         if (e && !e->list_tried) {
                 e->list_tried = true;
@@ -670,7 +654,7 @@ static int memo_type(const char *s, size_t n, uint64_t h, mode_t *type, struct m
 
 static struct memo *memo_lstat(const char *s, size_t n)
 {
-        return cache.depth ? memo_lstat_h(s, n, hash_bytes(s, n)) : NULL;
+        return cache.depth ? memo_lstat_h(s, n, path_hash(s, n)) : NULL;
 }
 
 int path_lstat(const char *path, struct stat *st)
@@ -690,7 +674,7 @@ int path_lstat(const char *path, struct stat *st)
 int path_type(const char *path, mode_t *type)
 {
         struct memo *e;
-        int r = memo_type(path, strlen(path), hash_bytes(path, strlen(path)), type, &e);
+        int r = memo_type(path, strlen(path), path_hash(path, strlen(path)), type, &e);
 
         if (r) {
                 errno = r;
@@ -733,7 +717,7 @@ int path_access(const char *path, int mode)
 {
         size_t n = strlen(path);
         struct memo *e = mode >= 0 && mode < 8 && path[0] == '/' && cache.depth
-                             ? memo_get(path, n, hash_bytes(path, n))
+                             ? memo_get(path, n, path_hash(path, n))
                              : NULL;
 
         if (!e)
@@ -817,7 +801,7 @@ int path_index_init(struct path_index *ix, const char *const *keys, size_t n)
 
                 if (i > 0 && strcmp(ix->e[i - 1].key, ix->e[i].key) == 0)
                         continue;
-                j = hash_bytes(ix->e[i].key, strlen(ix->e[i].key)) & (ix->cap_runs - 1);
+                j = path_hash(ix->e[i].key, strlen(ix->e[i].key)) & (ix->cap_runs - 1);
                 while (ix->runs[j])
                         j = (j + 1) & (ix->cap_runs - 1);
                 ix->runs[j] = i + 1;
@@ -835,14 +819,22 @@ void path_index_done(struct path_index *ix)
 void path_index_equal(const struct path_index *ix, const char *key, size_t len, size_t *lo,
                       size_t *hi)
 {
-        if (!run_find(ix, key, len, hash_bytes(key, len), lo, hi))
+        if (!run_find(ix, key, len, path_hash(key, len), lo, hi))
                 *lo = *hi = 0;
+}
+
+size_t path_index_first(const struct path_index *ix, const char *key)
+{
+        size_t lo, hi;
+
+        path_index_equal(ix, key, strlen(key), &lo, &hi);
+        return lo < hi ? ix->e[lo].id : SIZE_MAX;
 }
 
 void path_index_within(const struct path_index *ix, const char *child, path_index_fn fn,
                        void *userdata)
 {
-        uint64_t h = HASH_SEED;
+        uint64_t h = PATH_HASH_SEED;
         size_t lo, hi;
 
         /* One pass: the hash of each prefix is the running hash there. */
@@ -853,7 +845,7 @@ void path_index_within(const struct path_index *ix, const char *child, path_inde
                         fn(lo, hi, whole, userdata);
                 if (whole)
                         return;
-                h = hash_step(h, child[k]);
+                h = path_hash_step(h, child[k]);
         }
 }
 
@@ -973,13 +965,13 @@ static int walk_push(struct walk *w, const char *name, size_t n)
         }
         if (w->len > 1) {
                 w->s[w->len++] = '/';
-                w->h = hash_step(w->h, '/');
+                w->h = path_hash_step(w->h, '/');
         }
         memcpy(w->s + w->len, name, n);
         w->len += n;
         w->s[w->len] = '\0';
         for (size_t i = 0; i < n; i++)
-                w->h = hash_step(w->h, name[i]);
+                w->h = path_hash_step(w->h, name[i]);
         return 0;
 }
 
@@ -987,7 +979,7 @@ static void walk_truncate(struct walk *w, size_t len)
 {
         w->len = len;
         w->s[len] = '\0';
-        w->h = hash_bytes(w->s, len);
+        w->h = path_hash(w->s, len);
 }
 
 /* Step to the parent directory in place. */
@@ -1102,11 +1094,11 @@ int path_resolve(const char *p, char **ret)
         if (!clean)
                 return -ENOMEM;
         if (cache.depth) {
-                uint64_t h = HASH_SEED;
+                uint64_t h = PATH_HASH_SEED;
                 size_t n = 0;
 
                 for (; clean[n]; n++)
-                        h = hash_step(h, clean[n]);
+                        h = path_hash_step(h, clean[n]);
                 e = memo_get(clean, n, h);
         }
         if (e && (e->have & HAVE_RESOLVED)) {

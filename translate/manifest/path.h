@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 /* Lexical clean (as Go's path.Clean): collapse "//", ".", "..", drop a
@@ -90,6 +91,26 @@ int path_list(const char *dir, path_list_fn fn, void *userdata);
  * small). */
 int path_list_direct(const char *dir, path_list_fn fn, void *userdata);
 
+/* The hash every path table here uses (FNV-1a).  A running hash: feeding
+ * path_hash_step() the bytes of a path from PATH_HASH_SEED passes through
+ * the hash of each of its prefixes, so a table keyed by path can look up
+ * every parent of a path in one pass over it. */
+#define PATH_HASH_SEED 0xcbf29ce484222325ULL
+
+static inline uint64_t path_hash_step(uint64_t h, char c)
+{
+        return (h ^ (unsigned char) c) * 0x100000001b3ULL;
+}
+
+static inline uint64_t path_hash(const char *s, size_t n)
+{
+        uint64_t h = PATH_HASH_SEED;
+
+        for (size_t i = 0; i < n; i++)
+                h = path_hash_step(h, s[i]);
+        return h;
+}
+
 /* Many paths indexed for containment queries (a hash lookup per prefix of
  * the path asked about, a binary search for what lies beneath it), so
  * checking P paths against N costs about O(P * depth) instead of O(P * N),
@@ -115,6 +136,11 @@ void path_index_done(struct path_index *ix);
 /* [*lo, *hi): the entries whose key equals key[0..len) (empty: lo == hi). */
 void path_index_equal(const struct path_index *ix, const char *key, size_t len, size_t *lo,
                       size_t *hi);
+
+/* The lowest id whose key equals key (the first of them in the array
+ * given to path_index_init()), SIZE_MAX when none does: "seen before?"
+ * for keys in order, without a pass over the earlier ones. */
+size_t path_index_first(const struct path_index *ix, const char *key);
 
 /* fn(lo, hi, whole, userdata) for each run [lo, hi) of equal keys that hold
  * child (path_within(key, child)); whole when the key is child itself. */

@@ -86,27 +86,28 @@ static bool on_nested_anchor(const struct shield_set *s, const char *path)
         return false;
 }
 
-/* FNV-1a. */
-static size_t path_hash(const char *p)
-{
-        uint64_t h = 0xcbf29ce484222325ULL;
-
-        for (; *p; p++)
-                h = (h ^ (unsigned char) *p) * 0x100000001b3ULL;
-        return (size_t) h;
-}
-
+/* The rule table (s->hashed) keeps every rule findable by its path in
+ * constant time: the duplicate check on every add and shields_covering()'s
+ * lookup of each parent of a path would otherwise each cost a pass over
+ * the thousand home rules plus one per write grant. */
 static void hash_insert(size_t *slots, size_t cap, const struct shield_rule *rules, size_t i)
 {
-        size_t j = path_hash(rules[i].path) & (cap - 1);
+        size_t j = path_hash(rules[i].path, strlen(rules[i].path)) & (cap - 1);
 
         while (slots[j])
                 j = (j + 1) & (cap - 1);
         slots[j] = i + 1;
 }
 
-/* Bring the table up to every rule (at most half full).  -ENOMEM. */
-static int hash_update(struct shield_set *s)
+static void hash_catch_up(struct shield_set *s)
+{
+        for (; s->n_hashed < s->n_rules; s->n_hashed++)
+                hash_insert(s->hashed, s->cap_hashed, s->rules, s->n_hashed);
+}
+
+/* Room for one rule more (the table at most half full), and every rule
+ * in it.  -ENOMEM. */
+static int hash_reserve(struct shield_set *s)
 {
         if ((s->n_rules + 1) * 2 > s->cap_hashed) {
                 size_t cap = s->cap_hashed ? s->cap_hashed : 256;
@@ -122,26 +123,42 @@ static int hash_update(struct shield_set *s)
                 s->cap_hashed = cap;
                 s->n_hashed = 0;
         }
-        for (; s->n_hashed < s->n_rules; s->n_hashed++)
-                hash_insert(s->hashed, s->cap_hashed, s->rules, s->n_hashed);
+        hash_catch_up(s);
         return 0;
 }
 
-/* The first rule equal to (path, deny, dir), or NULL. */
-static struct shield_rule *find_equal(const struct shield_set *s, const char *path,
-                                      enum shield_deny deny, bool dir)
+/* Is rule i better than rule best (SIZE_MAX: none yet) for the query? */
+typedef bool (*rule_better_fn)(const struct shield_set *s, size_t i, size_t best,
+                               const void *query);
+
+/* The best of best and the hashed rules whose path is p[0..n) (h its hash),
+ * by better(); SIZE_MAX when none is. */
+static size_t best_at(const struct shield_set *s, const char *p, size_t n, uint64_t h,
+                      rule_better_fn better, const void *query, size_t best)
 {
-        struct shield_rule *best = NULL;
+        if (!s->cap_hashed)
+                return best;
+        for (size_t j = h & (s->cap_hashed - 1); s->hashed[j]; j = (j + 1) & (s->cap_hashed - 1)) {
+                size_t i = s->hashed[j] - 1;
+                const char *path = s->rules[i].path;
 
-        for (size_t j = path_hash(path) & (s->cap_hashed - 1); s->hashed[j];
-             j = (j + 1) & (s->cap_hashed - 1)) {
-                struct shield_rule *r = &s->rules[s->hashed[j] - 1];
-
-                if (r->deny == deny && r->dir == dir && strcmp(r->path, path) == 0 &&
-                    (!best || r < best))
-                        best = r;
+                if (strncmp(path, p, n) == 0 && path[n] == '\0' && better(s, i, best, query))
+                        best = i;
         }
         return best;
+}
+
+struct equal_query {
+        enum shield_deny deny;
+        bool dir;
+};
+
+/* The first rule in set order of the same kind. */
+static bool equal_better(const struct shield_set *s, size_t i, size_t best, const void *query)
+{
+        const struct equal_query *q = query;
+
+        return s->rules[i].deny == q->deny && s->rules[i].dir == q->dir && i < best;
 }
 
 /* An equal rule is merged: a default claim (no source) wins over a
@@ -151,12 +168,15 @@ static int merge_duplicate(struct shield_set *s, const char *path, enum shield_d
                            const char *source, enum shield_origin origin)
 {
         struct shield_rule *r;
+        size_t i;
 
-        if (hash_update(s) < 0)
+        if (hash_reserve(s) < 0)
                 return -ENOMEM;
-        r = find_equal(s, path, deny, dir);
-        if (!r)
+        i = best_at(s, path, strlen(path), path_hash(path, strlen(path)), equal_better,
+                    &(struct equal_query){deny, dir}, SIZE_MAX);
+        if (i == SIZE_MAX)
                 return 0;
+        r = &s->rules[i];
         if (r->source && !source) {
                 r->source = NULL;
                 r->origin = origin;
@@ -215,6 +235,7 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
         };
         if (r->origin == SHIELD_ORIGIN_WORKSPACE && strcmp(r->literal, r->path) != 0)
                 s->n_redirected_workspace++;
+        hash_catch_up(s); /* merge_duplicate() made the room */
         return 0;
 }
 
@@ -275,21 +296,48 @@ static int strictness(const struct shield_rule *r)
         return (r->deny == SHIELD_DENY_ALL ? 0 : 2) + (r->dir ? 0 : 1);
 }
 
+/* Covering rule i stricter than best, or as strict and earlier in set order?
+ * query: whether the path asked about is rule i's path itself (a file rule
+ * covers only that). */
+static bool covering_better(const struct shield_set *s, size_t i, size_t best, const void *query)
+{
+        const struct shield_rule *r = &s->rules[i];
+
+        if (!*(const bool *) query && !r->dir)
+                return false;
+        if (best == SIZE_MAX)
+                return true;
+        return strictness(r) < strictness(&s->rules[best]) ||
+               (strictness(r) == strictness(&s->rules[best]) && i < best);
+}
+
 const struct shield_rule *shields_covering(const struct shield_set *s, const char *path)
 {
         cleanup_free char *c = path_clean(path); /* once, not once per rule */
-        const struct shield_rule *best = NULL;
+        uint64_t h = PATH_HASH_SEED;
+        size_t best = SIZE_MAX;
 
         if (!c)
                 return NULL;
-        for (size_t i = 0; i < s->n_rules; i++) {
-                const struct shield_rule *r = &s->rules[i];
-                bool covers = r->dir ? path_within(r->path, c) : strcmp(r->path, c) == 0;
+        /* The rules at the path and at each of its parents, through the
+         * table; a set built by hand (tests) has rules the table never saw. */
+        for (size_t k = 0;; k++) {
+                bool whole = c[k] == '\0';
 
-                if (covers && (!best || strictness(r) < strictness(best)))
-                        best = r;
+                if (whole || path_parent_len(c, k))
+                        best = best_at(s, c, k, h, covering_better, &whole, best);
+                if (whole)
+                        break;
+                h = path_hash_step(h, c[k]);
         }
-        return best;
+        for (size_t i = s->n_hashed; i < s->n_rules; i++) {
+                bool whole = strcmp(s->rules[i].path, c) == 0;
+
+                if ((whole || path_beneath(s->rules[i].path, c)) &&
+                    covering_better(s, i, best, &whole))
+                        best = i;
+        }
+        return best == SIZE_MAX ? NULL : &s->rules[best];
 }
 
 static bool inside_anchor(const struct shield_set *s, const char *path)
