@@ -166,17 +166,41 @@ static bool lift(const struct write_index *wr, const char *path, char *out)
 }
 
 /* Two rules lifted to one directory (.cargo/config and .cargo/config.toml
- * both to .cargo) share one mount: the stricter kind stays. */
-static size_t drop_duplicate(struct shield_mount *m, size_t n)
+ * both to .cargo) share one mount, in the place of the first mount there:
+ * the stricter kind stays.  A mount at the rule's own path is never merged
+ * into an earlier one.  Drops the merged mounts from m[0..*n), keeping the
+ * order; -ENOMEM. */
+static int merge_lifted(struct shield_mount *m, size_t *n)
 {
-        for (size_t j = 0; j + 1 < n; j++) {
-                if (strcmp(m[j].path, m[n - 1].path) != 0)
+        cleanup_free const char **keys = calloc(*n + 1, sizeof(char *));
+        cleanup_free bool *merged = calloc(*n + 1, sizeof(bool));
+        struct path_index ix;
+        size_t kept = 0;
+
+        if (!keys || !merged)
+                return -ENOMEM;
+        for (size_t i = 0; i < *n; i++)
+                keys[i] = m[i].path;
+        if (path_index_init(&ix, keys, *n) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < *n; i++) {
+                size_t first;
+
+                if (!m[i].lifted)
                         continue;
-                if (m[n - 1].kind == SHIELD_MOUNT_HIDDEN_DIR)
-                        m[j] = m[n - 1];
-                return n - 1;
+                first = path_index_first(&ix, m[i].path);
+                if (first == i)
+                        continue;
+                if (m[i].kind == SHIELD_MOUNT_HIDDEN_DIR)
+                        m[first] = m[i];
+                merged[i] = true;
         }
-        return n;
+        path_index_done(&ix);
+        for (size_t i = 0; i < *n; i++)
+                if (!merged[i])
+                        m[kept++] = m[i];
+        *n = kept;
+        return 0;
 }
 
 static size_t paths_size(const struct shield_set *s)
@@ -213,8 +237,6 @@ static size_t place(const struct shield_set *s, const struct write_index *wr, co
                     .path = buf,
                     .lifted = lifted};
                 buf += strlen(buf) + 1;
-                if (lifted)
-                        n = drop_duplicate(m, n);
         }
         return n;
 }
@@ -257,6 +279,8 @@ int shields_needed(const struct shield_set *s, const struct shield_exposure *x,
         force_inside_read_only(s, x->opted, need, exists, dirs);
         n = place(s, &wr, need, exists, is_dir, m, (char *) m + array);
         write_index_done(&wr);
+        if (merge_lifted(m, &n) < 0)
+                return bento_err_set(err, ENOMEM, "shield mounts");
         qsort(m, n, sizeof(*m), mount_cmp);
         *ret = TAKE_PTR(m);
         *ret_n = n;
