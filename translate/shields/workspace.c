@@ -205,36 +205,56 @@ static char *checkout_root(const char *dir)
         return TAKE_PTR(cur);
 }
 
+/* The write grants that are directories, resolved (grants[k]), and the
+ * checkout root of each (roots[k]): n of them, in grant order. */
+struct ws_grants {
+        char **grants, **roots;
+        size_t n;
+};
+
+static void ws_grants_done(struct ws_grants *wg)
+{
+        strv_free(wg->grants);
+        strv_free(wg->roots);
+}
+
+static int ws_grants_find(struct ws_grants *wg, const char *const *writes, size_t n_writes)
+{
+        wg->grants = calloc(n_writes + 1, sizeof(char *));
+        wg->roots = calloc(n_writes + 1, sizeof(char *));
+        if (!wg->grants || !wg->roots)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_writes; i++) {
+                cleanup_free char *g = NULL;
+                struct stat st;
+
+                if (path_resolve(writes[i], &g) < 0)
+                        return -ENOMEM;
+                if (path_stat(g, &st) < 0 || !S_ISDIR(st.st_mode))
+                        continue;
+                if (!(wg->roots[wg->n] = checkout_root(g)))
+                        return -ENOMEM;
+                wg->grants[wg->n++] = TAKE_PTR(g);
+        }
+        return 0;
+}
+
 int shields_add_workspace(struct shield_set *s, const char *const *writes, size_t n_writes,
                           struct bento_err *err)
 {
-        cleanup_strv char **roots = calloc(n_writes + 1, sizeof(char *));
-        size_t n_roots = 0;
+        struct ws_grants wg = {0};
+        struct path_index ix = {0};
+        int r = 0;
 
-        if (!roots)
-                return bento_err_set(err, ENOMEM, "workspace shields");
-        for (size_t i = 0; i < n_writes; i++) {
-                cleanup_free char *g = NULL, *root = NULL;
-                struct ws w = {s, NULL};
-                struct stat st;
-                bool seen = false;
-                int r;
-
-                if (path_resolve(writes[i], &g) < 0)
-                        return bento_err_set(err, ENOMEM, "workspace shields");
-                if (path_stat(g, &st) < 0 || !S_ISDIR(st.st_mode))
-                        continue;
-                if (!(root = checkout_root(g)))
-                        return bento_err_set(err, ENOMEM, "workspace shields");
-                for (size_t j = 0; j < n_roots; j++)
-                        seen = seen || strcmp(roots[j], root) == 0;
-                if (seen)
-                        continue;
-                w.grant = g;
-                r = ws_root(&w, root, err);
-                if (r < 0)
-                        return r;
-                roots[n_roots++] = TAKE_PTR(root);
-        }
-        return 0;
+        if (ws_grants_find(&wg, writes, n_writes) < 0 ||
+            path_index_init(&ix, (const char *const *) wg.roots, wg.n) < 0)
+                r = bento_err_set(err, ENOMEM, "workspace shields");
+        /* A checkout shielded once for the first grant inside it: the rules
+         * name that grant. */
+        for (size_t k = 0; r >= 0 && k < wg.n; k++)
+                if (path_index_first(&ix, wg.roots[k]) == k)
+                        r = ws_root(&(struct ws){s, wg.grants[k]}, wg.roots[k], err);
+        path_index_done(&ix);
+        ws_grants_done(&wg);
+        return r < 0 ? r : 0;
 }
