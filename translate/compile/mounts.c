@@ -29,6 +29,7 @@
 
 #include "cleanup.h"
 #include "internal.h"
+#include "jsonr.h"
 #include "manifest/path.h"
 
 static const char *const opts_proc[] = {"nosuid", "noexec", "nodev", NULL};
@@ -378,36 +379,12 @@ static int add_grant_links(const struct policy *p, struct compile_plan *plan, st
         return r;
 }
 
-static bool inside_other_shield(const struct policy *p, const char *dir)
-{
-        for (size_t i = 0; i < p->n_shield_mounts; i++)
-                if (path_within(p->shield_mounts[i].path, dir))
-                        return true;
-        return false;
-}
-
-static int add_parent_unique(char ***v, size_t *n, const char *dir)
-{
-        char **nv;
-
-        for (size_t i = 0; i < *n; i++)
-                if (strcmp((*v)[i], dir) == 0)
-                        return 0;
-        nv = reallocarray(*v, *n + 2, sizeof(char *));
-        if (!nv)
-                return -ENOMEM;
-        *v = nv;
-        nv[*n] = strdup(dir);
-        if (!nv[*n])
-                return -ENOMEM;
-        nv[++*n] = NULL;
-        return 0;
-}
-
 /* The existing directories strictly between shield mount sm and the write
- * grant that holds it, unless another shield already covers them (a
- * read-only or hidden parent cannot be renamed from inside either). */
-static int shield_parents_of(const struct policy *p, const char *path, char ***v, size_t *n)
+ * grant that holds it, unless a shield (in shields, the shield mounts by
+ * path) already covers them: a read-only or hidden parent cannot be
+ * renamed from inside either.  Appended to *v, repeats and all. */
+static int shield_parents_of(const struct policy *p, const struct path_index *shields,
+                             const char *path, char ***v, size_t *n)
 {
         const char *grant = policy_holding_write(p, path);
         cleanup_free char *cur = grant ? strdup(path) : NULL;
@@ -422,8 +399,8 @@ static int shield_parents_of(const struct policy *p, const char *path, char ***v
 
                 *slash = '\0';
                 if (path_lstat(cur, &st) == 0 && S_ISDIR(st.st_mode) &&
-                    !inside_other_shield(p, cur))
-                        r = add_parent_unique(v, n, cur);
+                    !path_index_holds(shields, cur))
+                        r = bento_strv_append(v, n, cur);
         }
         return r;
 }
@@ -431,19 +408,28 @@ static int shield_parents_of(const struct policy *p, const char *path, char ***v
 static int add_shield_parents(const struct policy *p, struct compile_plan *plan,
                               struct bento_err *err)
 {
+        cleanup_free const char **keys = calloc(p->n_shield_mounts + 1, sizeof(char *));
         cleanup_strv char **v = calloc(1, sizeof(char *));
+        struct path_index shields = {0};
         size_t n = 0;
-        int r = v ? 0 : -ENOMEM;
+        int r = keys && v ? 0 : -ENOMEM;
 
         for (size_t i = 0; r >= 0 && i < p->n_shield_mounts; i++)
-                r = shield_parents_of(p, p->shield_mounts[i].path, &v, &n);
+                keys[i] = p->shield_mounts[i].path;
+        if (r >= 0)
+                r = path_index_init(&shields, keys, p->n_shield_mounts);
+        for (size_t i = 0; r >= 0 && i < p->n_shield_mounts; i++)
+                r = shield_parents_of(p, &shields, p->shield_mounts[i].path, &v, &n);
+        path_index_done(&shields);
         if (r < 0)
                 return bento_err_set(err, ENOMEM, "mounts");
-        /* Parents before children, so each lands inside the one above. */
+        /* Parents before children, so each lands inside the one above; once
+         * each, as shields in one checkout share their parents. */
         if (n)
                 qsort(v, n, sizeof(char *), cmp_str);
         for (size_t i = 0; r >= 0 && i < n; i++)
-                r = add_bind(plan, v[i], opts_rw, err);
+                if (i == 0 || strcmp(v[i - 1], v[i]) != 0)
+                        r = add_bind(plan, v[i], opts_rw, err);
         return r;
 }
 
