@@ -172,6 +172,11 @@ int mount_points_list(const struct policy *p, struct mount_points *ret, struct b
         if (mp.n)
                 qsort(mp.v, mp.n, sizeof(*mp.v), cmp_points);
         for (size_t i = 0; r >= 0 && i < mp.n; i++) {
+                /* sorted by grant: a grant's points are opened once */
+                if (i > 0 && strcmp(mp.v[i].grant, mp.v[i - 1].grant) == 0) {
+                        mp.v[i].grant_id = mp.v[i - 1].grant_id;
+                        continue;
+                }
                 r = grant_ident(mp.v[i].grant, &mp.v[i].grant_id);
                 if (r < 0)
                         r = bento_err_set(err, -r, "cannot open the write grant \"%s\"",
