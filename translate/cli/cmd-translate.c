@@ -185,8 +185,8 @@ static char *bundle_in_write_grant(const struct policy *p, const char *out, bool
  * policy and its refusals, the alias scan, where the bundle goes, and the
  * config itself.  0, or the exit status (the reason printed). */
 static int translate_checked(const struct manifest *m, const char *out,
-                             const struct compile_opts *c, struct policy **p, char **config,
-                             size_t *config_len)
+                             const struct compile_opts *c, struct policy **p,
+                             struct compile_output *config)
 {
         cleanup_free char *refusal = NULL;
         struct bento_err err = {0};
@@ -208,7 +208,7 @@ static int translate_checked(const struct manifest *m, const char *out,
                 return BENTO_EXIT_REFUSED;
         }
         if (compile_check_bundle_dir(out, &err) < 0 ||
-            compile_config(*p, c, config, config_len, &err) < 0) {
+            compile_config_planned(*p, c, config, &err) < 0) {
                 fprintf(stderr, "bento: %s\n", err.msg);
                 return BENTO_EXIT_REFUSED;
         }
@@ -220,9 +220,9 @@ int cmd_translate(int argc, char **argv)
         struct translate_opts o = {0};
         cleanup_manifest struct manifest *m = NULL;
         cleanup_policy struct policy *p = NULL;
-        cleanup_free char *out = NULL, *config = NULL;
+        cleanup_compile_output struct compile_output config = {0};
+        cleanup_free char *out = NULL;
         struct bento_err err = {0};
-        size_t config_len = 0;
         char fp[65];
         int r;
 
@@ -253,7 +253,7 @@ int cmd_translate(int argc, char **argv)
         /* One memo of the host's answers (manifest/path.h) for all of the checks:
          * nothing is written until they are done. */
         path_cache_begin();
-        r = translate_checked(m, out, &c, &p, &config, &config_len);
+        r = translate_checked(m, out, &c, &p, &config);
         path_cache_end();
         if (r != 0)
                 return r;
@@ -264,7 +264,7 @@ int cmd_translate(int argc, char **argv)
         if (r > 0)
                 r = compile_bundle(p, &c, &err);
         else if (r == 0)
-                r = compile_bundle_with(p, &c, config, config_len, &err);
+                r = compile_bundle_with(&c, &config, &err);
         if (r < 0 || print_summary(p, &c, o.json, &err) < 0) {
                 fprintf(stderr, "bento: %s\n", err.msg);
                 return BENTO_EXIT_REFUSED;

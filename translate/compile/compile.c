@@ -199,8 +199,8 @@ static int check_listener(const struct policy *p, const struct compile_opts *o,
                               path, sizeof(sa.sun_path) - 1);
 }
 
-int compile_config(const struct policy *p, const struct compile_opts *o, char **ret,
-                   size_t *ret_len, struct bento_err *err)
+int compile_config_planned(const struct policy *p, const struct compile_opts *o,
+                           struct compile_output *ret, struct bento_err *err)
 {
         cleanup_jsonw struct bento_jsonw w = {0};
         cleanup_strv char **env = NULL;
@@ -243,8 +243,33 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
         write_annotations(&w, p, o, identities);
         compile_write_linux(&w, p, o);
         bento_jsonw_close_object(&w);
+        ret->symlinks = TAKE_PTR(plan.symlinks);
+        ret->n_symlinks = plan.n_symlinks;
+        plan.n_symlinks = 0;
         compile_plan_done(&plan);
-        return bento_jsonw_finish(&w, ret, ret_len);
+        return bento_jsonw_finish(&w, &ret->config, &ret->len);
+}
+
+void compile_output_done(struct compile_output *out)
+{
+        struct compile_plan links = {.symlinks = out->symlinks, .n_symlinks = out->n_symlinks};
+
+        compile_plan_done(&links);
+        free(out->config);
+        *out = (struct compile_output){0};
+}
+
+int compile_config(const struct policy *p, const struct compile_opts *o, char **ret,
+                   size_t *ret_len, struct bento_err *err)
+{
+        cleanup_compile_output struct compile_output out = {0};
+        int r = compile_config_planned(p, o, &out, err);
+
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(out.config);
+        *ret_len = out.len;
+        return 0;
 }
 
 /* A directory is ours to write into when it is empty or holds only what a
@@ -321,7 +346,7 @@ static int make_symlink(int rootfd, const struct compile_symlink *s, struct bent
                              "cannot create the symlink \"%s\" in the rootfs", s->name);
 }
 
-static int write_rootfs(int dirfd, const struct compile_opts *o, const struct compile_plan *plan,
+static int write_rootfs(int dirfd, const struct compile_opts *o, const struct compile_output *out,
                         struct bento_err *err)
 {
         cleanup_close int rootfd = -1;
@@ -334,8 +359,8 @@ static int write_rootfs(int dirfd, const struct compile_opts *o, const struct co
                 : openat(dirfd, COMPILE_ROOTFS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (rootfd < 0)
                 return bento_err_set(err, errno, "cannot open the rootfs directory");
-        for (size_t i = 0; i < plan->n_symlinks; i++) {
-                int r = make_symlink(rootfd, &plan->symlinks[i], err);
+        for (size_t i = 0; i < out->n_symlinks; i++) {
+                int r = make_symlink(rootfd, &out->symlinks[i], err);
 
                 if (r < 0)
                         return r;
@@ -374,21 +399,19 @@ static int write_dot_file(int dirfd, struct bento_err *err)
 
 int compile_bundle(const struct policy *p, const struct compile_opts *o, struct bento_err *err)
 {
-        cleanup_free char *config = NULL;
-        size_t len = 0;
+        cleanup_compile_output struct compile_output out = {0};
         int r;
 
-        r = compile_config(p, o, &config, &len, err);
+        r = compile_config_planned(p, o, &out, err);
         if (r < 0)
                 return r;
-        return compile_bundle_with(p, o, config, len, err);
+        return compile_bundle_with(o, &out, err);
 }
 
-int compile_bundle_with(const struct policy *p, const struct compile_opts *o, const char *config,
-                        size_t len, struct bento_err *err)
+int compile_bundle_with(const struct compile_opts *o, const struct compile_output *out,
+                        struct bento_err *err)
 {
         cleanup_close int dirfd = -1;
-        struct compile_plan plan = {0};
         int r;
 
         if (mkdir(o->bundle_dir, 0700) < 0 && errno != EEXIST)
@@ -400,15 +423,13 @@ int compile_bundle_with(const struct policy *p, const struct compile_opts *o, co
         dirfd = open(o->bundle_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dirfd < 0)
                 return bento_err_set(err, errno, "cannot open \"%s\"", o->bundle_dir);
-        r = compile_plan_mounts(p, o, &plan, err);
-        if (r >= 0)
-                r = write_rootfs(dirfd, o, &plan, err);
-        compile_plan_done(&plan);
+        r = write_rootfs(dirfd, o, out, err);
         if (r >= 0)
                 r = write_shield_file(dirfd, err);
         if (r >= 0)
                 r = write_dot_file(dirfd, err);
         if (r >= 0)
-                r = bento_write_file_atomic_at(dirfd, COMPILE_CONFIG, config, len, 0600, err);
+                r = bento_write_file_atomic_at(dirfd, COMPILE_CONFIG, out->config, out->len, 0600,
+                                               err);
         return r;
 }

@@ -120,7 +120,31 @@ int compile_env(const struct policy *p, const struct compile_opts *o, char ***re
  * refuse the init's fork; the gate lets that one fork through). */
 bool compile_has_init(const struct policy *p, const struct compile_opts *o);
 
-/* config.json for p.  *ret is heap-allocated, NUL-terminated. */
+struct compile_symlink;
+
+/* What compile_bundle_with() writes: config.json's bytes (NUL-terminated) and
+ * the links the bundle's rootfs holds, which are planned with the mounts and
+ * so are not planned a second time for the rootfs. */
+struct compile_output {
+        char *config;
+        size_t len;
+        struct compile_symlink *symlinks;
+        size_t n_symlinks;
+};
+
+/* config.json for p and the rootfs links, into *ret (freed with
+ * compile_output_done(), also after a failure). */
+int compile_config_planned(const struct policy *p, const struct compile_opts *o,
+                           struct compile_output *ret, struct bento_err *err);
+void compile_output_done(struct compile_output *out);
+
+static inline void cleanup_compile_output_fn(struct compile_output *out)
+{
+        compile_output_done(out);
+}
+#define cleanup_compile_output __attribute__((cleanup(cleanup_compile_output_fn)))
+
+/* config.json for p alone.  *ret is heap-allocated, NUL-terminated. */
 int compile_config(const struct policy *p, const struct compile_opts *o, char **ret,
                    size_t *ret_len, struct bento_err *err);
 
@@ -130,11 +154,11 @@ int compile_config(const struct policy *p, const struct compile_opts *o, char **
  * anything else, so a typo cannot overwrite unrelated files. */
 int compile_bundle(const struct policy *p, const struct compile_opts *o, struct bento_err *err);
 
-/* The same with config.json's bytes already computed by compile_config()
- * for this p and o (translate computes them before anything is written,
- * to refuse early, and need not compute them twice). */
-int compile_bundle_with(const struct policy *p, const struct compile_opts *o, const char *config,
-                        size_t config_len, struct bento_err *err);
+/* The same with what compile_config_planned() computed for o (translate
+ * computes it before anything is written, to refuse early, and need not
+ * compute it twice). */
+int compile_bundle_with(const struct compile_opts *o, const struct compile_output *out,
+                        struct bento_err *err);
 
 /* compile_bundle()'s check of its directory, alone and without creating
  * anything: 0 when dir holds only a bundle's files, or does not exist yet
