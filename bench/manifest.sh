@@ -9,7 +9,8 @@
 #      equivalent sandbox by hand (the same namespaces, binds, the home's
 #      credential store hidden under a tmpfs, /tmp, /proc, /dev);
 #   5. `bento translate` of a large manifest (500 grants under a home in which
-#      the path of every shield rule exists) and of a small one.
+#      the path of every shield rule exists) and of a small one; and of
+#      1,000 to 10,000 write grants, to show it grows linearly with them.
 
 # A home in which every shield rule's path exists, from the rule table.
 manifest_fixture_home() {
@@ -66,6 +67,27 @@ manifest_fixtures() {
         for ((i = 0; i < 500; i++)); do mkdir -p "$dir/home/work/$(printf 'g%03d' "$i")"; done
 }
 
+# The write-grant sizes of item 5's scaling rows (bench/report.sh names them too).
+manifest_scale_sizes="1000 2000 5000 10000"
+
+# One project with the largest number of grant directories, ./w/d00000 and
+# on, and a manifest per size writing the first N of them.  Every grant gets
+# the workspace shields of a directory outside any checkout (.git, .vscode,
+# .idea, .cargo), the case that was quadratic (issue 21).
+manifest_scale_fixtures() {
+        local dir=$1/scale n i max=0
+        for n in $manifest_scale_sizes; do ((n > max)) && max=$n; done
+        mkdir -p "$dir/w"
+        printf '#!/bin/sh\nexit 0\n' > "$dir/app.sh"
+        for ((i = 0; i < max; i++)); do printf '%s/w/d%05d\n' "$dir" "$i"; done | xargs mkdir -p
+        for n in $manifest_scale_sizes; do
+                {
+                        printf 'entrypoint: app.sh\ninterpreter: sh\nwrite:\n'
+                        for ((i = 0; i < n; i++)); do printf '  - ./w/d%05d\n' "$i"; done
+                } > "$dir/w$n.yaml"
+        done
+}
+
 # bubblewrap doing by hand what `bento run` does for typical.yaml: the same
 # namespaces and binds, the credential stores hidden (empty tmpfs over a
 # directory, an empty file over a file).
@@ -120,6 +142,19 @@ bench_manifest() {
                         "exec '$bento' translate '$dir/proj/small.yaml' -o '$dir/out-small'"
                 say "bento translate: $((${#timed[@]} / 3)) commands x $runs runs"
                 hf "translate" ""
+        )
+        # 5, scaling: seconds each, so a few runs in one round
+        manifest_scale_fixtures "$dir"
+        (
+                manifest_env "$dir/typical/home" "$dir/state" "$dir"
+                for n in $manifest_scale_sizes; do
+                        add "translate-scale/$n" "rm -rf '$dir/out-scale'" \
+                                "exec '$bento' translate '$dir/scale/w$n.yaml' -o '$dir/out-scale'"
+                done
+                # shellcheck disable=SC2034 # hf reads them
+                runs=$scale_runs rounds=1 warmup=0
+                say "bento translate, 1,000 to 10,000 write grants: $scale_runs runs each"
+                hf "translate-scale" ""
         )
         rm -rf "$dir"
 }

@@ -14,7 +14,8 @@
 # BENCH_WARMUP (3 per round), BENCH_RSS_N (10),
 # BENCH_TP_N (200), BENCH_TP_PARALLEL (2), BENCH_TP_RUNS (3),
 # BENCH_EXTRA_MOUNTS (1000; 0 skips that measurement), BENCH_MOUNTS_RUNS (40),
-# BENCH_PROFILE_RUNS (10),
+# BENCH_PROFILE_RUNS (10), BENCH_SCALE_RUNS (3: translate of 1,000 to
+# 10,000 write grants),
 # BENCH_DIR (scratch, default BUILD_DIR/bench/scratch), BENCH_RESULTS
 # (BUILD_DIR/bench/results).
 set -euo pipefail
@@ -32,6 +33,7 @@ tp_par=${BENCH_TP_PARALLEL:-2}
 tp_runs=${BENCH_TP_RUNS:-3}
 extra_mounts=${BENCH_EXTRA_MOUNTS:-1000}
 mnt_runs=${BENCH_MOUNTS_RUNS:-40}
+scale_runs=${BENCH_SCALE_RUNS:-3}
 scratch=${BENCH_DIR:-$build/bench/scratch}
 results=${BENCH_RESULTS:-$build/bench/results}
 
@@ -92,7 +94,7 @@ machine_facts() {
 | bubblewrap | $(bwrap --version | sed 's/bubblewrap //') (Debian $(pkg_version bubblewrap)) |
 | hyperfine | $(hyperfine --version | sed 's/hyperfine //') |
 | tini / busybox | $(pkg_version tini) / $(pkg_version busybox-static) |
-| settings | runs $runs in $rounds rounds (order rotated), warmup $warmup per round; RSS n=$rss_n; throughput $tp_n containers, $tp_par in parallel, $tp_runs runs; $extra_mounts extra mounts, $mnt_runs runs |
+| settings | runs $runs in $rounds rounds (order rotated), warmup $warmup per round; RSS n=$rss_n; throughput $tp_n containers, $tp_par in parallel, $tp_runs runs; $extra_mounts extra mounts, $mnt_runs runs; translate scaling $scale_runs runs |
 EOF
 }
 

@@ -32,7 +32,7 @@ RUN_SH = os.path.join(ROOT_DIR, "bench", "run.sh")
 
 SMALLEST = {"BENCH_RUNS": "2", "BENCH_ROUNDS": "1", "BENCH_WARMUP": "0", "BENCH_RSS_N": "1",
             "BENCH_TP_N": "4", "BENCH_TP_PARALLEL": "2", "BENCH_TP_RUNS": "1",
-            "BENCH_EXTRA_MOUNTS": "0", "BENCH_MOUNTS_RUNS": "1"}
+            "BENCH_EXTRA_MOUNTS": "0", "BENCH_MOUNTS_RUNS": "1", "BENCH_SCALE_RUNS": "1"}
 
 TARGETS = ["run /bin/true ≤ 0.7 × crun", "run /bin/true ≤ 1.3 × bwrap (floor)",
            "create+start+delete ≤ 0.7 × crun",
@@ -40,6 +40,7 @@ TARGETS = ["run /bin/true ≤ 0.7 × crun", "run /bin/true ≤ 1.3 × bwrap (flo
            "create+start+delete with limits ≤ 0.7 × crun with limits",
            "peak RSS of run ≤ crun's", "bento run end to end ≤ 2 × bubblewrap by hand",
            "bento translate of the large manifest < 10 ms",
+           "bento translate of 10,000 write grants < 1 s",
            "bento profile ≤ 3 × bento run of the same program"]
 
 
@@ -133,6 +134,11 @@ def test_a_whole_report_from_the_smallest_run(short_dir):
 
     cli = table_rows(report, "## The manifest CLI")
     assert len(cli) == 4 and all(number(r[1]) for r in cli), cli
+
+    scaling = table_rows(report, "## Translate and the number of write grants")
+    assert [r[0] for r in scaling] == ["1000", "2000", "5000", "10000"], scaling
+    assert all(number(r[1]) and r[5].endswith("×") for r in scaling), scaling
+    assert scaling[0][5] == "1.00×", scaling
 
     watched = table_rows(report, "## Watching a program")
     assert len(watched) == 4 and all(number(r[1]) for r in watched), watched
