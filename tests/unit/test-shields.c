@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -707,6 +708,58 @@ TEST(needed_decisions)
         ASSERT_TRUE(mount_of(m, n, at("home/.ssh")) == NULL);
 }
 
+/* Many write grants: a checkout two of them share is shielded once, for
+ * the first; every other grant gets its own rules, found by covering
+ * through their parents, and its own mount where two rules lift to one
+ * directory (the stricter kind kept); a path beside the shields stays
+ * uncovered. */
+TEST(workspace_many_grants)
+{
+        cleanup_shield_set struct shield_set *s = NULL;
+        struct shield_env env = make_env(at("home"));
+        cleanup_free struct shield_mount *m = NULL;
+        char hist[600];
+        const char *vars[] = {hist, NULL};
+        const char *writes[] = {at("many/d0"), at("many/repo/a"), at("many/d1"), at("many/repo/b"),
+                                at("many/d2")};
+        const struct shield_rule *r;
+        const struct shield_mount *x;
+        size_t n = 0;
+
+        for (size_t i = 0; i < 5; i++)
+                mkdirs(writes[i]);
+        mkdirs(at("many/repo/.git/hooks"));
+        snprintf(hist, sizeof(hist), "HISTFILE=%s", at("many/d1/.cargo/hist"));
+        set_env(vars);
+        ASSERT_OK_ERR(shields_build(&env, &s, &err));
+        ASSERT_OK_ERR(shields_add_workspace(s, writes, 5, &err));
+        r = rule_at(s, at("many/repo/.git/hooks"), SHIELD_DENY_WRITE, true);
+        ASSERT_TRUE(r && strcmp(r->grant, at("many/repo/a")) == 0);
+        ASSERT_TRUE(rule_at(s, at("many/repo/a/.vscode"), SHIELD_DENY_WRITE, true) == NULL);
+        r = shields_covering(s, at("many/d2/.git/hooks/pre-commit"));
+        ASSERT_TRUE(r && r->deny == SHIELD_DENY_WRITE && r->dir);
+        ASSERT_STREQ(r->grant, at("many/d2"));
+        r = shields_covering(s, at("many/d0/.cargo/config"));
+        ASSERT_TRUE(r && !r->dir && strcmp(r->grant, at("many/d0")) == 0);
+        r = shields_covering(s, at("many/d1/.cargo/hist"));
+        ASSERT_TRUE(r && r->deny == SHIELD_DENY_ALL && !r->dir);
+        ASSERT_TRUE(shields_covering(s, at("many/d2/src")) == NULL);
+        ASSERT_TRUE(shields_covering(s, at("many/d2/.cargo")) == NULL); /* file rules only */
+        ASSERT_OK_ERR(
+            shields_needed(s, &(struct shield_exposure){writes, 5, writes, 5, NULL}, &m, &n, &err));
+        for (size_t i = 0; i < 3; i++) {
+                const char *cargo = at(i == 0   ? "many/d0/.cargo"
+                                       : i == 1 ? "many/d1/.cargo"
+                                                : "many/d2/.cargo");
+
+                ASSERT_EQ(mounts_at(m, n, cargo), 1);
+                x = mount_of(m, n, cargo);
+                ASSERT_TRUE(x->lifted);
+                ASSERT_EQ(x->kind, i == 1 ? SHIELD_MOUNT_HIDDEN_DIR : SHIELD_MOUNT_DISCARDED);
+        }
+        ASSERT_TRUE(mount_of(m, n, at("many/d0/.cargo/config")) == NULL);
+}
+
 /* Inside a scope the memo replays what the host said, until a reset; 0 or
  * the line that failed. */
 static int memo_checks(const char *resolved)
@@ -765,6 +818,9 @@ TEST(path_index)
         ASSERT_EQ(hi - lo, 6);
         path_index_within(&ix, "/a/b/c", count_runs, n); /* "/", "/a" x2, "/a/b", itself */
         ASSERT_TRUE(n[0] == 5 && n[1] == 1);
+        ASSERT_EQ(path_index_first(&ix, "/a"), 1); /* the first of ids 1 and 4 */
+        ASSERT_EQ(path_index_first(&ix, "/a/b/c"), 2);
+        ASSERT_TRUE(path_index_first(&ix, "/a/b/c/d") == SIZE_MAX);
         path_index_done(&ix);
 }
 
