@@ -32,9 +32,9 @@ struct compile_symlink {
 
 struct compile_plan {
         struct compile_mount *mounts;
-        size_t n_mounts;
+        size_t n_mounts, cap_mounts;
         struct compile_symlink *symlinks;
-        size_t n_symlinks;
+        size_t n_symlinks, cap_symlinks;
 };
 
 /* Whether the bundle runs the egress proxy: the manifest has rules, or profiling records. */

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "grow.h"
 #include "internal.h"
 #include "jsonr.h"
 #include "manifest/path.h"
@@ -74,12 +75,13 @@ static struct bento_mount_identity identity_of(const char *dest, bool same)
 static int add_mount(struct compile_plan *plan, const char *dest, const char *type,
                      const char *source, const char *const *options, struct bento_err *err)
 {
-        struct compile_mount *v = reallocarray(plan->mounts, plan->n_mounts + 1, sizeof(*v));
         bool same = strcmp(dest, source) == 0;
+        struct compile_mount *v;
 
-        if (!v)
+        if (bento_grow((void **) &plan->mounts, &plan->cap_mounts, plan->n_mounts,
+                       sizeof(*plan->mounts)) < 0)
                 return bento_err_set(err, ENOMEM, "mounts");
-        plan->mounts = v;
+        v = plan->mounts;
         v[plan->n_mounts] = (struct compile_mount){.destination = strdup(dest),
                                                    .type = type,
                                                    .source = strdup(source),
@@ -114,11 +116,12 @@ static int add_ro_bind(struct compile_plan *plan, const char *path, struct bento
 static int add_symlink(struct compile_plan *plan, const char *name, const char *target,
                        struct bento_err *err)
 {
-        struct compile_symlink *v = reallocarray(plan->symlinks, plan->n_symlinks + 1, sizeof(*v));
+        struct compile_symlink *v;
 
-        if (!v)
+        if (bento_grow((void **) &plan->symlinks, &plan->cap_symlinks, plan->n_symlinks,
+                       sizeof(*plan->symlinks)) < 0)
                 return bento_err_set(err, ENOMEM, "mounts");
-        plan->symlinks = v;
+        v = plan->symlinks;
         v[plan->n_symlinks] = (struct compile_symlink){strdup(name), strdup(target)};
         if (!v[plan->n_symlinks].name || !v[plan->n_symlinks].target) {
                 free(v[plan->n_symlinks].name);

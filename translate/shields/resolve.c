@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
+#include "grow.h"
 #include "internal.h"
 
 static const char *const holds_names[SHIELD_HOLDS_MAX] = {
@@ -184,21 +185,6 @@ static int merge_duplicate(struct shield_set *s, const char *path, enum shield_d
         return 1;
 }
 
-static int grow(void **items, size_t *cap, size_t n, size_t size)
-{
-        size_t want = *cap ? *cap * 2 : 64;
-        void *p;
-
-        if (n < *cap)
-                return 0;
-        p = reallocarray(*items, want, size);
-        if (!p)
-                return -ENOMEM;
-        *items = p;
-        *cap = want;
-        return 0;
-}
-
 /* cppcheck 2.10 ignores __attribute__((cleanup)), so it reports g, which
  * cleanup_free releases on every early return, as leaked there. */
 int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
@@ -218,7 +204,8 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
         dup = merge_duplicate(s, path, spec->deny, spec->dir, spec->source, spec->origin);
         if (dup > 0)
                 return 0; /* cppcheck-suppress memleak */
-        if (dup < 0 || grow((void **) &s->rules, &s->cap_rules, s->n_rules, sizeof(*s->rules)) < 0)
+        if (dup < 0 ||
+            bento_grow((void **) &s->rules, &s->cap_rules, s->n_rules, sizeof(*s->rules)) < 0)
                 /* cppcheck-suppress memleak */
                 return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
         r = &s->rules[s->n_rules++];
@@ -248,8 +235,8 @@ int shield_set_report(struct shield_set *s, const char *variable, const char *va
                 if (strcmp(s->unshieldable[i].variable, variable) == 0 &&
                     strcmp(s->unshieldable[i].value, value) == 0)
                         return 0;
-        if (grow((void **) &s->unshieldable, &s->cap_unshieldable, s->n_unshieldable,
-                 sizeof(*s->unshieldable)) < 0)
+        if (bento_grow((void **) &s->unshieldable, &s->cap_unshieldable, s->n_unshieldable,
+                       sizeof(*s->unshieldable)) < 0)
                 return bento_err_set(err, ENOMEM, "unshieldable %s", variable);
         u = &s->unshieldable[s->n_unshieldable];
         u->variable = variable;
