@@ -154,7 +154,7 @@ pic_obj = $(patsubst %.c,$(BUILDDIR)/obj-pic/%.o,$(1))
 PIC_CFLAGS := $(filter-out -fPIE,$(ALL_CFLAGS)) -fPIC
 
 .PHONY: audit bench all debug check check-unit check-integration check-adversarial check-debug check-layering lint fuzz \
-        check-soak check-repro \
+        check-soak check-repro check-vm \
         fuzz-smoke demo install clean deps docs check-docs
 
 all: $(BINS) $(EMBED_LIBS)
@@ -396,6 +396,13 @@ check-soak: all $(PROBE)
 # exec mode and runtime; it prints the attempt x mode table at the end.
 check-adversarial: all $(PROBE)
 	BENTO_BUILD=$(abspath $(BUILDDIR)) $(PYTHON) -m pytest -q -ra tests/adversarial
+
+# The guest-VM tier (docs/vm.md): a Debian 12 guest with systemd as PID 1,
+# pure cgroup v2 and AppArmor, booted under qemu with software emulation,
+# runs tests/integration/vm and the cgroup tests against this build.  The
+# guest image is built once under $(BUILDDIR)/vm and reused after that.
+check-vm: all $(PROBE)
+	contrib/vm/run.sh . $(BUILDDIR)
 
 check: deps
 	$(MAKE) check-layering

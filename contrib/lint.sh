@@ -58,7 +58,7 @@ done
 echo "lint: shellcheck"
 if command -v shellcheck >/dev/null; then
         set --
-        for f in contrib/*.sh .ci/run; do
+        for f in contrib/*.sh contrib/vm/*.sh .ci/run; do
                 if [ "$f" != contrib/install-deps.sh ]; then
                         set -- "$@" "$f"
                 fi
