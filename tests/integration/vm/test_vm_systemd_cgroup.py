@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: Apache-2.0
+"""bento-runtime's systemd cgroup driver (--systemd-cgroup) on a real
+systemd host: the container init lands in a transient scope whose limits
+systemd itself holds and enforces, and the scope is gone after delete."""
+
+import subprocess
+
+import harness
+from test_cgroups import resources_bundle
+
+MiB = 1 << 20
+SD = ["--systemd-cgroup"]
+
+
+def unit_property(unit, prop):
+    res = subprocess.run(["systemctl", "show", "-P", prop, unit], capture_output=True, text=True, timeout=30)
+    return res.stdout.strip()
+
+
+def own_cgroup(pid):
+    with open("/proc/%d/cgroup" % pid) as f:
+        return f.read().strip()
+
+
+def test_memory_limit_lands_in_a_transient_scope(rt, bundle):
+    b = resources_bundle(bundle, {"memory": {"limit": 64 * MiB}})
+    b.set_args("/bin/sleep", "600")
+    cid = rt.new_id()
+    b.linux["cgroupsPath"] = "system.slice:bento:%s" % cid
+    cid, pid = rt.create_ok(b, cid, global_opts=SD)
+    unit = "bento-%s.scope" % cid
+    assert own_cgroup(pid) == "0::/system.slice/%s" % unit
+    assert unit_property(unit, "ActiveState") == "active"
+    assert unit_property(unit, "MemoryMax") == str(64 * MiB)
+    with open("/sys/fs/cgroup/system.slice/%s/memory.max" % unit) as f:
+        assert f.read().strip() == str(64 * MiB)
+    rt.start_ok(cid)
+    assert rt.kill(cid, "KILL").rc == 0
+    harness.wait_for(lambda: rt.status(cid) == "stopped", what="container stopped")
+    assert rt.delete(cid).rc == 0
+    harness.wait_for(lambda: unit_property(unit, "ActiveState") in ("inactive", ""), what="scope gone")
+    assert harness.cgroup_dirs_named(cid) == []
+
+
+def test_the_scope_limit_is_enforced(rt, bundle):
+    limits = {"memory": {"limit": 32 * MiB, "swap": 32 * MiB}}
+    fits = resources_bundle(bundle, limits)
+    res = rt.run_probe(fits, "hog", "4", global_opts=SD)
+    assert res.out.strip() == "OK 4", res
+    hog = resources_bundle(bundle, limits)
+    res = rt.run_probe(hog, "hog", "512", expect_rc=137, global_opts=SD, timeout=120)
+    assert "OK" not in res.out, "the hog got 512 MiB under a 32 MiB limit:\n%s" % res
+    assert harness.cgroup_dirs_named(res.cid) == []
+
+
+def test_a_cgroups_path_of_the_wrong_form_is_refused(rt, bundle):
+    b = bundle("/bin/true")
+    b.linux["cgroupsPath"] = "/not/a/slice/triple"
+    res = rt.create(b, rt.new_id(), global_opts=SD)
+    assert res.rc != 0
+    assert 'with --systemd-cgroup it must be "slice:prefix:name"' in res.err, res
