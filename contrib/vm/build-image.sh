@@ -20,10 +20,11 @@ size=${BENTO_VM_IMAGE_SIZE:-4G}
 # What the guest checks need: systemd as PID 1 with a system bus for the
 # --systemd-cgroup driver, the stock kernel, AppArmor's parser, the test
 # harness (python3, pytest, busybox-static for the container root), and
-# the reference runtimes and podman that the engine-facing tests import.
+# the reference runtimes and the engines that the engine-facing tests
+# import.
 packages="systemd systemd-sysv dbus udev kmod linux-image-amd64 initramfs-tools
 apparmor python3 python3-pytest busybox-static procps iproute2 uidmap
-podman conmon crun runc tini"
+podman conmon containerd crun runc tini"
 
 stamp_of() {
         cat "$0" "$here"/guest/* | sha256sum | cut -d' ' -f1
