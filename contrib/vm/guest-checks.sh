@@ -21,10 +21,11 @@ echo "bento-vm: cgroup.controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
 echo "bento-vm: lsm: $(cat /sys/kernel/security/lsm)"
 echo "bento-vm: system is $(systemctl is-system-running --wait)"
 
-# A private copy: the harness and pytest may write beside the tests, and
+# A private copy (contrib/ holds the engine configuration that the engine
+# fixtures read): the harness and pytest may write beside the tests, and
 # the host's tree stays read-only.
 rm -rf "$work" && mkdir -p "$work"
-tar -C "$src" --exclude=build/obj --exclude=build/vm --exclude=build/debug -cf - build tests |
+tar -C "$src" --exclude=build/obj --exclude=build/vm --exclude=build/debug -cf - build tests contrib |
         tar -C "$work" -xf -
 cd "$work" || exit 1
 
