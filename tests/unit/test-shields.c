@@ -723,7 +723,6 @@ TEST(workspace_many_grants)
         const char *writes[] = {at("many/d0"), at("many/repo/a"), at("many/d1"), at("many/repo/b"),
                                 at("many/d2")};
         const struct shield_rule *r;
-        const struct shield_mount *x;
         size_t n = 0;
 
         for (size_t i = 0; i < 5; i++)
@@ -751,9 +750,9 @@ TEST(workspace_many_grants)
                 const char *cargo = at(i == 0   ? "many/d0/.cargo"
                                        : i == 1 ? "many/d1/.cargo"
                                                 : "many/d2/.cargo");
+                const struct shield_mount *x = mount_of(m, n, cargo);
 
                 ASSERT_EQ(mounts_at(m, n, cargo), 1);
-                x = mount_of(m, n, cargo);
                 ASSERT_TRUE(x->lifted);
                 ASSERT_EQ(x->kind, i == 1 ? SHIELD_MOUNT_HIDDEN_DIR : SHIELD_MOUNT_DISCARDED);
         }
