@@ -238,6 +238,18 @@ def _(r, run):
         assert_denied(r["clone3"], "ENOSYS", what="clone3 under none-strict")
 
 
+def _read_to_end(fd):
+    """Everything until EOF on fd, which is then closed."""
+    data = b""
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    os.close(fd)
+    return data
+
+
 @attempt("exec", "exec-orphan-of-the-init", "fork twice and let the middle process exit, so the grandchild "
          "is reparented to process 1 (bento-init) and becomes its direct child, then exec from it: the gate's "
          "allowance for the init's child was spent on the target's own start")
@@ -261,15 +273,12 @@ def exec_orphan(c):
             os._exit(0)
         os.close(w)
         os.waitpid(mid, 0)
-        data = b""
-        while True:
-            chunk = os.read(r, 65536)
-            if not chunk:
-                break
-            data += chunk
-        os.close(r)
+        data = _read_to_end(r)
         return json.loads(data.decode()) if data else {"ok": False, "errno": "no-answer"}
     return {"run": call(go)}
+
+
+exec_orphan.source += "\n" + __import__("inspect").getsource(_read_to_end)
 
 
 @exec_orphan.check
@@ -300,13 +309,7 @@ def exec_clone_parent(c):
         if not res["ok"]:
             os.close(r)
             return {"clone": res}
-        data = b""
-        while True:
-            chunk = os.read(r, 65536)
-            if not chunk:
-                break
-            data += chunk
-        os.close(r)
+        data = _read_to_end(r)
         return {"clone": res, "child": data.decode("utf-8", "replace")}
     out = {"run": call(go)}
     r = sc("fork")  # the raw call, not glibc's clone-based fork()
@@ -316,6 +319,9 @@ def exec_clone_parent(c):
         os.waitpid(r["ret"], 0)
     out["fork"] = r
     return out
+
+
+exec_clone_parent.source += "\n" + __import__("inspect").getsource(_read_to_end)
 
 
 @exec_clone_parent.check

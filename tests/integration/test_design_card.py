@@ -202,3 +202,27 @@ def test_a_moved_bundle_served_by_a_wrapper_uses_that_gate(trr, home, bundles_di
     s = parse_steps(STEPS, res.out)
     assert s[0].line == "TARGET-RAN", res
     assert_refused(s[1], "EPERM")
+
+
+@pytest.mark.parametrize("where", ["in-the-moved-bundle", "at-the-old-path"])
+def test_a_moved_bundle_does_not_replace_a_planted_link(trr, home, bundles_dir, where):  # noqa: F811
+    # attack: a symlink planted where the gate would listen (in the moved
+    # bundle, or at the old listenerPath) is not removed or replaced by a
+    # gate of bento-runtime's; the init's connect goes nowhere and fails closed
+    b = trr.bundle({"entrypoint": "./probe", "exec": "none", "args": ["say", "TARGET-RAN", "x"]})
+    old = b.path
+    moved = TranslatedBundle(os.path.join(bundles_dir, "moved-link-" + where))
+    os.rename(b.path, moved.path)
+    nowhere = os.path.join(bundles_dir, "no-such-agent.sock")
+    if where == "at-the-old-path":
+        os.makedirs(old)
+        link = os.path.join(old, "exec-gate.sock")
+    else:
+        link = os.path.join(moved.path, "exec-gate.sock")
+    os.symlink(nowhere, link)
+    res = trr.rt.run(moved)
+    assert res.rc not in (0, None), res
+    assert "TARGET-RAN" not in res.out, res
+    assert "cannot connect to the seccomp agent" in res.err, res
+    assert os.readlink(link) == nowhere and not os.path.lexists(nowhere)
+    assert not _gates_for(moved.path) and not _gates_for(old)
