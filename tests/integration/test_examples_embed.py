@@ -18,7 +18,7 @@ import time
 import pytest
 
 import harness
-from harness import run_cmd
+from harness import REAPER, run_cmd
 from test_bento_run import BENTO, net, world  # noqa: F401  (the fixtures)
 
 pytestmark = [pytest.mark.timeout(120)]
@@ -73,10 +73,14 @@ def test_embed_plain_and_with_a_gate(world, net):
 def _drive(argv, env, cwd, answers, limit=60):
     """Run argv on a pty; for each (prompt, reply) wait for prompt, type reply.
     Returns (exit status, everything the terminal showed)."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(cwd)
-        os.execve(argv[0], argv, env)
+    # registered with the session's orphan reaper before it can exit, so
+    # that the reaper thread leaves its status to the waitpid below
+    with REAPER.lock:
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(cwd)
+            os.execve(argv[0], argv, env)
+        REAPER.live.add(pid)
     seen, end = b"", time.monotonic() + limit
     pending = list(answers)
     try:
@@ -103,6 +107,8 @@ def _drive(argv, env, cwd, answers, limit=60):
             os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:
             pass
+        with REAPER.lock:
+            REAPER.live.discard(pid)
         os.close(fd)
     return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
 
