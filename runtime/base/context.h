@@ -16,6 +16,7 @@
 
 struct rt_seccomp;
 struct rt_notify;
+struct rt_shared_root;
 struct bento_json;
 
 /* `create` records what it is about to make before it makes it (intent
@@ -30,6 +31,10 @@ struct rt_intent {
                       struct bento_err *err);
         /* Right after the clone: the init's pid, before it is let go on. */
         int (*pid)(struct rt_intent *in, pid_t pid, struct bento_err *err);
+        /* Before the init attaches its root tree in a mount namespace it
+         * shares: the "sharedRoot" description (mount/shared-root.h). */
+        int (*shared_root)(struct rt_intent *in, const struct bento_json *desc,
+                           struct bento_err *err);
 };
 
 struct rt_context {
@@ -69,6 +74,9 @@ struct rt_context {
         const struct rt_notify *notify;
         /* `create` only (NULL elsewhere): where intent is recorded */
         struct rt_intent *intent;
+        /* `create` only: filled in while the init sets up when the container
+         * has no mount namespace of its own (mount/shared-root.h) */
+        struct rt_shared_root *shared_root;
 };
 
 /* prestart or createRuntime hooks exist: the init stops after its mounts

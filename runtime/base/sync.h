@@ -14,19 +14,22 @@
 #include "err.h"
 
 enum rt_sync_type {
-        RT_SYNC_PID = 1,      /* intermediate -> parent: code = host pid of the init */
-        RT_SYNC_MAPS_DONE,    /* parent -> init: maps written, cgroup entered, oom score
-                               * set; code = the init's host pid */
-        RT_SYNC_MOUNTED,      /* init -> parent: mounts made, before pivot_root */
-        RT_SYNC_HOOKS_DONE,   /* parent -> init: prestart and createRuntime hooks ran */
-        RT_SYNC_PTY,          /* init -> parent: pty master attached (SCM_RIGHTS) */
-        RT_SYNC_READY,        /* init -> parent: set up, parked on exec.fifo */
-        RT_SYNC_ERROR,        /* either way: code = errno, msg = reason */
-        RT_SYNC_GO,           /* parent -> init: cloned, make your own namespaces now */
-        RT_SYNC_BIND_REQUEST, /* init -> parent: my mount namespace exists, open the
-                               * bind sources in it (mount/sources.h) */
-        RT_SYNC_BIND_FDS,     /* parent -> init: the next bind sources (SCM_RIGHTS),
-                               * code = how many */
+        RT_SYNC_PID = 1,          /* intermediate -> parent: code = host pid of the init */
+        RT_SYNC_MAPS_DONE,        /* parent -> init: maps written, cgroup entered, oom score
+                                   * set; code = the init's host pid */
+        RT_SYNC_MOUNTED,          /* init -> parent: mounts made, before pivot_root */
+        RT_SYNC_HOOKS_DONE,       /* parent -> init: prestart and createRuntime hooks ran */
+        RT_SYNC_PTY,              /* init -> parent: pty master attached (SCM_RIGHTS) */
+        RT_SYNC_READY,            /* init -> parent: set up, parked on exec.fifo */
+        RT_SYNC_ERROR,            /* either way: code = errno, msg = reason */
+        RT_SYNC_GO,               /* parent -> init: cloned, make your own namespaces now */
+        RT_SYNC_BIND_REQUEST,     /* init -> parent: my mount namespace exists, open the
+                                   * bind sources in it (mount/sources.h) */
+        RT_SYNC_BIND_FDS,         /* parent -> init: the next bind sources (SCM_RIGHTS),
+                                   * code = how many */
+        RT_SYNC_SHARED_ROOT,      /* init -> parent: the detached root tree's identity
+                                   * (mount/shared-root.h), msg = "id unique dev ino" */
+        RT_SYNC_SHARED_ROOT_KEPT, /* parent -> init: recorded, attach it */
 };
 
 struct rt_sync_msg {

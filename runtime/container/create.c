@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "process/landlock.h"
 #include "mount/mounts.h"
+#include "mount/shared-root.h"
 #include "namespace/namespaces.h"
 #include "agent.h"
 #include "notify.h"
@@ -130,6 +131,7 @@ struct create_job {
         char *fifo_path;
         struct rt_ns_plan plan;
         struct rt_seccomp *seccomp;
+        struct rt_shared_root shared_root;
 };
 
 static int load_bundle(struct create_job *job, struct bento_err *err)
@@ -199,6 +201,15 @@ static int intend_cgroup(struct rt_intent *in, const struct bento_json *cgroup, 
         return r < 0 ? r : rt_container_record_save(ci->dir, ci->rec, err);
 }
 
+static int intend_shared_root(struct rt_intent *in, const struct bento_json *desc,
+                              struct bento_err *err)
+{
+        struct create_intent *ci = (struct create_intent *) in;
+        int r = rt_record_intend_shared_root(ci->rec, desc, err);
+
+        return r < 0 ? r : rt_container_record_save(ci->dir, ci->rec, err);
+}
+
 static int intend_pid(struct rt_intent *in, pid_t pid, struct bento_err *err)
 {
         struct create_intent *ci = (struct create_intent *) in;
@@ -212,7 +223,9 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
 {
         cleanup_bento_record struct bento_record *rec = NULL;
         struct create_intent intent = {
-            .ops = {.cgroup = intend_cgroup, .pid = intend_pid}, .ctx = ctx, .dir = &job->dir};
+            .ops = {.cgroup = intend_cgroup, .pid = intend_pid, .shared_root = intend_shared_root},
+            .ctx = ctx,
+            .dir = &job->dir};
         struct rt_spawn_opts so = {.console_socket = job->opts->console_socket,
                                    .keep_console =
                                        job->opts->keep_console && !job->opts->console_socket,
@@ -246,6 +259,7 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
                 if (sp.cgroup.path)
                         (void) rt_cgroup_info_remove(&sp.cgroup, &ignored);
                 rt_cgroup_info_done(&sp.cgroup);
+                (void) rt_shared_root_remove(ctx->shared_root, &ignored);
                 return r;
         }
         rt_log_debug("create %s: init %d is set up and waits for start", ctx->id, (int) sp.pid);
@@ -287,6 +301,7 @@ static void job_free(struct create_job *job)
         rt_ns_plan_close(&job->plan);
         rt_container_dir_close(&job->dir);
         rt_seccomp_free(job->seccomp);
+        rt_shared_root_done(&job->shared_root);
 }
 
 int rt_container_create(struct rt_store *store, const struct rt_create_opts *opts,
@@ -331,6 +346,7 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
         ctx.no_cgroup = opts->no_cgroup;
         ctx.rootless_cgroups = rt_rootless_cgroups(opts->rootless);
         ctx.notify = &job.notify;
+        ctx.shared_root = &job.shared_root;
         rt_log_debug("create %s: bundle %s, rootfs %s, clone flags %#lx%s%s", opts->id, job.bundle,
                      job.rootfs, job.plan.clone_flags,
                      job.plan.any_join ? ", joining namespaces by path" : "",

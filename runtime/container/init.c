@@ -22,6 +22,7 @@
 #include "cleanup.h"
 #include "hooks.h"
 #include "process/landlock.h"
+#include "mount/shared-root.h"
 #include "mount/sources.h"
 #include "mount/mounts.h"
 #include "namespace/namespaces.h"
@@ -196,8 +197,12 @@ static int step_filesystem(const struct rt_init_args *a, struct init_state *st,
         cleanup_rt_bind_sources struct rt_bind_sources srcs = RT_BIND_SOURCES_INIT;
         int r;
 
+        /* in a mount namespace shared with others, everything is mounted
+         * beneath one tree the runtime has recorded (mount/shared-root.h) */
+        r = rt_shared_root_attach(ctx, a->sync_fd, err);
         /* bind sources opened by the runtime, with its credentials */
-        r = rt_bind_sources_fetch(ctx, a->sync_fd, &srcs, err);
+        if (r >= 0)
+                r = rt_bind_sources_fetch(ctx, a->sync_fd, &srcs, err);
         if (r >= 0)
                 r = rt_mounts_prepare(ctx, &srcs, err);
         if (r >= 0)

@@ -18,6 +18,7 @@
 #include "cgroup/cgroup.h"
 #include "hooks.h"
 #include "base/log.h"
+#include "mount/shared-root.h"
 #include "notify.h"
 #include "base/proc.h"
 #include "snapshot.h"
@@ -394,6 +395,9 @@ static int teardown(struct rt_store *store, const char *id, struct opened *o, lo
         /* (an intent record may not name an init yet) */
         if (o->rec && o->status != BENTO_STATUS_STOPPED && o->rec->pid > 0)
                 r = destroy(o->rec, err);
+        /* a root tree in a mount namespace the container shared */
+        if (r >= 0 && o->rec)
+                r = rt_shared_root_remove_recorded(o->rec, err);
         if (r >= 0 && o->rec)
                 r = rt_cgroup_remove(o->rec, ret_oom, err);
         if (r < 0)

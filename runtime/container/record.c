@@ -14,6 +14,7 @@
 #include "fileio.h"
 #include "process/landlock.h"
 #include "notify.h"
+#include "mount/shared-root.h"
 #include "base/proc.h"
 #include "seccomp/seccomp.h"
 
@@ -96,6 +97,9 @@ static struct bento_json *applied_facts(const struct rt_context *ctx,
                                           rt_landlock_describe(ctx->cfg->process->landlock));
         if (r >= 0 && ctx->notify && ctx->notify->inner)
                 r = bento_json_object_set(obj, "notify", rt_notify_describe(ctx->notify));
+        if (r >= 0 && ctx->shared_root && ctx->shared_root->mnt_id)
+                r = bento_json_object_set(obj, "sharedRoot",
+                                          rt_shared_root_describe(ctx->shared_root));
         if (r < 0)
                 return bento_json_free(obj);
         return obj;
@@ -130,6 +134,18 @@ int rt_record_intend_cgroup(struct bento_record *rec, const struct bento_json *c
         rec->extra = bento_json_new_object();
         if (!rec->cgroup_path || !rec->extra ||
             bento_json_object_set(rec->extra, "cgroup", bento_json_dup(cgroup)) < 0)
+                return bento_err_set(err, ENOMEM, "state record");
+        return 0;
+}
+
+int rt_record_intend_shared_root(struct bento_record *rec, const struct bento_json *desc,
+                                 struct bento_err *err)
+{
+        rec->creating = true;
+        if (!rec->extra)
+                rec->extra = bento_json_new_object();
+        if (!rec->extra ||
+            bento_json_object_set(rec->extra, "sharedRoot", bento_json_dup(desc)) < 0)
                 return bento_err_set(err, ENOMEM, "state record");
         return 0;
 }

@@ -28,6 +28,11 @@ int rt_record_intend_cgroup(struct bento_record *rec, const struct bento_json *c
 int rt_record_intend_pid(const struct rt_context *ctx, pid_t pid, struct bento_record *rec,
                          struct bento_err *err);
 
+/* Intent: the container's root tree is about to be attached in a mount
+ * namespace it shares (desc: rt_shared_root_describe). */
+int rt_record_intend_shared_root(struct bento_record *rec, const struct bento_json *desc,
+                                 struct bento_err *err);
+
 /* The rest, from the set-up init; the record is no intent record after.  cgroup: where the init was
  * placed (its path is copied, `applied` is copied into the record's "applied" facts). */
 int rt_record_finish(const struct rt_context *ctx, pid_t pid, const struct rt_cgroup_info *cgroup,

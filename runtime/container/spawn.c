@@ -26,6 +26,7 @@
 #include "hooks.h"
 #include "init.h"
 #include "base/log.h"
+#include "mount/shared-root.h"
 #include "mount/sources.h"
 #include "base/proc.h"
 #include "base/sync.h"
@@ -339,6 +340,10 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
                 (void) rt_sync_send(parent_sock, RT_SYNC_GO, 0, NULL, -1);
         if (r >= 0)
                 r = setup_from_outside(ctx, &sp, parent_sock, err);
+        /* without a mount namespace of its own, the init's root tree is
+         * recorded before it is attached */
+        if (r >= 0)
+                r = rt_shared_root_serve(ctx, sp.pid, parent_sock, err);
         /* the init asks for its bind sources before its first mount */
         if (r >= 0)
                 r = rt_bind_sources_serve(ctx, sp.pid, sp.pidfd, parent_sock, err);
@@ -349,9 +354,12 @@ int rt_spawn_init(const struct rt_context *ctx, const struct rt_ns_plan *plan,
         if (r >= 0)
                 r = wait_ready(opts, &sp, parent_sock, err);
         if (r < 0) {
+                struct bento_err ignored;
+
                 if (sp.pid > 0)
                         prefer_init_error(parent_sock, err);
                 kill_failed(&sp);
+                (void) rt_shared_root_remove(ctx->shared_root, &ignored);
                 return r;
         }
         *ret = sp;

@@ -29,6 +29,7 @@
 #include "util.h"
 #include "verify.h"
 #include "cgroupfs.h"
+#include "shared-root.h"
 #include "base/safe-path.h"
 
 enum dev_state {
@@ -135,43 +136,10 @@ int rt_mounts_validate(const struct oci_config *cfg, struct bento_err *err)
         return r;
 }
 
-/* Why nothing may be mounted without a mount namespace of the container's
- * own: runc and crun mount into the shared namespace, where the mounts show
- * to every process and outlive the container (runc even makes the
- * namespace's "/" a slave), and pivot_root in a joined one, which moves the
- * root of every process already in it. */
-#define SHARED_NS_WHY                                                                              \
-        "needs a mount, and the container has no mount namespace of its own (linux.namespaces "    \
-        "lists none, or joins one by path); bento-runtime mounts nothing in a namespace other "    \
-        "processes use. Add {\"type\": \"mount\"}, or leave it out"
-
-static int refuse_shared_ns(const struct oci_config *cfg, struct bento_err *err)
-{
-        const struct oci_linux *lx = &cfg->linux_;
-
-        if (cfg->n_mounts)
-                return bento_err_setx(err, EINVAL, "mounts[0] (%s) " SHARED_NS_WHY,
-                                      cfg->mounts[0].destination);
-        if (lx->n_masked_paths)
-                return bento_err_setx(err, EINVAL, "linux.maskedPaths " SHARED_NS_WHY);
-        if (lx->n_readonly_paths)
-                return bento_err_setx(err, EINVAL, "linux.readonlyPaths " SHARED_NS_WHY);
-        if (cfg->root.readonly)
-                return bento_err_setx(err, EINVAL, "root.readonly " SHARED_NS_WHY);
-        if (lx->rootfs_propagation)
-                return bento_err_setx(err, EINVAL, "linux.rootfsPropagation " SHARED_NS_WHY);
-        if (lx->n_devices)
-                return bento_err_setx(err, EINVAL, "linux.devices " SHARED_NS_WHY);
-        if (cfg->process && cfg->process->terminal)
-                return bento_err_setx(err, EINVAL,
-                                      "process.terminal " SHARED_NS_WHY " (/dev/console)");
-        return 0;
-}
-
 int rt_mounts_check_ns(const struct rt_context *ctx, struct bento_err *err)
 {
         if (!ctx->new_ns[OCI_NS_MOUNT])
-                return refuse_shared_ns(ctx->cfg, err);
+                return rt_shared_root_check(ctx, err);
         for (size_t i = 0; ctx->rootless && i < ctx->cfg->n_mounts; i++)
                 if (ctx->cfg->mounts[i].n_uid_mappings)
                         return bento_err_setx(err, EPERM,
@@ -219,6 +187,24 @@ static int unshare_rootfs_parent(const char *rootfs, struct bento_err *err)
         }
         if (mount(NULL, path, NULL, MS_PRIVATE, NULL) < 0)
                 return bento_err_set(err, errno, "make %s private", path);
+        return 0;
+}
+
+/* In a shared mount namespace the root tree is attached already
+ * (rt_shared_root_attach): open it, and check that it is still what
+ * root.path shows. */
+static int open_shared_root(const struct rt_context *ctx, struct rt_root *root,
+                            struct bento_err *err)
+{
+        cleanup_close int at = bento_beneath_open_abs(ctx->rootfs, 0);
+        char self[32];
+        int r;
+
+        if (at < 0)
+                return bento_err_set(err, -at, "root.path: open %s", ctx->rootfs);
+        r = rt_root_open(root, rt_fd_path(at, self, sizeof(self)));
+        if (r < 0)
+                return bento_err_set(err, -r, "open the rootfs %s", ctx->rootfs);
         return 0;
 }
 
@@ -488,11 +474,14 @@ int rt_mounts_prepare(const struct rt_context *ctx, struct rt_bind_sources *srcs
                 r = rt_mount_identities(ctx->cfg, &ids, err);
         if (r >= 0)
                 r = rt_mounts_check_ns(ctx, err);
-        /* in a shared or joined namespace nothing is mounted: the checks
-         * above refused every configuration that would need a mount */
-        if (r < 0 || !ctx->new_ns[OCI_NS_MOUNT])
+        /* in a shared or joined namespace, mounts are made beneath the
+         * root tree attached there; with none wanted, nothing is mounted */
+        if (r < 0 || (!ctx->new_ns[OCI_NS_MOUNT] && !rt_shared_root_wanted(ctx)))
                 return r;
-        r = prepare_root(ctx, &root, err);
+        if (ctx->new_ns[OCI_NS_MOUNT])
+                r = prepare_root(ctx, &root, err);
+        else
+                r = open_shared_root(ctx, &root, err);
         if (r >= 0)
                 r = rt_devices_refuse_dev_symlink(&root, err);
         if (r < 0)
@@ -533,10 +522,11 @@ static int pivot_into_cwd(struct bento_err *err)
         return 0;
 }
 
-/* Without a mount namespace of its own the container is only chrooted: no
+/* Without a mount namespace of its own the container is chrooted: no
  * pivot_root, which would move the root of every other process in the
  * namespace too.  In a joined namespace root.path is looked up there,
- * refusing symlinks as create did in ours. */
+ * refusing symlinks as create did in ours; what is found there is the root
+ * tree of shared-root.h when anything was mounted. */
 static int chroot_only(const struct rt_context *ctx, struct bento_err *err)
 {
         cleanup_close int fd = bento_beneath_open_abs(ctx->rootfs, 0);
@@ -654,8 +644,8 @@ int rt_mounts_finish(const struct rt_context *ctx, struct bento_err *err)
         cleanup_rt_root struct rt_root root = {.fd = -1};
         int r;
 
-        if (!ctx->new_ns[OCI_NS_MOUNT])
-                return 0; /* nothing of this was allowed (rt_mounts_check_ns) */
+        if (!ctx->new_ns[OCI_NS_MOUNT] && !rt_shared_root_wanted(ctx))
+                return 0; /* no mount wanted, and no tree to make it in */
         r = rt_root_open(&root, "/");
         if (r < 0)
                 return bento_err_set(err, -r, "open /");

@@ -37,9 +37,10 @@ int rt_mounts_finish(const struct rt_context *ctx, struct bento_err *err);
 int rt_mounts_validate(const struct oci_config *cfg, struct bento_err *err);
 
 /* What depends on the namespace plan: without a mount namespace of its own
- * (none listed, or one joined by path) the container is only chrooted into
- * root.path, and mounts, maskedPaths, readonlyPaths, root.readonly,
- * rootfsPropagation, linux.devices and a terminal are refused by name;
+ * (none listed, or one joined by path) the container is chrooted into
+ * root.path, and whatever it needs mounted is mounted beneath one recorded
+ * tree there (shared-root.h), which a container with a user namespace of
+ * its own, or a runtime without root, cannot do (refused by name);
  * idmapped mounts need root on the host. */
 int rt_mounts_check_ns(const struct rt_context *ctx, struct bento_err *err);
 

@@ -97,8 +97,8 @@ int rt_ns_plan_make(const struct oci_config *cfg, struct rt_context *ctx, struct
                                       "a user namespace (add {\"type\": \"user\"} with "
                                       "uidMappings and gidMappings)");
         /* without a mount namespace of its own (none listed, or one joined
-         * by path) the container runs chrooted in that namespace and
-         * rt_mounts_check_ns() refuses what would have to be mounted there */
+         * by path) the container runs chrooted in that namespace, its
+         * mounts beneath one recorded tree (mount/shared-root.h) */
         return 0;
 }
 

@@ -250,6 +250,27 @@ def rig(rt, bundle, test_dir):
     return Rig(rt, bundle, test_dir)
 
 
+@pytest.fixture
+def rig_shared(rt, bundle, test_dir):
+    """The same, without a mount namespace of its own: the container's
+    mounts hang in the runtime's namespace, beneath a recorded tree."""
+    r = Rig(rt, bundle, test_dir)
+    r.b.drop_ns("mount")
+    r.b.save()
+    return r
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("verb", ["create", "delete"])
+def test_kill_at_every_step_without_mount_namespace(rig_shared, verb):
+    calls = rig_shared.enumerate(verb)
+    points = kill_points(calls)
+    assert len(points) > 3, "too few kill points in %s: %s" % (verb, calls)
+    for i, (call, n) in enumerate(points):
+        rig_shared.cycle(verb, call, n, full=(i % 8 == 0 or i == len(points) - 1))
+    print("\n%s: %d calls, %d kill points, %s" % (verb, len(calls), len(points), dict(rig_shared.figures)))
+
+
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("verb", ["create", "start", "kill", "delete"])
 def test_kill_at_every_step(rig, verb):

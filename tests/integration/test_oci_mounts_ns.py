@@ -5,10 +5,13 @@ mount namespace of its own, joining one by path, idmapped bind mounts
 runtime's credentials rather than the user namespace's.
 
 Without a mount namespace of its own the container shares (or joins) one
-that other processes use: bento-runtime then only chroots into root.path
-and refuses, by JSON path, everything that would have to be mounted there.
+that other processes use.  Its mounts are made there, as the specification
+asks, but all beneath one private tree attached over root.path, recorded
+(by mount id) before it is attached, and detached as a whole by delete.
+A config that needs no mount is only chrooted.
 """
 
+import json
 import os
 import subprocess
 
@@ -56,25 +59,150 @@ def test_without_mount_namespace_the_container_shares_the_runtimes(rt, bundle):
     rt.wait_status(cid, "stopped")
 
 
-def test_without_mount_namespace_mounts_are_refused_by_name(rt, bundle):
-    """Mounting in a namespace other processes use would show there and
-    outlive the container: refused, and nothing is mounted."""
+def mountinfo_of(pid):
+    """[(id, parent, mount point, optional fields)] of /proc/<pid>/mountinfo."""
+    out = []
+    with open("/proc/%d/mountinfo" % pid) as f:
+        for line in f:
+            left, _, _ = line.partition(" - ")
+            fields = left.split()
+            out.append((int(fields[0]), int(fields[1]), fields[4].replace("\\040", " "), fields[6:]))
+    return out
+
+
+def under(entries, path):
+    path = os.path.realpath(path).rstrip("/")
+    return [e for e in entries if e[2] == path or e[2].startswith(path + "/")]
+
+
+def recorded_root(rt, cid):
+    with open(os.path.join(rt.state_dir(cid), "state.json")) as f:
+        return json.load(f)["applied"]["sharedRoot"]
+
+
+def test_without_mount_namespace_mounts_are_made_beneath_one_tree(rt, bundle):
+    """The default config's mounts (/proc, /dev, /sys, ...) and masked
+    paths in the runtime's own namespace: all under root.path, the tree
+    private, recorded by id, and gone after delete."""
     b = bundle()
     b.drop_ns("mount")
-    expect_create_failure(rt, b, message="mounts[0] (/proc)")
-    for key, value, name in (("maskedPaths", ["/proc/kcore"], "linux.maskedPaths"),
-                             ("readonlyPaths", ["/proc/sys"], "linux.readonlyPaths")):
-        b2 = bare(bundle())
-        b2.linux[key] = value
-        expect_create_failure(rt, b2, message=name)
-    b3 = bare(bundle())
-    b3.config["root"]["readonly"] = True
-    expect_create_failure(rt, b3, message="root.readonly")
-    # and the same config with a mount namespace runs
-    b4 = bundle()
-    b4.probe("facts")
-    facts = rt.run_probe(b4, "facts").json()
-    assert facts["ns"]["mnt"] != own_mnt_ns()
+    b.linux["maskedPaths"] = ["/proc/version"]
+    b.set_args("/bin/sh", "-c", "cat /proc/self/stat >/dev/null && echo procfs-seen; "
+               "wc -c < /proc/version; exec sleep 60")
+    cid, pid = rt.create_ok(b)
+    assert ns_inode(pid, "mnt") == own_mnt_ns()
+    ours = under(mountinfo_of(os.getpid()), b.rootfs)
+    assert ours, "no mount under %s in the shared namespace" % b.rootfs
+    tree = [e for e in ours if e[2] == os.path.realpath(b.rootfs)]
+    assert len(tree) == 1, ours
+    rec = recorded_root(rt, cid)
+    assert rec["mountId"] == tree[0][0], (rec, tree)
+    assert rec["mountNamespace"] == own_mnt_ns()
+    assert rec["rootfs"] == os.path.realpath(b.rootfs)
+    # private: nothing below root.path propagates to another namespace
+    assert not any(o.startswith("shared:") for e in ours for o in e[3]), ours
+    # every other mount of the container hangs below the tree
+    assert {e[2] for e in ours} >= {os.path.realpath(b.rootfs) + d for d in ("/proc", "/dev", "/sys")}, ours
+    rt.start_ok(cid)
+    wait_for(lambda: rt.container_output(cid).count("\n") >= 2, timeout=10, what="output")
+    lines = rt.container_output(cid).split()
+    assert lines == ["procfs-seen", "0"], lines  # /proc/version masked by /dev/null
+    assert rt.kill(cid, "KILL").rc == 0
+    rt.wait_status(cid, "stopped")
+    assert rt.delete(cid).rc == 0
+    assert under(mountinfo_of(os.getpid()), b.rootfs) == []
+    assert mounts_under(b.path) == []
+
+
+def test_without_mount_namespace_a_failed_create_leaves_no_mount(rt, bundle):
+    b = bundle()
+    b.drop_ns("mount")
+    b.add_mount("/mnt", "bind", "/nonexistent-bento-source", ["bind"])
+    expect_create_failure(rt, b, message="/nonexistent-bento-source")
+    assert mounts_under(b.path) == []
+
+
+def test_without_mount_namespace_a_user_namespace_is_refused_by_name(rt, bundle):
+    """A container with a user namespace of its own cannot mount in a
+    namespace the host's user namespace owns: refused before anything."""
+    b = userns(bundle())
+    b.drop_ns("mount")
+    expect_create_failure(rt, b, message=["mounts needs a mount", "user namespace of its own",
+                                          '{"type": "mount"}'])
+    # without anything to mount, it runs chrooted
+    b2 = userns(bare(bundle()))
+    b2.set_args("/bin/true")
+    res = rt.run(b2)
+    assert res.rc == 0, res
+
+
+def stopped_shared_container(rt, bundle):
+    """A created container without a mount namespace, its init killed: the
+    tree is still attached and recorded."""
+    b = bundle()
+    b.drop_ns("mount")
+    b.set_args("/bin/sleep", "60")
+    cid, _ = rt.create_ok(b)
+    assert rt.kill(cid, "KILL").rc == 0
+    rt.wait_status(cid, "stopped")
+    return b, cid
+
+
+def test_without_mount_namespace_delete_refuses_a_covered_tree(rt, bundle, test_dir):
+    """Something mounted over root.path after create hides the tree: delete
+    says so and keeps the record; once uncovered, delete removes it."""
+    b, cid = stopped_shared_container(rt, bundle)
+    assert run_cmd(["mount", "-t", "tmpfs", "cover", b.rootfs]).rc == 0
+    try:
+        res = rt.delete(cid)
+        assert res.rc != 0, res
+        assert "is not what %s shows" % os.path.realpath(b.rootfs) in res.err, res
+        assert os.path.exists(rt.state_dir(cid))
+    finally:
+        assert run_cmd(["umount", b.rootfs]).rc == 0
+    assert rt.delete(cid).rc == 0
+    assert mounts_under(b.path) == []
+
+
+def test_without_mount_namespace_a_forged_record_touches_no_mount(rt, bundle, test_dir):
+    """The state record is hostile input: a sharedRoot naming another mount
+    (here the host's /) is not unmounted, and a malformed one is an error
+    that names the JSON path."""
+    b, cid = stopped_shared_container(rt, bundle)
+    path = os.path.join(rt.state_dir(cid), "state.json")
+    with open(path) as f:
+        good = json.load(f)
+    real = dict(good["applied"]["sharedRoot"])
+    host_root = [e for e in mountinfo_of(os.getpid()) if e[2] == "/"][-1]
+    forged = json.loads(json.dumps(good))
+    forged["applied"]["sharedRoot"].update({"mountId": host_root[0], "rootfs": "/"})
+    forged["applied"]["sharedRoot"].pop("mountIdUnique", None)
+    with open(path, "w") as f:
+        json.dump(forged, f)
+    before = mountinfo_of(os.getpid())
+    res = rt.delete(cid)
+    # "/" is a mount root with that id, but not the recorded directory
+    assert res.rc != 0, res
+    assert [e for e in mountinfo_of(os.getpid()) if e[2] == "/"] == [e for e in before if e[2] == "/"]
+    # a rootfs spelled through a symlink that leads to the real tree: the
+    # walk does not follow it, so nothing is unmounted
+    link = os.path.join(test_dir, "rootfs-link")
+    os.symlink(b.rootfs, link)
+    forged["applied"]["sharedRoot"] = dict(real, rootfs=link)
+    with open(path, "w") as f:
+        json.dump(forged, f)
+    res = rt.delete(cid)
+    assert res.rc != 0 and "symbolic links" in res.err, res
+    assert under(mountinfo_of(os.getpid()), b.rootfs) != []
+    forged["applied"]["sharedRoot"] = dict(real, mountId="12")
+    with open(path, "w") as f:
+        json.dump(forged, f)
+    res = rt.delete(cid)
+    assert res.rc != 0 and "applied.sharedRoot.mountId" in res.err, res
+    with open(path, "w") as f:
+        json.dump(good, f)
+    assert rt.delete(cid).rc == 0
+    assert mounts_under(b.path) == []
 
 
 # ---- joining by path ----
@@ -125,6 +253,37 @@ def test_join_the_mount_namespace_of_a_process_leaves_its_root(rt, bundle, test_
         assert not os.path.exists(os.path.join(shown, "file")), "the tmpfs leaked into our namespace"
         assert rt.kill(cid, "KILL").rc == 0
         rt.wait_status(cid, "stopped")
+    finally:
+        p.kill()
+        p.wait(timeout=10)
+        _forget(p)
+
+
+def test_join_a_mount_namespace_by_path_mounts_there_and_delete_unmounts_there(rt, bundle):
+    """The default config's mounts in a namespace joined by path (runtime-
+    tools' linux_ns_path): made in that namespace only, and delete enters it
+    again to detach them while its process is still there."""
+    b = bundle()
+    p = spawn(["unshare", "--mount", "--propagation", "private", "sleep", "60"],
+              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: ns_inode(p.pid, "mnt") != own_mnt_ns(), timeout=10, what="unshare")
+        b.set_ns("mount", "/proc/%d/ns/mnt" % p.pid)
+        b.set_args("/bin/sh", "-c", "test -e /proc/self/stat && echo proc-there; exec sleep 60")
+        cid, pid = rt.create_ok(b)
+        assert ns_inode(pid, "mnt") == ns_inode(p.pid, "mnt")
+        theirs = under(mountinfo_of(p.pid), b.rootfs)
+        assert len(theirs) > 3, theirs
+        assert under(mountinfo_of(os.getpid()), b.rootfs) == [], "the mounts showed in our namespace"
+        rec = recorded_root(rt, cid)
+        assert rec["mountNamespacePath"] == "/proc/%d/ns/mnt" % p.pid
+        rt.start_ok(cid)
+        wait_for(lambda: rt.container_output(cid).strip(), timeout=10, what="output")
+        assert rt.container_output(cid).strip() == "proc-there"
+        assert rt.kill(cid, "KILL").rc == 0
+        rt.wait_status(cid, "stopped")
+        assert rt.delete(cid).rc == 0
+        assert under(mountinfo_of(p.pid), b.rootfs) == []
     finally:
         p.kill()
         p.wait(timeout=10)
