@@ -715,6 +715,25 @@ static char *join_clean(const char *prefix, const char *rel)
         return out;
 }
 
+/* Where a relative cgroupsPath starts.  On v1 (and in the hybrid layout)
+ * the caller's own cgroup.  On a pure v2 host the caller's cgroup holds
+ * the caller, and the kernel enables no controller below a cgroup that has
+ * processes (a systemd service, a login session scope): its parent is used,
+ * as runc does, so the container's cgroup gets controllers. */
+static char *relative_base(const struct cg_layout *l, const struct cg_hier *h)
+{
+        char *base = strdup(h->base);
+        char *slash = base ? strrchr(base, '/') : NULL;
+
+        if (l->mode != CG_MODE_V2 || !slash)
+                return base;
+        if (slash == base)
+                base[1] = '\0';
+        else
+                *slash = '\0';
+        return base;
+}
+
 int cg_layout_choose_paths(struct cg_layout *l, const char *cgroups_path, const char *id,
                            struct bento_err *err)
 {
@@ -727,7 +746,11 @@ int cg_layout_choose_paths(struct cg_layout *l, const char *cgroups_path, const 
                 cp = def;
         }
         for (size_t i = 0; i < l->n; i++) {
-                l->h[i].path = join_clean(cp[0] == '/' ? "/" : l->h[i].base, cp);
+                cleanup_free char *base = cp[0] == '/' ? strdup("/") : relative_base(l, &l->h[i]);
+
+                if (!base)
+                        return bento_err_set(err, ENOMEM, "cgroup path");
+                l->h[i].path = join_clean(base, cp);
                 /* an ancestor would take the caller in, and its delete
                  * would kill the caller */
                 if (!l->h[i].path || strcmp(l->h[i].path, "") == 0 ||

@@ -292,6 +292,39 @@ TEST(container_paths_from_cgroups_path)
         cg_layout_done(&l);
 }
 
+/* A pure v2 host: the caller's cgroup (a service) holds processes, so a
+ * relative path starts at its parent, where controllers can be enabled. */
+TEST(container_paths_on_pure_v2_start_beside_the_caller)
+{
+        struct cg_layout l = {.mode = CG_MODE_V2, .n = 1};
+
+        l.h[0] = (struct cg_hier){
+            .key = strdup("unified"), .v2 = true, .base = strdup("/system.slice/ci.service")};
+        ASSERT_OK(cg_layout_choose_paths(&l, NULL, "v2", &err));
+        ASSERT_STREQ(l.h[0].path, "/system.slice/bento-v2");
+        cg_layout_done(&l);
+
+        l = (struct cg_layout){.mode = CG_MODE_V2, .n = 1};
+        l.h[0] = (struct cg_hier){.key = strdup("unified"), .v2 = true, .base = strdup("/a")};
+        ASSERT_OK(cg_layout_choose_paths(&l, "pods/x", "v2", &err));
+        ASSERT_STREQ(l.h[0].path, "/pods/x");
+        cg_layout_done(&l);
+
+        /* absolute paths are the hierarchy's own, as before */
+        l = (struct cg_layout){.mode = CG_MODE_V2, .n = 1};
+        l.h[0] = (struct cg_hier){.key = strdup("unified"), .v2 = true, .base = strdup("/a/b")};
+        ASSERT_OK(cg_layout_choose_paths(&l, "/x", "v2", &err));
+        ASSERT_STREQ(l.h[0].path, "/x");
+        cg_layout_done(&l);
+
+        /* the caller at the root: the root */
+        l = (struct cg_layout){.mode = CG_MODE_V2, .n = 1};
+        l.h[0] = (struct cg_hier){.key = strdup("unified"), .v2 = true, .base = strdup("/")};
+        ASSERT_OK(cg_layout_choose_paths(&l, NULL, "v2", &err));
+        ASSERT_STREQ(l.h[0].path, "/bento-v2");
+        cg_layout_done(&l);
+}
+
 static int set_paths(struct cg_layout *l, const char *applied)
 {
         cleanup_bento_json struct bento_json *j = NULL;

@@ -3,6 +3,7 @@
 systemd host: the container init lands in a transient scope whose limits
 systemd itself holds and enforces, and the scope is gone after delete."""
 
+import os
 import subprocess
 
 import harness
@@ -59,3 +60,23 @@ def test_a_cgroups_path_of_the_wrong_form_is_refused(rt, bundle):
     res = rt.create(b, rt.new_id(), global_opts=SD)
     assert res.rc != 0
     assert 'with --systemd-cgroup it must be "slice:prefix:name"' in res.err, res
+
+
+def test_cgroupfs_without_a_path_goes_beside_the_callers_cgroup(rt, bundle):
+    """The cgroupfs driver and no cgroupsPath on a pure v2 systemd host: the
+    caller's own cgroup (this service) holds processes, so the container's
+    cgroup is made beside it, where controllers can be enabled, and its
+    memory limit is in force there."""
+    b = resources_bundle(bundle, {"memory": {"limit": 64 * MiB}})
+    b.set_args("/bin/sleep", "600")
+    cid, pid = rt.create_ok(b)
+    caller = own_cgroup(os.getpid()).split("::", 1)[1]
+    beside = "%s/bento-%s" % (caller.rsplit("/", 1)[0], cid)
+    assert own_cgroup(pid) == "0::%s" % beside
+    with open("/sys/fs/cgroup%s/memory.max" % beside) as f:
+        assert f.read().strip() == str(64 * MiB)
+    rt.start_ok(cid)
+    assert rt.kill(cid, "KILL").rc == 0
+    harness.wait_for(lambda: rt.status(cid) == "stopped", what="container stopped")
+    assert rt.delete(cid).rc == 0
+    assert harness.cgroup_dirs_named(cid) == []
