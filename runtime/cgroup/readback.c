@@ -92,6 +92,9 @@ static int enable_in(const struct cg_hier *v, struct bento_err *err)
         return -err->code;
 }
 
+/* Every cgroup from the hierarchy root down to the leaf's parent hands
+ * the controllers down: each '/' of the path ends the prefix that is one of
+ * them (the first one the root, the last one the parent). */
 int cg_enable_controllers(const struct cg_hier *h, struct bento_err *err)
 {
         const char *leaf = strrchr(h->path, '/');
@@ -103,7 +106,7 @@ int cg_enable_controllers(const struct cg_hier *h, struct bento_err *err)
                 struct cg_hier v;
                 int r;
 
-                if (p >= leaf)
+                if (!leaf || p > leaf)
                         return 0;
                 if (prefix_view(h, (size_t) (p - h->path), &v, &buf) < 0)
                         return bento_err_set(err, ENOMEM, "controllers");

@@ -251,6 +251,71 @@ TEST(numbers_read_back_from_cgroup_files)
         ASSERT_EQ(system(cmd), 0);
 }
 
+static void put_at(const char *dir, const char *file, const char *text)
+{
+        char p[300];
+        FILE *f;
+
+        snprintf(p, sizeof(p), "%s%s/%s", mnt, dir, file);
+        f = fopen(p, "w");
+        if (!f)
+                exit(1);
+        fputs(text, f);
+        fclose(f);
+}
+
+static void read_at(const char *dir, const char *file, char *out, size_t size)
+{
+        char p[300];
+        FILE *f;
+
+        snprintf(p, sizeof(p), "%s%s/%s", mnt, dir, file);
+        out[0] = '\0';
+        f = fopen(p, "r");
+        if (!f)
+                return;
+        if (!fgets(out, (int) size, f))
+                out[0] = '\0';
+        fclose(f);
+}
+
+/* v2: the root and every cgroup between it and the container's hand the
+ * controllers down (the container's own cgroup does not: it is a leaf). */
+TEST(controllers_are_enabled_down_to_the_leafs_parent)
+{
+        static const char *const dirs[] = {"", "/a", "/a/b", "/a/b/ctr"};
+        struct cg_hier h = {.mnt = mnt, .path = "/a/b/ctr", .base = "/", .v2 = true};
+        char cmd[400], got[256];
+
+        strcpy(mnt, "/tmp/bento-rt-cgroup-XXXXXX");
+        ASSERT_TRUE(mkdtemp(mnt) != NULL);
+        snprintf(cmd, sizeof(cmd), "mkdir -p '%s/a/b/ctr'", mnt);
+        ASSERT_EQ(system(cmd), 0);
+        for (size_t i = 0; i < 4; i++) {
+                put_at(dirs[i], "cgroup.controllers", "cpu memory pids\n");
+                put_at(dirs[i], "cgroup.subtree_control", "\n");
+        }
+        ASSERT_OK(cg_enable_controllers(&h, &err));
+        for (size_t i = 0; i < 3; i++) {
+                read_at(dirs[i], "cgroup.subtree_control", got, sizeof(got));
+                ASSERT_STREQ(got, "+cpu +memory +pids");
+        }
+        read_at("/a/b/ctr", "cgroup.subtree_control", got, sizeof(got));
+        ASSERT_STREQ(got, "\n");
+
+        /* one level below the root: the root only */
+        h.path = "/a";
+        put_at("", "cgroup.subtree_control", "\n");
+        put_at("/a", "cgroup.subtree_control", "\n");
+        ASSERT_OK(cg_enable_controllers(&h, &err));
+        read_at("", "cgroup.subtree_control", got, sizeof(got));
+        ASSERT_STREQ(got, "+cpu +memory +pids");
+        read_at("/a", "cgroup.subtree_control", got, sizeof(got));
+        ASSERT_STREQ(got, "\n");
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", mnt);
+        ASSERT_EQ(system(cmd), 0);
+}
+
 /* Two hierarchies; the caller sits in /process_api/me in the v1 one. */
 static void layout(struct cg_layout *l)
 {
