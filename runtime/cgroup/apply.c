@@ -287,6 +287,26 @@ static int v2_memory(const struct cg_hier *h, const struct cg_limits *l, struct 
         return r;
 }
 
+/* A unified memory.* file holds a byte count rounded down to whole pages
+ * ("100000000" reads back "99999744"): that is the value given, taken. */
+static bool same_unified_value(const char *file, const char *given, const char *held)
+{
+        int64_t page = sysconf(_SC_PAGESIZE);
+        char *end_g, *end_h;
+        long long g, hv;
+
+        if (strcmp(given, held) == 0)
+                return true;
+        if (strncmp(file, "memory.", 7) != 0 || page <= 0)
+                return false;
+        errno = 0;
+        g = strtoll(given, &end_g, 10);
+        hv = strtoll(held, &end_h, 10);
+        if (errno || end_g == given || *end_g || end_h == held || *end_h || g < 0)
+                return false;
+        return hv == g - g % page;
+}
+
 static int v2_unified(const struct cg_hier *h, const struct bento_json *u, struct bento_err *err)
 {
         for (size_t i = 0; i < u->u.object.n; i++) {
@@ -302,7 +322,7 @@ static int v2_unified(const struct cg_hier *h, const struct bento_json *u, struc
                 r = cg_read(h, k, got, sizeof(got));
                 if (r < 0)
                         return bento_err_set(err, -r, "cannot read back %s", k);
-                if (strcmp(got, v) != 0)
+                if (!same_unified_value(k, v, got))
                         return mismatch(err, what, v, got, h, k);
         }
         return 0;

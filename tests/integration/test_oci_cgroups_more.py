@@ -16,7 +16,7 @@ import pytest
 import harness
 from harness import expect_create_failure
 from test_cgroups import (UnifiedOnlyView, assert_gone, all_dirs, caller_cgroups, cg_info, mount_points,
-                          read_host, resources_bundle)
+                          pure_v2, read_host, resources_bundle, weight)
 from test_engines import engine_env, explain, pm, podman_engine  # noqa: F401 (fixtures)
 
 MiB = 1 << 20
@@ -50,11 +50,30 @@ def dev_lines(info, file):
     return read_host(info, "blkio", file).splitlines()
 
 
+def io_controller_files():
+    """The io files a fresh cgroup has on a pure v2 host (made beside the
+    caller's, where controllers are handed down, and removed again)."""
+    base = mount_points()["unified"] + caller_cgroups()["unified"].rstrip("/").rsplit("/", 1)[0]
+    probe = os.path.join(base, "cgx-probe-%d" % os.getpid())
+    os.mkdir(probe)
+    try:
+        return set(os.listdir(probe))
+    finally:
+        os.rmdir(probe)
+
+
 @pytest.fixture
-def v1_blkio():
+def blkio_host():
+    """("v1", a fresh blkio cgroup's files) on a v1 or hybrid host, or
+    ("v2", a fresh cgroup's files) on a pure v2 host with the io controller."""
+    if pure_v2():
+        with open(os.path.join(mount_points()["unified"], "cgroup.controllers")) as f:
+            if "io" not in f.read().split():
+                pytest.fail("this pure v2 host has no io controller")
+        return "v2", io_controller_files()
     if "blkio" not in mount_points():
         pytest.fail("this host has no v1 blkio hierarchy (see docs/conformance.md for the host)")
-    return blkio_child_files()
+    return "v1", blkio_child_files()
 
 
 def weight_file(files):
@@ -65,7 +84,8 @@ def weight_file(files):
 
 def test_kernel_memory_is_ignored_with_a_warning_and_tcp_applied_on_v1(rt, bundle):
     """The kernel takes memory.kmem.limit_in_bytes and keeps no limit: a
-    warning.  The TCP buffer limit still exists on v1 and is applied."""
+    warning.  The TCP buffer limit still exists on v1 and is applied; v2
+    has none, so there it is a warning too."""
     b = resources_bundle(bundle, {"memory": {"limit": 64 * MiB, "kernel": 32 * MiB, "kernelTCP": 8 * MiB}},
                          "/bin/bento-probe", "sleep", "30")
     cid = rt.new_id("cgx-")
@@ -73,11 +93,16 @@ def test_kernel_memory_is_ignored_with_a_warning_and_tcp_applied_on_v1(rt, bundl
     assert res.rc == 0, res
     line = [l for l in res.err.splitlines() if "linux.resources.memory.kernel:" in l]
     assert line and str(32 * MiB) in line[0] and "ignored" in line[0], res.err
-    assert "memory.kernelTCP" not in res.err, res.err
-    # the limit next to them still holds, and the TCP one is in force
     info = cg_info(rt, cid)
-    assert int(read_host(info, "memory", "memory.limit_in_bytes")) == 64 * MiB
-    assert int(read_host(info, "memory", "memory.kmem.tcp.limit_in_bytes")) == 8 * MiB
+    if pure_v2():
+        tcp = [l for l in res.err.splitlines() if "linux.resources.memory.kernelTCP:" in l]
+        assert tcp and "ignored" in tcp[0] and "cgroup v2" in tcp[0], res.err
+        assert int(read_host(info, "unified", "memory.max")) == 64 * MiB
+    else:
+        assert "memory.kernelTCP" not in res.err, res.err
+        # the limit next to them still holds, and the TCP one is in force
+        assert int(read_host(info, "memory", "memory.limit_in_bytes")) == 64 * MiB
+        assert int(read_host(info, "memory", "memory.kmem.tcp.limit_in_bytes")) == 8 * MiB
     assert rt.delete(cid, force=True).rc == 0
     assert_gone(all_dirs(info))
     # ignored is not unchecked: a value of the wrong type is still refused
@@ -87,7 +112,7 @@ def test_kernel_memory_is_ignored_with_a_warning_and_tcp_applied_on_v1(rt, bundl
 
 # -- blockIO ------------------------------------------------------------------
 
-def test_blockio_weight_and_throttles_are_applied_on_v1(rt, bundle, v1_blkio):
+def test_blockio_weight_and_throttles_are_applied(rt, bundle, blkio_host):
     maj, mnr = root_disk()
     dev = {"major": maj, "minor": mnr}
     b = resources_bundle(bundle, {"blockIO": {
@@ -99,23 +124,44 @@ def test_blockio_weight_and_throttles_are_applied_on_v1(rt, bundle, v1_blkio):
     cid, _pid = rt.create_ok(b, rt.new_id("cgx-"))
     info = cg_info(rt, cid)
     key = "%d:%d" % (maj, mnr)
-    assert int(read_host(info, "blkio", weight_file(v1_blkio))) == 300
-    for file, rate in (("read_bps_device", MiB), ("write_bps_device", 2 * MiB),
-                       ("read_iops_device", 100), ("write_iops_device", 200)):
-        assert dev_lines(info, "blkio.throttle." + file) == ["%s %d" % (key, rate)], file
-    # the state says the same
-    assert info["blockIO"]["weight"] == 300
+    version, files = blkio_host
+    if version == "v2":
+        # io.max holds the four throttles on one line; the weight goes to
+        # BFQ's io.bfq.weight, or onto io.weight's 1..10000 scale (runc's)
+        assert read_host(info, "unified", "io.max").splitlines() == [
+            "%s rbps=%d wbps=%d riops=100 wiops=200" % (key, MiB, 2 * MiB)]
+        bfq = "io.bfq.weight" in files
+        want = 300 if bfq else 1 + (300 - 10) * 9999 // 990
+        assert read_host(info, "unified", "io.bfq.weight" if bfq else "io.weight") == "default %d" % want
+    else:
+        assert int(read_host(info, "blkio", weight_file(files))) == 300
+        for file, rate in (("read_bps_device", MiB), ("write_bps_device", 2 * MiB),
+                           ("read_iops_device", 100), ("write_iops_device", 200)):
+            assert dev_lines(info, "blkio.throttle." + file) == ["%s %d" % (key, rate)], file
+    # the state says the same (v2 without BFQ: the io.weight value)
+    if version == "v2" and "io.bfq.weight" not in files:
+        assert info["blockIO"]["ioWeight"] == 1 + (300 - 10) * 9999 // 990
+    else:
+        assert info["blockIO"]["weight"] == 300
     assert info["blockIO"]["throttleReadBpsDevice"] == [dict(dev, rate=MiB)]
     assert rt.delete(cid, force=True).rc == 0
     assert_gone(all_dirs(info))
 
 
-def test_blockio_what_the_kernel_lacks_is_refused_as_runc_does(rt, bundle, v1_blkio):
-    if "blkio.leaf_weight" in v1_blkio:
+def test_blockio_what_the_kernel_lacks_is_refused_as_runc_does(rt, bundle, blkio_host):
+    version, files = blkio_host
+    if "blkio.leaf_weight" in files:
         pytest.skip("this kernel still has blkio.leaf_weight (CFQ)")
-    res = expect_create_failure(rt, resources_bundle(bundle, {"blockIO": {"weight": 200, "leafWeight": 300}}),
-                                message="blockIO.leafWeight")
-    assert "blkio.leaf_weight" in res.err, res
+    leaf = resources_bundle(bundle, {"blockIO": {"weight": 200, "leafWeight": 300}})
+    if version == "v2":
+        # v2 never had leaf weights: ignored aloud, as runc ignores them
+        leaf.set_args("/bin/true")
+        res = rt.run(leaf)
+        assert res.rc == 0, res
+        assert "blockIO.leafWeight: 300 ignored: cgroup v2 has no leaf weights" in res.err, res
+    else:
+        res = expect_create_failure(rt, leaf, message="blockIO.leafWeight")
+        assert "blkio.leaf_weight" in res.err, res
     # a device that is not there: the kernel's answer, named
     expect_create_failure(rt, resources_bundle(bundle, {"blockIO": {
         "throttleReadBpsDevice": [{"major": 4095, "minor": 77, "rate": MiB}]}}),
@@ -166,30 +212,70 @@ def test_realtime_budget_is_applied(rt, bundle):
 
 # -- update with runc's and crun's flags --------------------------------------
 
-def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, v1_blkio):
+class Limits:
+    """The host files that hold one container's limits, on a v1 or hybrid
+    host or a pure v2 one.  v2 keeps shares and blkio weights on other
+    scales (cpu.weight, io.weight), and the conversion loses precision, so
+    what is read there is compared with the converted value (want_*)."""
+
+    def __init__(self, info, blkio_host):
+        self.info = info
+        self.v2 = pure_v2()
+        self.version, self.files = blkio_host
+
+    def read(self, v1ctrl, v1file, v2file):
+        return read_host(self.info, "unified" if self.v2 else v1ctrl, v2file if self.v2 else v1file)
+
+    def shares(self):
+        return self.read("cpu", "cpu.shares", "cpu.weight")
+
+    def want_shares(self, n):
+        return str(weight(n) if self.v2 else n)
+
+    def blkio_weight(self):
+        if self.v2:
+            bfq = "io.bfq.weight" in self.files
+            return read_host(self.info, "unified", "io.bfq.weight" if bfq else "io.weight").split()[-1]
+        return read_host(self.info, "blkio", weight_file(self.files))
+
+    def want_blkio_weight(self, n):
+        if self.v2 and "io.bfq.weight" not in self.files:
+            return str(1 + (n - 10) * 9999 // 990)
+        return str(n)
+
+
+def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, blkio_host):
     b = resources_bundle(bundle, {"memory": {"limit": 64 * MiB, "swap": 64 * MiB}, "pids": {"limit": 30}},
                          "/bin/bento-probe", "sleep", "60")
     cid, _pid = rt.create_ok(b, rt.new_id("cgx-"))
     rt.start_ok(cid)
     info = cg_info(rt, cid)
+    lim = Limits(info, blkio_host)
     cpus = "1" if (os.cpu_count() or 1) > 1 else "0"
     res = rt.cmd("update", "--cpu-share", "300", "--cpu-period", "200000", "--cpu-quota", "50000",
                  "--cpuset-cpus", cpus, "--cpuset-mems", "0", "--memory", str(96 * MiB),
                  "--memory-swap", str(128 * MiB), "--memory-reservation", str(32 * MiB), "--pids-limit", "55",
                  "--blkio-weight", "500", cid)
     assert res.rc == 0, res
-    assert read_host(info, "cpu", "cpu.shares") == "300"
-    assert read_host(info, "cpu", "cpu.cfs_period_us") == "200000"
-    assert read_host(info, "cpu", "cpu.cfs_quota_us") == "50000"
-    assert read_host(info, "cpuset", "cpuset.cpus") == cpus
-    assert read_host(info, "cpuset", "cpuset.mems") == "0"
-    assert int(read_host(info, "memory", "memory.limit_in_bytes")) == 96 * MiB
-    assert int(read_host(info, "memory", "memory.memsw.limit_in_bytes")) == 128 * MiB
-    assert int(read_host(info, "memory", "memory.soft_limit_in_bytes")) == 32 * MiB
-    assert read_host(info, "pids", "pids.max") == "55"
-    assert read_host(info, "blkio", weight_file(v1_blkio)) == "500"
+    assert lim.shares() == lim.want_shares(300)
+    if lim.v2:
+        assert read_host(info, "unified", "cpu.max") == "50000 200000"
+        # memory.swap is memory+swap: 128 MiB of it with 96 of memory is 32 of swap
+        assert int(read_host(info, "unified", "memory.swap.max")) == 32 * MiB
+    else:
+        assert read_host(info, "cpu", "cpu.cfs_period_us") == "200000"
+        assert read_host(info, "cpu", "cpu.cfs_quota_us") == "50000"
+        assert int(read_host(info, "memory", "memory.memsw.limit_in_bytes")) == 128 * MiB
+    assert lim.read("cpuset", "cpuset.cpus", "cpuset.cpus") == cpus
+    assert lim.read("cpuset", "cpuset.mems", "cpuset.mems") == "0"
+    assert int(lim.read("memory", "memory.limit_in_bytes", "memory.max")) == 96 * MiB
+    assert int(lim.read("memory", "memory.soft_limit_in_bytes", "memory.low")) == 32 * MiB
+    assert lim.read("pids", "pids.max", "pids.max") == "55"
+    assert lim.blkio_weight() == lim.want_blkio_weight(500)
     now = cg_info(rt, cid)
-    assert now["cpu"]["shares"] == 300 and now["blockIO"]["weight"] == 500
+    assert str(now["blockIO"].get("weight", now["blockIO"].get("ioWeight"))) == lim.want_blkio_weight(500)
+    if not lim.v2:
+        assert now["cpu"]["shares"] == 300
     if rt_files_here():
         res = rt.cmd("update", "--cpu-rt-period", "400000", "--cpu-rt-runtime", "8000", cid)
         assert res.rc == 0, res
@@ -200,27 +286,30 @@ def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, v1_blkio):
                  "--pids-limit", "66", cid)
     assert res.rc == 0, res
     assert "resources.memory.kernel: %d ignored" % (16 * MiB) in res.err, res
-    assert "kernelTCP" not in res.err, res
-    assert int(read_host(info, "memory", "memory.kmem.tcp.limit_in_bytes")) == 4 * MiB
-    assert read_host(info, "pids", "pids.max") == "66"
+    if lim.v2:
+        assert "resources.memory.kernelTCP: %d ignored" % (4 * MiB) in res.err, res
+    else:
+        assert "kernelTCP" not in res.err, res
+        assert int(read_host(info, "memory", "memory.kmem.tcp.limit_in_bytes")) == 4 * MiB
+    assert lim.read("pids", "pids.max", "pids.max") == "66"
     # -r FILE and -r - (stdin)
     f = os.path.join(test_dir, "res.json")
     with open(f, "w") as fh:
         json.dump({"pids": {"limit": 77}, "blockIO": {"weight": 600}}, fh)
     res = rt.cmd("update", "-r", f, cid)
     assert res.rc == 0, res
-    assert read_host(info, "pids", "pids.max") == "77"
-    assert read_host(info, "blkio", weight_file(v1_blkio)) == "600"
+    assert lim.read("pids", "pids.max", "pids.max") == "77"
+    assert lim.blkio_weight() == lim.want_blkio_weight(600)
     res = rt.cmd("update", "-r", "-", cid, input=json.dumps({"cpu": {"shares": 700}}))
     assert res.rc == 0, res
-    assert read_host(info, "cpu", "cpu.shares") == "700"
+    assert lim.shares() == lim.want_shares(700)
     # refusals still change nothing and say why
     res = rt.cmd("update", "--blkio-weight", "5", cid)
     assert res.rc != 0 and "blockIO.weight" in res.err, res
     res = rt.cmd("update", "--cpu-share", "many", cid)
     assert res.rc != 0 and "--cpu-share" in res.err, res
-    assert read_host(info, "blkio", weight_file(v1_blkio)) == "600"
-    assert read_host(info, "cpu", "cpu.shares") == "700"
+    assert lim.blkio_weight() == lim.want_blkio_weight(600)
+    assert lim.shares() == lim.want_shares(700)
     assert rt.delete(cid, force=True).rc == 0
     assert_gone(all_dirs(info))
 
@@ -246,17 +335,29 @@ def test_devices_list_reads_in_config_order(rt, bundle):
     b = resources_bundle(bundle, {"devices": rules}, "/bin/bento-probe", "sleep", "30")
     cid, _pid = rt.create_ok(b, rt.new_id("cgx-"))
     info = cg_info(rt, cid)
-    devs = read_host(info, "devices", "devices.list").splitlines()
+    if pure_v2():
+        # v2: the eBPF program's rules as recorded, the defaults first and
+        # then the config's, in its order
+        rec = info["devices"]
+        mine = ["allow c 10:229 rwm", "allow b 8:20 rw", "allow b 10:200 r", "deny c 1:5 w"]
+        at = [rec.index(r) for r in mine]
+        assert at == sorted(at) and at[0] > rec.index("allow c 1:5 rwm"), rec
+        assert rt.delete(cid, force=True).rc == 0
+    else:
+        check_v1_device_list(rt, cid, read_host(info, "devices", "devices.list").splitlines())
+    # and the narrowed default is enforced, the others are not touched
+    b2 = resources_bundle(bundle, {"devices": rules})
+    steps = rt.run_script(b2, ["write", "/dev/zero"], ["write", "/dev/null"])
+    assert steps[0].line == "EPERM" and steps[1].line == "OK", steps
+
+
+def check_v1_device_list(rt, cid, devs):
     assert devs[:3] == ["c 10:229 rwm", "b 8:20 rw", "b 10:200 r"], devs
     assert "c 1:5 rm" in devs and "c 1:5 rwm" not in devs, devs
     for want in ("c 1:3 rwm", "c 136:* rwm", "c *:* m", "b *:* m"):
         assert want in devs, (want, devs)
     assert "a *:* rwm" not in devs, devs
     assert rt.delete(cid, force=True).rc == 0
-    # and the narrowed default is enforced, the others are not touched
-    b2 = resources_bundle(bundle, {"devices": rules})
-    steps = rt.run_script(b2, ["write", "/dev/zero"], ["write", "/dev/null"])
-    assert steps[0].line == "EPERM" and steps[1].line == "OK", steps
 
 
 # -- a cgroup mount on a pure v1 view -----------------------------------------
@@ -336,11 +437,17 @@ def disk_node(maj, mnr):
     return "/dev/" + name
 
 
-def test_podman_device_read_bps(pm, v1_blkio):
+def test_podman_device_read_bps(pm, blkio_host):
     maj, mnr = root_disk()
     node = disk_node(maj, mnr)
+    opts = ["--device-read-bps", node + ":1mb", "--device-write-iops", node + ":150"]
+    if blkio_host[0] == "v2":
+        res = pm.run("cat", "/sys/fs/cgroup/io.max", opts=opts)
+        assert res.rc == 0, explain(res)
+        assert res.out.split("\n")[0] == "%d:%d rbps=%d wbps=max riops=max wiops=150" % (maj, mnr, MiB), \
+            explain(res)
+        return
     res = pm.run("cat", "/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device",
-                 "/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device",
-                 opts=["--device-read-bps", node + ":1mb", "--device-write-iops", node + ":150"])
+                 "/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device", opts=opts)
     assert res.rc == 0, explain(res)
     assert res.out.split("\n")[:2] == ["%d:%d %d" % (maj, mnr, MiB), "%d:%d 150" % (maj, mnr)], explain(res)
