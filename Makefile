@@ -569,4 +569,6 @@ install: all $(COMPLETIONS)
 clean:
 	rm -rf build
 
--include $(shell find $(BUILDDIR) -name '*.d' 2>/dev/null)
+# Not below build/vm: the guest's root file system, while check-vm builds it,
+# has directories named *.d (etc/rc2.d) and a mounted /proc.
+-include $(shell find $(BUILDDIR) -path '$(BUILDDIR)/vm' -prune -o -name '*.d' -type f -print 2>/dev/null)
