@@ -310,12 +310,19 @@ static int v1_throttle(const struct cg_hier *h, const struct bento_json *d, size
 
 static int apply_v1(const struct cg_hier *h, const struct cg_blkio *b, struct bento_err *err)
 {
-        /* blkio.weight went with CFQ (Linux 5.0); BFQ's is what is left */
+        /* blkio.weight went with CFQ (Linux 5.0); BFQ's is what is left,
+         * where BFQ is built in */
         bool legacy = has_file(h, "blkio.weight");
         const char *wfile = legacy ? "blkio.weight" : "blkio.bfq.weight";
         const char *dfile = legacy ? "blkio.weight_device" : "blkio.bfq.weight_device";
         int r = 0;
 
+        if ((b->weight || b->weights) && !legacy && !has_file(h, wfile))
+                return v1_missing(b->weight ? "weight" : "weightDevice",
+                                  "blkio.weight nor blkio.bfq.weight",
+                                  "the first went with the CFQ scheduler, the second comes with "
+                                  "the BFQ scheduler, which this kernel is built without",
+                                  err);
         if (b->weight)
                 r = v1_weight(h, wfile, b->weight, "weight", err);
         if (r >= 0 && b->leaf_weight && !has_file(h, "blkio.leaf_weight"))

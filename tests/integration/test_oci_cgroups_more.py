@@ -80,6 +80,17 @@ def weight_file(files):
     return "blkio.weight" if "blkio.weight" in files else "blkio.bfq.weight"
 
 
+def has_weight(blkio_host):
+    """A blkio weight can be set here: v2's io.weight always; on v1
+    blkio.weight (CFQ, gone since Linux 5.0) or blkio.bfq.weight (only in a
+    kernel built with the BFQ scheduler)."""
+    version, files = blkio_host
+    return version == "v2" or "blkio.weight" in files or "blkio.bfq.weight" in files
+
+
+WEIGHT_MISSING = "this kernel has no blkio.weight nor blkio.bfq.weight"
+
+
 # -- memory.kernel / kernelTCP ------------------------------------------------
 
 def test_kernel_memory_is_ignored_with_a_warning_and_tcp_applied_on_v1(rt, bundle):
@@ -115,12 +126,21 @@ def test_kernel_memory_is_ignored_with_a_warning_and_tcp_applied_on_v1(rt, bundl
 def test_blockio_weight_and_throttles_are_applied(rt, bundle, blkio_host):
     maj, mnr = root_disk()
     dev = {"major": maj, "minor": mnr}
-    b = resources_bundle(bundle, {"blockIO": {
-        "weight": 300,
+    throttles = {
         "throttleReadBpsDevice": [dict(dev, rate=MiB)],       # podman --device-read-bps
         "throttleWriteBpsDevice": [dict(dev, rate=2 * MiB)],
         "throttleReadIOPSDevice": [dict(dev, rate=100)],
-        "throttleWriteIOPSDevice": [dict(dev, rate=200)]}}, "/bin/bento-probe", "sleep", "30")
+        "throttleWriteIOPSDevice": [dict(dev, rate=200)]}
+    weighted = has_weight(blkio_host)
+    if not weighted:
+        # a kernel without BFQ has no v1 weight at all: refused by name,
+        # never dropped, and the throttles are checked on their own
+        expect_create_failure(rt, resources_bundle(bundle, {"blockIO": dict(throttles, weight=300)}),
+                              message=["blockIO.weight", WEIGHT_MISSING])
+        expect_create_failure(rt, resources_bundle(bundle, {"blockIO": {"weightDevice": [dict(dev, weight=300)]}}),
+                              message=["blockIO.weightDevice", WEIGHT_MISSING])
+    b = resources_bundle(bundle, {"blockIO": dict(throttles, **({"weight": 300} if weighted else {}))},
+                         "/bin/bento-probe", "sleep", "30")
     cid, _pid = rt.create_ok(b, rt.new_id("cgx-"))
     info = cg_info(rt, cid)
     key = "%d:%d" % (maj, mnr)
@@ -134,14 +154,15 @@ def test_blockio_weight_and_throttles_are_applied(rt, bundle, blkio_host):
         want = 300 if bfq else 1 + (300 - 10) * 9999 // 990
         assert read_host(info, "unified", "io.bfq.weight" if bfq else "io.weight") == "default %d" % want
     else:
-        assert int(read_host(info, "blkio", weight_file(files))) == 300
+        if weighted:
+            assert int(read_host(info, "blkio", weight_file(files))) == 300
         for file, rate in (("read_bps_device", MiB), ("write_bps_device", 2 * MiB),
                            ("read_iops_device", 100), ("write_iops_device", 200)):
             assert dev_lines(info, "blkio.throttle." + file) == ["%s %d" % (key, rate)], file
     # the state says the same (v2 without BFQ: the io.weight value)
     if version == "v2" and "io.bfq.weight" not in files:
         assert info["blockIO"]["ioWeight"] == 1 + (300 - 10) * 9999 // 990
-    else:
+    elif weighted:
         assert info["blockIO"]["weight"] == 300
     assert info["blockIO"]["throttleReadBpsDevice"] == [dict(dev, rate=MiB)]
     assert rt.delete(cid, force=True).rc == 0
@@ -152,7 +173,8 @@ def test_blockio_what_the_kernel_lacks_is_refused_as_runc_does(rt, bundle, blkio
     version, files = blkio_host
     if "blkio.leaf_weight" in files:
         pytest.skip("this kernel still has blkio.leaf_weight (CFQ)")
-    leaf = resources_bundle(bundle, {"blockIO": {"weight": 200, "leafWeight": 300}})
+    leaf = resources_bundle(bundle, {"blockIO": dict({"leafWeight": 300},
+                                                     **({"weight": 200} if has_weight(blkio_host) else {}))})
     if version == "v2":
         # v2 never had leaf weights: ignored aloud, as runc ignores them
         leaf.set_args("/bin/true")
@@ -252,10 +274,14 @@ def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, blkio_host)
     info = cg_info(rt, cid)
     lim = Limits(info, blkio_host)
     cpus = "1" if (os.cpu_count() or 1) > 1 else "0"
+    weighted = has_weight(blkio_host)
+    if not weighted:
+        res = rt.cmd("update", "--blkio-weight", "500", cid)
+        assert res.rc != 0 and WEIGHT_MISSING in res.err, res
     res = rt.cmd("update", "--cpu-share", "300", "--cpu-period", "200000", "--cpu-quota", "50000",
                  "--cpuset-cpus", cpus, "--cpuset-mems", "0", "--memory", str(96 * MiB),
                  "--memory-swap", str(128 * MiB), "--memory-reservation", str(32 * MiB), "--pids-limit", "55",
-                 "--blkio-weight", "500", cid)
+                 *(["--blkio-weight", "500"] if weighted else []), cid)
     assert res.rc == 0, res
     assert lim.shares() == lim.want_shares(300)
     if lim.v2:
@@ -271,9 +297,11 @@ def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, blkio_host)
     assert int(lim.read("memory", "memory.limit_in_bytes", "memory.max")) == 96 * MiB
     assert int(lim.read("memory", "memory.soft_limit_in_bytes", "memory.low")) == 32 * MiB
     assert lim.read("pids", "pids.max", "pids.max") == "55"
-    assert lim.blkio_weight() == lim.want_blkio_weight(500)
+    if weighted:
+        assert lim.blkio_weight() == lim.want_blkio_weight(500)
+        now = cg_info(rt, cid)
+        assert str(now["blockIO"].get("weight", now["blockIO"].get("ioWeight"))) == lim.want_blkio_weight(500)
     now = cg_info(rt, cid)
-    assert str(now["blockIO"].get("weight", now["blockIO"].get("ioWeight"))) == lim.want_blkio_weight(500)
     if not lim.v2:
         assert now["cpu"]["shares"] == 300
     if rt_files_here():
@@ -295,11 +323,12 @@ def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, blkio_host)
     # -r FILE and -r - (stdin)
     f = os.path.join(test_dir, "res.json")
     with open(f, "w") as fh:
-        json.dump({"pids": {"limit": 77}, "blockIO": {"weight": 600}}, fh)
+        json.dump(dict({"pids": {"limit": 77}}, **({"blockIO": {"weight": 600}} if weighted else {})), fh)
     res = rt.cmd("update", "-r", f, cid)
     assert res.rc == 0, res
     assert lim.read("pids", "pids.max", "pids.max") == "77"
-    assert lim.blkio_weight() == lim.want_blkio_weight(600)
+    if weighted:
+        assert lim.blkio_weight() == lim.want_blkio_weight(600)
     res = rt.cmd("update", "-r", "-", cid, input=json.dumps({"cpu": {"shares": 700}}))
     assert res.rc == 0, res
     assert lim.shares() == lim.want_shares(700)
@@ -308,7 +337,8 @@ def test_update_takes_runc_and_crun_flag_names(rt, bundle, test_dir, blkio_host)
     assert res.rc != 0 and "blockIO.weight" in res.err, res
     res = rt.cmd("update", "--cpu-share", "many", cid)
     assert res.rc != 0 and "--cpu-share" in res.err, res
-    assert lim.blkio_weight() == lim.want_blkio_weight(600)
+    if weighted:
+        assert lim.blkio_weight() == lim.want_blkio_weight(600)
     assert lim.shares() == lim.want_shares(700)
     assert rt.delete(cid, force=True).rc == 0
     assert_gone(all_dirs(info))
