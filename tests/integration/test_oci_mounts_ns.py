@@ -114,6 +114,34 @@ def test_without_mount_namespace_mounts_are_made_beneath_one_tree(rt, bundle):
     assert mounts_under(b.path) == []
 
 
+def test_every_namespace_inherited_still_gets_the_default_mounts(rt, bundle):
+    """A config that lists no namespace at all (so no host name either)
+    inherits each of the runtime's namespaces, pid and ipc included, and
+    its default mounts are still made: a procfs that sees the runtime's
+    processes, /dev/pts, /dev/mqueue, a read-only root.  delete leaves
+    nothing mounted under the bundle in the namespace the runtime runs in."""
+    b = bundle()
+    b.linux["namespaces"] = []
+    b.config.pop("hostname", None)
+    b.set_args("/bin/sh", "-c", "test -d /proc/%d && echo host-pids; "
+               "test -d /dev/pts && test -d /dev/mqueue && echo devices; "
+               "touch /probe-write 2>/dev/null || echo root-ro; exec sleep 60" % os.getpid())
+    cid, pid = rt.create_ok(b)
+    for kind in ("cgroup", "ipc", "mnt", "net", "pid", "user", "uts"):
+        assert ns_inode(pid, kind) == ns_inode(os.getpid(), kind), kind
+    points = {e[2] for e in under(mountinfo_of(os.getpid()), b.rootfs)}
+    root = os.path.realpath(b.rootfs)
+    assert points >= {root + d for d in ("", "/proc", "/dev", "/dev/pts", "/dev/mqueue", "/sys")}, points
+    rt.start_ok(cid)
+    wait_for(lambda: rt.container_output(cid).count("\n") >= 3, timeout=10, what="output")
+    assert rt.container_output(cid).split() == ["host-pids", "devices", "root-ro"]
+    assert rt.kill(cid, "KILL").rc == 0
+    rt.wait_status(cid, "stopped")
+    assert rt.delete(cid).rc == 0
+    assert under(mountinfo_of(os.getpid()), b.rootfs) == []
+    assert mounts_under(b.path) == []
+
+
 def test_without_mount_namespace_a_failed_create_leaves_no_mount(rt, bundle):
     b = bundle()
     b.drop_ns("mount")
