@@ -424,6 +424,11 @@ def test_delete_running_needs_force(rt, bundle):
 
 
 def test_delete_created_container_without_force(rt, bundle):
+    """runtime-spec says delete of a container that is not stopped fails;
+    like runc and crun, a created one is killed and deleted instead.
+    buildah (podman build's RUN steps) deletes without --force after a
+    failed start or network setup, while the container is still created:
+    refusing there would leave its parked init and cgroup behind."""
     b = bundle()
     b.probe("sleep", "60")
     cid, pid = rt.create_ok(b)
