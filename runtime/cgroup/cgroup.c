@@ -866,6 +866,18 @@ long rt_cgroup_oom_kills(const struct bento_record *rec)
         return oom_kills_in(&l);
 }
 
+char *rt_cgroup_memory_events_path(const struct bento_record *rec)
+{
+        cleanup_layout struct cg_layout l = {.n = 0};
+        struct bento_err ignored;
+        const struct cg_hier *m;
+
+        if (open_rec(rec, &l, &ignored) < 0)
+                return NULL;
+        m = cg_find(&l, "memory");
+        return m && m->path && m->v2 ? cg_file(m, "memory.events") : NULL;
+}
+
 int rt_cgroup_update(const struct bento_record *rec, const struct bento_json *resources,
                      struct bento_json **ret_applied, struct bento_err *err)
 {

@@ -128,6 +128,10 @@ int rt_cgroup_attach(const struct bento_record *rec, pid_t pid, struct bento_err
  * 0 without a cgroup, negative errno when unreadable. */
 long rt_cgroup_oom_kills(const struct bento_record *rec);
 
+/* The absolute path of memory.events in the container's cgroup on cgroup
+ * v2 (allocated), for cgroup/oom-watch.c; NULL on v1 or without one. */
+char *rt_cgroup_memory_events_path(const struct bento_record *rec);
+
 /* Apply a LinuxResources object to the live cgroup; *ret_applied gets the
  * values read back. */
 int rt_cgroup_update(const struct bento_record *rec, const struct bento_json *resources,

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "cgroup/oom-watch.h"
 #include "cleanup.h"
 #include "commands.h"
 #include "container/container.h"
@@ -38,20 +39,45 @@ static void say_oom(const char *id, long n)
                              id, n, n == 1 ? "" : "s");
 }
 
-/* The same for a container that stays (--keep), while the record exists. */
-static void report_oom(struct rt_store *store, const char *id)
+/* The container's record, while it exists; NULL otherwise. */
+static struct bento_record *load_record(struct rt_store *store, const char *id)
 {
         struct rt_container_dir dir = {.path = NULL, .fd = -1};
         struct bento_record *rec = NULL;
         struct bento_err ignored;
 
         if (rt_container_dir_open(store, id, false, &dir, &ignored) < 0)
-                return;
-        if (rt_container_record_load(&dir, &rec, &ignored) >= 0) {
-                say_oom(id, rt_cgroup_oom_kills(rec));
-                bento_record_free(rec);
-        }
+                return NULL;
+        if (rt_container_record_load(&dir, &rec, &ignored) < 0)
+                rec = NULL;
         rt_container_dir_close(&dir);
+        return rec;
+}
+
+/* The same for a container that stays (--keep), while the record exists. */
+static void report_oom(struct rt_store *store, const char *id, long counted)
+{
+        struct bento_record *rec = load_record(store, id);
+        long n = rec ? rt_cgroup_oom_kills(rec) : 0;
+
+        say_oom(id, n > counted ? n : counted);
+        bento_record_free(rec);
+}
+
+/* Watch the running container's OOM kills (cgroup/oom-watch.h). */
+static void watch_oom(struct rt_store *store, const char *id, struct rt_oom_watch *w)
+{
+        struct bento_record *rec = load_record(store, id);
+
+        *w = (struct rt_oom_watch) RT_OOM_WATCH_INIT;
+        if (rec)
+                rt_oom_watch_start(rec, w);
+        bento_record_free(rec);
+}
+
+static void oom_changed(void *data)
+{
+        rt_oom_watch_update(data);
 }
 
 /* start failed: the container goes (start may have torn it down itself,
@@ -151,6 +177,7 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         cleanup_close int console_fd = -1;
         struct rt_created c = {.pid = 0, .pidfd = -1, .console_fd = -1};
         struct rt_notify_link link = RT_NOTIFY_LINK_INIT;
+        struct rt_oom_watch oom = RT_OOM_WATCH_INIT;
         bool report = ro->report != NULL;
         sigset_t old;
         int r;
@@ -177,22 +204,28 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         }
         rep->started = true;
         relay_in_child(&link, sigfd, console_fd);
-        rep->status = rt_fg_wait_status(c.pid, c.pidfd, sigfd, console_fd);
+        watch_oom(store, o->id, &oom);
+        rep->status = rt_fg_wait_status_watching(c.pid, c.pidfd, sigfd, console_fd,
+                                                 &(struct rt_fg_watch){oom.fd, oom_changed, &oom});
         exit_notice(&ro->exit_fd, rep->status);
         close(c.pidfd);
-        if (report)
+        rt_oom_watch_update(&oom);
+        if (report) {
                 rt_run_report_take(store, o->id, rep);
+                rt_run_report_note_oom_kills(rep, oom.kills);
+        }
         if (ro->flags & RT_RUN_KEEP) {
-                report_oom(store, o->id);
+                report_oom(store, o->id, oom.kills);
         } else {
                 struct bento_err derr = {0};
-                long oom = 0;
+                long n = 0;
 
                 /* the counter is read from the record delete loads anyway */
-                if (rt_container_delete_counting(store, o->id, true, &oom, &derr) < 0)
+                if (rt_container_delete_counting(store, o->id, true, &n, &derr) < 0)
                         rt_log_warning("%s", derr.msg);
-                say_oom(o->id, oom);
+                say_oom(o->id, n > oom.kills ? n : oom.kills);
         }
+        rt_oom_watch_close(&oom);
         sigprocmask(SIG_SETMASK, &old, NULL);
         return rt_fg_exit_code(rep->status);
 }

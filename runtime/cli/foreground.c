@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The foreground loop of `run` and `exec` (see foreground.h): one poll()
- * over the process's pidfd, the signalfd and, with a terminal, the two
- * directions of the proxy.  Each direction owns a small buffer and only
+ * over the process's pidfd, the signalfd, a caller's watch and, with a
+ * terminal, the two directions of the proxy.  Each direction owns a small buffer and only
  * reads while it is empty, so a side that stops reading slows the other
  * down instead of losing bytes or blocking the loop (signals must keep
  * flowing).  Our stdin and stdout are shared with whoever started us and
@@ -201,37 +201,53 @@ static int reap(pid_t pid, bool gone)
         return waitpid(pid, &status, 0) == pid ? status : -1;
 }
 
-static int loop_once(struct proxy *px, pid_t pid, int pidfd, int sigfd)
+static int loop_once(struct proxy *px, pid_t pid, int pidfd, int sigfd,
+                     const struct rt_fg_watch *watch)
 {
-        struct pollfd fds[6] = {
-            {.fd = pidfd, .events = POLLIN}, {.fd = sigfd, .events = POLLIN},
-            pump_poll_from(&px->in),         pump_poll_to(&px->in),
-            pump_poll_from(&px->out),        pump_poll_to(&px->out),
+        struct pollfd fds[7] = {
+            {.fd = pidfd, .events = POLLIN},
+            {.fd = sigfd, .events = POLLIN},
+            {.fd = watch ? watch->fd : -1, .events = POLLIN},
+            pump_poll_from(&px->in),
+            pump_poll_to(&px->in),
+            pump_poll_from(&px->out),
+            pump_poll_to(&px->out),
         };
-        nfds_t n = px->master >= 0 ? 6 : 2;
+        nfds_t n = px->master >= 0 ? 7 : 3;
 
         if (poll(fds, n, -1) < 0 && errno != EINTR)
                 return -1;
+        /* before the exit below: what the watch reads may go with the process */
+        if (fds[2].revents & POLLIN)
+                watch->ready(watch->data);
         if (fds[1].revents & POLLIN) {
                 struct signalfd_siginfo si;
                 if (read(sigfd, &si, sizeof(si)) == sizeof(si))
                         forward_signal(px, pidfd, &si);
         }
         if (px->master >= 0) {
-                pump_step(&px->in, fds[2].revents, fds[3].revents);
-                pump_step(&px->out, fds[4].revents, fds[5].revents);
+                pump_step(&px->in, fds[3].revents, fds[4].revents);
+                pump_step(&px->out, fds[5].revents, fds[6].revents);
         }
         return reap(pid, fds[0].revents & POLLIN);
 }
 
 int rt_fg_wait_status(pid_t pid, int pidfd, int sigfd, int master)
 {
+        return rt_fg_wait_status_watching(pid, pidfd, sigfd, master, NULL);
+}
+
+int rt_fg_wait_status_watching(pid_t pid, int pidfd, int sigfd, int master,
+                               const struct rt_fg_watch *watch)
+{
         struct proxy px;
         int status = -2;
 
+        if (watch && watch->fd < 0)
+                watch = NULL;
         proxy_start(&px, master);
         while (status == -2)
-                status = loop_once(&px, pid, pidfd, sigfd);
+                status = loop_once(&px, pid, pidfd, sigfd, watch);
         if (master >= 0)
                 proxy_drain(&px);
         if (px.raw)

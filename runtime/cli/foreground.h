@@ -37,6 +37,19 @@ int rt_fg_wait(pid_t pid, int pidfd, int sigfd, int master);
  * from a death by SIGKILL (`run --report`). */
 int rt_fg_wait_status(pid_t pid, int pidfd, int sigfd, int master);
 
+/* One more descriptor to wait on: when fd is readable, ready(data) is
+ * called, before the process's exit is taken (`run` counts OOM kills
+ * this way, cgroup/oom-watch.h). */
+struct rt_fg_watch {
+        int fd; /* -1: none */
+        void (*ready)(void *data);
+        void *data;
+};
+
+/* rt_fg_wait_status, also serving watch (may be NULL). */
+int rt_fg_wait_status_watching(pid_t pid, int pidfd, int sigfd, int master,
+                               const struct rt_fg_watch *watch);
+
 /* A wait status (or -1) as rt_fg_wait() reports it: the exit status, 128 +
  * the signal, or 1. */
 int rt_fg_exit_code(int status);

@@ -24,6 +24,17 @@ void rt_run_report_take(struct rt_store *store, const char *id, struct rt_run_re
         rt_snapshot_close(&s);
 }
 
+void rt_run_report_note_oom_kills(struct rt_run_report *r, long n)
+{
+        const struct bento_json *had = r->rec ? bento_json_get(r->rec->extra, "oomKills") : NULL;
+
+        if (!r->rec || !r->rec->extra || n <= 0 ||
+            (had && had->type == BENTO_JSON_NUMBER && had->u.number.fits_i64 &&
+             had->u.number.i >= n))
+                return;
+        (void) bento_json_object_set(r->rec->extra, "oomKills", bento_json_new_int(n));
+}
+
 static void put_status(struct bento_jsonw *w, int status)
 {
         bento_jsonw_key(w, "status");

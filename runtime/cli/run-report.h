@@ -37,6 +37,10 @@ struct rt_run_report {
  * container that cannot be read leaves r->rec as it was. */
 void rt_run_report_take(struct rt_store *store, const char *id, struct rt_run_report *r);
 
+/* Raise r's oomKills to n: what a watch counted while the container ran,
+ * for a cgroup that was gone by the time rt_run_report_take read it. */
+void rt_run_report_note_oom_kills(struct rt_run_report *r, long n);
+
 /* Write r to path atomically, mode 0600. */
 int rt_run_report_write(const char *path, const struct rt_run_report *r, struct bento_err *err);
 
