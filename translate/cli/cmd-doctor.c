@@ -335,6 +335,7 @@ static void json_cgroups(struct bento_jsonw *w, const struct host_facts *f)
         bento_jsonw_key(w, "cgroup");
         bento_jsonw_open_object(w);
         bento_jsonw_kstring(w, "mode", modes[f->cg_mode]);
+        bento_jsonw_kstring(w, "driver", f->cg_systemd ? "systemd" : "cgroupfs");
         if (f->cg_why[0])
                 bento_jsonw_kstring(w, "detail", f->cg_why);
         for (int c = 0; c < HOST_CTL_MAX; c++) {

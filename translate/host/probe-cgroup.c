@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Can bento-runtime cap memory, pids and cpu here?  It puts a container
- * with limits in a cgroup of its own, made below the cgroup the caller
- * runs in, in every mounted hierarchy (v1, the v1 "hybrid" layout, v2),
+ * Can bento-runtime cap memory, pids and cpu here?  On a pure cgroup v2
+ * host run by systemd with a bus for this caller, it asks systemd for a
+ * transient scope (--systemd-cgroup, the way the original bento used
+ * `systemd-run --scope`), so what counts is which controllers that
+ * systemd instance has.  Elsewhere it puts a container with limits in a
+ * cgroup of its own, made below the cgroup the caller runs in, in every
+ * mounted hierarchy (v1, the v1 "hybrid" layout, v2; on pure v2 beside it,
+ * which this probe does not model: it checks below, the stricter place),
  * and writes the limits there (runtime/cgroup/cgroup.c).  This file finds the same
  * layout on its own (translate/ does not include runtime/), then does the
  * real thing once: make an empty probe cgroup next to where a run's would
@@ -30,6 +35,7 @@
 struct hier {
         char ctrls[256]; /* "memory", "cpu,cpuacct", "name=systemd"; "" for v2 */
         bool v2;
+        char mnt[PATH_MAX];   /* where the hierarchy is mounted */
         char dir[PATH_MAX];   /* the caller's cgroup, as a directory here */
         char probe[PATH_MAX]; /* the probe cgroup made below it; "" when none */
         int mkdir_err;        /* errno of the probe mkdir; 0 when made */
@@ -55,6 +61,7 @@ static bool match_mount(const struct bento_mountinfo *mi, const char *path, stru
         if (rl && (strncmp(path, mi->root, rl) != 0 || (path[rl] && path[rl] != '/')))
                 return false;
         h->at_root = path[rl] == '\0' || strcmp(path + rl, "/") == 0;
+        host_fmt(h->mnt, sizeof(h->mnt), "%s", mi->mnt);
         host_fmt(h->dir, sizeof(h->dir), "%s%s", mi->mnt, h->at_root ? "" : path + rl);
         return true;
 }
@@ -302,6 +309,61 @@ static void common_failure(struct layout *l, struct host_facts *f)
         }
 }
 
+/* The cgroup of the systemd instance that would make the run's scope: the
+ * system manager's is the root of the hierarchy; a user's is
+ * user@UID.service, where systemd hands a normal user the controllers it
+ * delegates (Delegate= of user@.service).  0, or -1 with why set. */
+static int manager_cgroup(const struct hier *h, char *dir, size_t size, char *why, size_t wsize)
+{
+        uid_t uid = geteuid();
+        struct stat st;
+
+        if (uid == 0) {
+                host_fmt(dir, size, "%s", h->mnt);
+                return 0;
+        }
+        host_fmt(dir, size, "%s/user.slice/user-%u.slice/user@%u.service", h->mnt, (unsigned) uid,
+                 (unsigned) uid);
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+                return 0;
+        host_fmt(why, wsize,
+                 "the user's systemd instance (user@%u.service) has no cgroup at %s, so there is "
+                 "nobody to make a capped scope for uid %u: log in through a session that starts "
+                 "it, or keep it running with `loginctl enable-linger`",
+                 (unsigned) uid, dir, (unsigned) uid);
+        return -1;
+}
+
+/* Limits through a transient scope: systemd enables in the scope's slice
+ * whatever a unit asks for, provided its own cgroup has the controller. */
+static void probe_systemd(struct layout *l, struct host_facts *f)
+{
+        struct hier *h = find_hier(l, "memory");
+        char dir[PATH_MAX], avail[512];
+        const char *who = geteuid() == 0 ? "systemd" : "the user's systemd";
+
+        if (!h)
+                return;
+        if (manager_cgroup(h, dir, sizeof(dir), f->cg_why, sizeof(f->cg_why)) < 0)
+                return;
+        read_small(dir, "cgroup.controllers", avail, sizeof(avail));
+        for (int c = 0; c < HOST_CTL_MAX; c++) {
+                struct host_controller_facts *x = &f->ctl[c];
+                const char *ctrl = host_controller_name(c);
+
+                host_fmt(x->where, sizeof(x->where), "%s", dir);
+                x->usable = word_in(avail, ctrl);
+                if (x->usable)
+                        host_fmt(x->note, sizeof(x->note), "in a transient scope of %s", who);
+                else
+                        host_fmt(x->why, sizeof(x->why),
+                                 "%s cannot cap %s: its cgroup %s does not have the controller "
+                                 "(cgroup.controllers: \"%s\"; for a user, Delegate= of "
+                                 "user@.service decides)",
+                                 who, ctrl, dir, avail);
+        }
+}
+
 void host_probe_cgroups(struct host_facts *ret)
 {
         struct layout *l = calloc(1, sizeof(*l));
@@ -315,6 +377,12 @@ void host_probe_cgroups(struct host_facts *ret)
                 return;
         }
         ret->cg_mode = l->v1 ? (l->v2 ? HOST_CG_HYBRID : HOST_CG_V1) : HOST_CG_V2;
+        ret->cg_systemd = ret->cg_mode == HOST_CG_V2 && ret->systemd_bus;
+        if (ret->cg_systemd) {
+                probe_systemd(l, ret);
+                free(l);
+                return;
+        }
         make_probes(l);
         for (int c = 0; c < HOST_CTL_MAX; c++)
                 probe_controller(l, c, ret);

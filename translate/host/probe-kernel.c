@@ -163,8 +163,9 @@ void host_probe_systemd(struct host_facts *ret)
                          geteuid() == 0 ? "system" : "user");
         else
                 host_fmt(ret->systemd_detail, sizeof(ret->systemd_detail),
-                         "running, bus at %s; limits use bento-runtime's cgroupfs driver "
-                         "(--systemd-cgroup is available to engines)",
+                         "running, bus at %s; on a pure cgroup v2 host limits go in a transient "
+                         "scope of it (bento-runtime --systemd-cgroup), elsewhere in a cgroup "
+                         "bento-runtime makes itself",
                          where);
 }
 

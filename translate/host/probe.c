@@ -336,6 +336,7 @@ void host_probe_judge(const struct host_facts *f, struct host_report *ret)
         judge_network(f, ret);
         judge_exec(f, ret);
         judge_limits(f, ret);
+        ret->limits_systemd = f->cg_systemd;
         if (f->git)
                 host_report_set(ret, BENTO_LAYER_AUTO_EXEC_REPORT, BENTO_STATE_ENFORCED, NULL,
                                 NULL);
@@ -376,13 +377,13 @@ void host_probe_facts(const struct host_probe_opts *opts, struct host_facts *ret
         host_probe_seccomp(ret);
         host_probe_landlock(ret);
         host_probe_namespaces(ret);
+        host_probe_systemd(ret);
         if (opts && opts->skip_cgroups)
                 for (int c = 0; c < HOST_CTL_MAX; c++)
                         host_fmt(ret->ctl[c].why, sizeof(ret->ctl[c].why),
                                  "not probed: this run asks for no limit");
         else
                 host_probe_cgroups(ret);
-        host_probe_systemd(ret);
         host_probe_git(ret);
         ret->probe_usec = now_usec() - start;
 }

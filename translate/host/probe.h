@@ -19,8 +19,9 @@
  *
  * The original bento builds the sandbox with bwrap and puts limits in a
  * systemd-run scope.  Here bento-runtime does both (namespaces, mounts,
- * seccomp, Landlock; cgroups with its cgroupfs driver, below the caller's
- * own cgroup), so the probe asks what bento-runtime needs instead.
+ * seccomp, Landlock; cgroups with its cgroupfs driver, or, on a pure
+ * cgroup v2 host run by systemd, in a transient scope it asks systemd for),
+ * so the probe asks what bento-runtime needs instead.
  * Nothing is cached across runs: the whole probe costs about 2 ms.
  */
 #ifndef BENTO_HOST_PROBE_H
@@ -86,6 +87,9 @@ struct layer_status {
 struct host_report {
         struct layer_status layer[BENTO_LAYER_MAX];
         bool present[BENTO_LAYER_MAX];
+        /* The limits layers were judged for a transient systemd scope
+         * (host_facts.cg_systemd): a run then asks bento-runtime for one. */
+        bool limits_systemd;
 };
 
 /* The status of a layer, absent ones read as unavailable.  The pointer is
@@ -180,6 +184,12 @@ struct host_facts {
         bool systemd_running; /* PID 1 is systemd (/run/systemd/system) */
         bool systemd_bus;     /* the bus bento-runtime --systemd-cgroup would use exists */
         char systemd_detail[HOST_TEXT_MAX];
+        /* Limits go through a transient systemd scope (bento-runtime
+         * --systemd-cgroup), not a cgroup bento-runtime makes itself:
+         * systemd is running with a bus for this caller on a pure cgroup v2
+         * host, where the caller's cgroup belongs to systemd (and a normal
+         * user may write only below the cgroup systemd delegated to it). */
+        bool cg_systemd;
 
         bool git; /* git on PATH (the auto-exec report of bento-run(1)) */
         char git_path[PATH_MAX];
@@ -242,6 +252,8 @@ void host_probe_runtime(const struct host_probe_opts *opts, struct host_facts *r
 void host_probe_namespaces(struct host_facts *ret);
 void host_probe_seccomp(struct host_facts *ret);
 void host_probe_landlock(struct host_facts *ret);
+/* After host_probe_systemd(): whether limits go through systemd depends on
+ * its bus. */
 void host_probe_cgroups(struct host_facts *ret);
 void host_probe_systemd(struct host_facts *ret);
 void host_probe_git(struct host_facts *ret);

@@ -414,6 +414,10 @@ static int admit(struct run_ctx *c)
         c->o.no_exec_gate =
             c->needs.exec != MANIFEST_EXEC_ALL &&
             host_report_get(&c->a.report, BENTO_LAYER_EXEC_BLOCK)->state != BENTO_STATE_ENFORCED;
+        /* Limits were judged for a systemd scope (host/probe-cgroup.c): the
+         * run's cgroup is one, named after the run. */
+        c->o.systemd_cgroup =
+            probe.limits_systemd && (c->needs.memory || c->needs.pids || c->needs.cpu);
         if (c->a.outcome == ADMISSION_DEGRADED)
                 return admit_degraded(c);
         return 0;
@@ -470,6 +474,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         struct run_stdio io = {
             .out_pipe = -1, .err_pipe = -1, .observe_fd = -1, .observe_pipe = -1};
         char fp[65];
+        cleanup_free char *cgroups_path = NULL;
         int r;
 
         io.in_fd = c->std[0];
@@ -477,6 +482,9 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         io.err_fd = c->std[2];
         hold_stop_signals();
         r = run_dir_make(&c->d, c->p, err);
+        if (r >= 0 && c->o.systemd_cgroup &&
+            !(cgroups_path = run_sandbox_cgroups_path(&c->o, &c->d)))
+                r = bento_err_set(err, ENOMEM, "the run's scope name");
         /* The gate comes up while the bundle is written (run/gate.c); in
          * record mode for a watched --record-exec. */
         if (r >= 0 && c->exec_record.watched)
@@ -505,6 +513,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .hooks_log = c->d.hooks_log,
             .network_gate = c->o.network_gate_real,
             .network_gate_timeout = c->o.network_gate_timeout,
+            .cgroups_path = cgroups_path,
         };
         applied_limits(c, &limits);
         c->o.init_status = compile_has_init(c->p, &co);

@@ -36,7 +36,10 @@ struct run_opts {
         const char *manifest;
         bool strict, allow_degraded, allow_unapproved, json;
         bool no_exec_gate; /* admission found the exec block unenforceable */
-        bool record_exec;  /* --record-exec */
+        /* admission judged the limits for a transient systemd scope: the
+         * runtime gets --systemd-cgroup and the bundle the scope's name */
+        bool systemd_cgroup;
+        bool record_exec; /* --record-exec */
         /* --network-gate SOCKET as given, and (once checked, network-gate.c)
          * resolved; --network-gate-timeout in seconds (0: the proxy's default) */
         const char *network_gate;
@@ -198,6 +201,16 @@ struct run_on_exit {
         void (*fn)(void *userdata);
         void *userdata;
 };
+
+/* The container's id, "bento-run-" and the run id or the run directory's
+ * suffix; with --systemd-cgroup its scope is named the same
+ * (run_sandbox_cgroups_path()). */
+void run_sandbox_id(const struct run_opts *o, const struct run_dir *d, char *buf, size_t size);
+
+/* linux.cgroupsPath for the run's bundle: "::bento-run-ID" names the
+ * systemd scope bento-run-ID.scope in the manager's default slice; NULL
+ * (the runtime's cgroupfs default) without --systemd-cgroup.  Allocated. */
+char *run_sandbox_cgroups_path(const struct run_opts *o, const struct run_dir *d);
 
 /* gate: spawned by the caller when exec is blocked (pid 0 otherwise);
  * stopped here once the sandbox is deleted.  on_exit may be NULL. */

@@ -60,8 +60,9 @@ struct sandbox {
         char *runtime;
         char *report; /* report.json beside the state, run --report */
         struct run_gate *gate;
-        char id[48];
-        pid_t pid; /* the runtime's `run`, until reaped */
+        char id[128];
+        const char *cgroup_manager; /* "systemd" (run_opts.systemd_cgroup) or "cgroupfs" */
+        pid_t pid;                  /* the runtime's `run`, until reaped */
         int pidfd;
         int exit_fd; /* read end of the runtime's --exit-fd, until its line or EOF */
         /* bento-init's --status-fd pipe (run_opts.init_status), -1 both otherwise:
@@ -504,11 +505,13 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
         bool observe = fd3 >= 0;
         /* Either is the container's fd 3 (--preserve-fds 1), so the exit notice
          * moves above it, where the runtime wants it. */
-        const char *argv[20] = {sb->runtime,        "--root",           sb->d->state, "--log",
-                                sb->d->runtime_log, "--log-format",     "json",       "run",
-                                "--bundle",         sb->d->bundle,      "--report",   sb->report,
-                                "--exit-fd",        observe ? "4" : "3"};
-        size_t n = 14;
+        /* 16 here, --preserve-fds 1, the id and NULL */
+        const char *argv[20] = {
+            sb->runtime,        "--root",       sb->d->state, "--log",
+            sb->d->runtime_log, "--log-format", "json",       "--cgroup-manager",
+            sb->cgroup_manager, "run",          "--bundle",   sb->d->bundle,
+            "--report",         sb->report,     "--exit-fd",  observe ? "4" : "3"};
+        size_t n = 16;
         cleanup_free char **env = run_spawn_env_for_runtime();
         struct run_spawn_fds fds = {.in = sb->io->in_fd,
                                     .out = sb->io->out_fd,
@@ -588,6 +591,28 @@ static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
         return 0;
 }
 
+void run_sandbox_id(const struct run_opts *o, const struct run_dir *d, char *buf, size_t size)
+{
+        if (o->run_id)
+                snprintf(buf, size, "bento-run-%s", o->run_id);
+        else
+                snprintf(buf, size, "bento-run-%s", strrchr(d->path, '-') + 1);
+}
+
+char *run_sandbox_cgroups_path(const struct run_opts *o, const struct run_dir *d)
+{
+        char id[128];
+        char *path = NULL;
+
+        if (!o->systemd_cgroup)
+                return NULL;
+        /* "slice:prefix:name" with neither slice nor prefix: the unit is
+         * "name.scope" in the slice bento-runtime picks for this caller
+         * (system.slice as root, user.slice of the user's manager). */
+        run_sandbox_id(o, d, id, sizeof(id));
+        return asprintf(&path, "::%s", id) < 0 ? NULL : path;
+}
+
 int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
                 const struct run_stdio *io, const struct run_on_exit *on_exit,
                 struct run_outcome *out, struct bento_err *err)
@@ -610,10 +635,8 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
                 free(sb.runtime);
                 return bento_err_set(err, ENOMEM, "run");
         }
-        if (o->run_id)
-                snprintf(sb.id, sizeof(sb.id), "bento-run-%s", o->run_id);
-        else
-                snprintf(sb.id, sizeof(sb.id), "bento-run-%s", strrchr(d->path, '-') + 1);
+        run_sandbox_id(o, d, sb.id, sizeof(sb.id));
+        sb.cgroup_manager = o->systemd_cgroup ? "systemd" : "cgroupfs";
         out->oom_kills = -1;
         sigfd = run_block_signals(&old, err);
         r = sigfd < 0 ? sigfd : 0;
