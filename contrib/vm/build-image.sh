@@ -21,10 +21,12 @@ size=${BENTO_VM_IMAGE_SIZE:-4G}
 # --systemd-cgroup driver, the stock kernel, AppArmor's parser, the test
 # harness (python3, pytest, busybox-static for the container root), and
 # the reference runtimes and the engines that the engine-facing tests
-# import.
-packages="systemd systemd-sysv dbus udev kmod linux-image-amd64 initramfs-tools
-apparmor python3 python3-pytest busybox-static procps iproute2 uidmap
-podman conmon containerd crun runc tini"
+# import; for a normal user's systemd (bento run's limits, rootless podman's
+# delegated cgroup): the user bus and logind's lingering sessions; and
+# rootless podman's network.
+packages="systemd systemd-sysv dbus dbus-user-session libpam-systemd udev kmod
+linux-image-amd64 initramfs-tools apparmor python3 python3-pytest busybox-static
+procps iproute2 uidmap slirp4netns podman conmon containerd crun runc tini"
 
 stamp_of() {
         cat "$0" "$here"/guest/* | sha256sum | cut -d' ' -f1

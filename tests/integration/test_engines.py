@@ -467,14 +467,14 @@ def test_podman_pause_unpause(pm):
 def test_podman_stop_delivers_sigterm(pm):
     cid = pm.start_detached("sh", "-c", "trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 0.1; done")
     pm.wait_log(cid, "ready")
-    t0 = time.monotonic()
-    res = pm("stop", "--time", "2", cid)
-    elapsed = time.monotonic() - t0
+    # A generous grace period: the trap's exit code and its output prove
+    # SIGTERM arrived (an escalation would end it with 137, silently), and
+    # a slow host (the emulated guest of make check-vm) still gets there.
+    res = pm("stop", "--time", "30", cid)
     assert res.rc == 0, explain(res)
     assert pm.status(cid) == "exited"
-    assert pm.exit_code(cid) == 7, "the TERM trap should have set the exit code"
+    assert pm.exit_code(cid) == 7, "the TERM trap should have set the exit code: SIGTERM was not delivered"
     assert "got-term" in pm.logs(cid)
-    assert elapsed < 2.0, "stop took %.1fs: SIGTERM was not delivered" % elapsed
 
 
 def test_podman_stop_escalates_to_sigkill(pm):

@@ -80,3 +80,44 @@ def test_cgroupfs_without_a_path_goes_beside_the_callers_cgroup(rt, bundle):
     harness.wait_for(lambda: rt.status(cid) == "stopped", what="container stopped")
     assert rt.delete(cid).rc == 0
     assert harness.cgroup_dirs_named(cid) == []
+
+
+def test_the_scope_carries_every_limit_update_and_freeze(rt, bundle):
+    """The systemd driver with memory, pids and cpu limits: systemd's
+    properties and the scope's files agree; update changes both; pause and
+    resume freeze and thaw the scope through cgroup.freeze."""
+    b = resources_bundle(bundle, {"memory": {"limit": 64 * MiB, "swap": 64 * MiB},
+                                  "pids": {"limit": 40},
+                                  "cpu": {"quota": 50000, "period": 100000, "shares": 512}})
+    b.set_args("/bin/sleep", "600")
+    cid = rt.new_id()
+    b.linux["cgroupsPath"] = "system.slice:bento:%s" % cid
+    cid, pid = rt.create_ok(b, cid, global_opts=SD)
+    unit = "bento-%s.scope" % cid
+    scope = "/sys/fs/cgroup/system.slice/%s" % unit
+
+    def files():
+        return {f: open(os.path.join(scope, f)).read().strip()
+                for f in ("memory.max", "memory.swap.max", "pids.max", "cpu.max")}
+
+    assert files() == {"memory.max": str(64 * MiB), "memory.swap.max": "0", "pids.max": "40",
+                       "cpu.max": "50000 100000"}, files()
+    assert unit_property(unit, "TasksMax") == "40"
+    assert unit_property(unit, "CPUQuotaPerSecUSec") == "500ms"
+    rt.start_ok(cid)
+    res = rt.cmd("update", "--memory", str(96 * MiB), "--memory-swap", str(96 * MiB), "--pids-limit", "50",
+                 "--cpu-quota", "25000", cid, global_opts=SD)
+    assert res.rc == 0, res
+    assert files() == {"memory.max": str(96 * MiB), "memory.swap.max": "0", "pids.max": "50",
+                       "cpu.max": "25000 100000"}, files()
+    events = os.path.join(scope, "cgroup.events")
+    assert rt.cmd("pause", cid, global_opts=SD).rc == 0
+    harness.wait_for(lambda: "frozen 1" in open(events).read(), what="the scope frozen")
+    assert rt.status(cid) == "paused"
+    assert rt.cmd("resume", cid, global_opts=SD).rc == 0
+    harness.wait_for(lambda: "frozen 0" in open(events).read(), what="the scope thawed")
+    assert rt.status(cid) == "running"
+    assert rt.kill(cid, "KILL").rc == 0
+    harness.wait_for(lambda: rt.status(cid) == "stopped", what="container stopped")
+    assert rt.delete(cid).rc == 0
+    harness.wait_for(lambda: not os.path.exists(scope), what="scope gone")
