@@ -218,7 +218,7 @@ static int loop_once(struct proxy *px, pid_t pid, int pidfd, int sigfd,
         if (poll(fds, n, -1) < 0 && errno != EINTR)
                 return -1;
         /* before the exit below: what the watch reads may go with the process */
-        if (fds[2].revents & POLLIN)
+        if (watch && (fds[2].revents & POLLIN))
                 watch->ready(watch->data);
         if (fds[1].revents & POLLIN) {
                 struct signalfd_siginfo si;
