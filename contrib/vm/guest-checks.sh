@@ -70,6 +70,9 @@ group guest-host tests/integration/vm --ignore=tests/integration/vm/test_vm_root
 group cgroups tests/integration/test_cgroups.py tests/integration/test_cgroup_v2_devices.py \
         tests/integration/test_oci_cgroups_more.py
 group engines tests/integration/test_engines.py tests/integration/test_engines_rootless.py
+# the same with crun, the reference: the tests hold for it too on this host
+BENTO_ENGINE_RUNTIME=/usr/bin/crun group engines-crun tests/integration/test_engines.py \
+        tests/integration/test_engines_rootless.py
 group rootless-podman tests/integration/vm/test_vm_rootless_podman.py
 
 sync

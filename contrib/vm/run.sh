@@ -15,8 +15,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "${1:?usage: run.sh REPO_DIR BUILD_DIR}" && pwd)
 build=$(cd "${2:?usage: run.sh REPO_DIR BUILD_DIR}" && pwd)
 vm=$build/vm
-timeout_s=${BENTO_VM_TIMEOUT:-1500}
-budget=${BENTO_VM_GROUP_BUDGET:-330}
+timeout_s=${BENTO_VM_TIMEOUT:-1800}
+budget=${BENTO_VM_GROUP_BUDGET:-480}
 
 for f in bin/bento-runtime tests/bento-probe; do
         if [ ! -x "$build/$f" ]; then
