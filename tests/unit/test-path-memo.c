@@ -329,6 +329,96 @@ TEST(an_incomplete_listing_is_not_trusted)
         pthread_join(t, NULL);
 }
 
+/* A scope's path_resolve() builds each answer from its directory's (memo_resolve()): it must
+ * agree with the walk from the root outside a scope for every path, whichever is asked first.
+ * The tree has relative and absolute links, links to "..", dangling links, a loop, chains of
+ * links longer than RESOLVE_LINKS_MAX alone or only together, a file in the middle of a path,
+ * and a directory missing. */
+static const char *const resolve_names[] = {"d",     "f",    "rel", "abs",  "up", "dang", "loop",
+                                            "chain", "half", "hop", "miss", "..", "x"};
+
+static void resolve_tree(const char *root)
+{
+        char p[256], t[256];
+
+        snprintf(p, sizeof(p), "%s/d", root);
+        ASSERT_OK(mkdir(p, 0755));
+        snprintf(p, sizeof(p), "%s/d/d", root);
+        ASSERT_OK(mkdir(p, 0755));
+        snprintf(p, sizeof(p), "%s/f", root);
+        touch(p);
+        snprintf(p, sizeof(p), "%s/d/f", root);
+        touch(p);
+        snprintf(p, sizeof(p), "%s/rel", root);
+        ASSERT_OK(symlink("d", p));
+        snprintf(p, sizeof(p), "%s/d/abs", root);
+        snprintf(t, sizeof(t), "%s/d/d", root);
+        ASSERT_OK(symlink(t, p));
+        snprintf(p, sizeof(p), "%s/d/up", root);
+        ASSERT_OK(symlink("../rel/..", p));
+        snprintf(p, sizeof(p), "%s/dang", root);
+        ASSERT_OK(symlink("miss/../../x", p));
+        snprintf(p, sizeof(p), "%s/d/loop", root);
+        ASSERT_OK(symlink("loop", p));
+        for (int i = 0; i < 45; i++) {
+                snprintf(p, sizeof(p), "%s/chain%d", root, i);
+                snprintf(t, sizeof(t), "chain%d", i + 1);
+                ASSERT_OK(symlink(t, p));
+        }
+        snprintf(p, sizeof(p), "%s/chain", root);
+        ASSERT_OK(symlink("chain0", p));
+        snprintf(p, sizeof(p), "%s/chain45", root);
+        ASSERT_OK(symlink("d", p));
+        /* 27 links to d, where hop takes 17 more: too many only after half */
+        snprintf(p, sizeof(p), "%s/half", root);
+        ASSERT_OK(symlink("chain20", p));
+        snprintf(p, sizeof(p), "%s/d/hop", root);
+        ASSERT_OK(symlink("../chain30", p));
+}
+
+TEST(a_scope_resolves_as_the_walk_from_the_root_does)
+{
+        enum { N = sizeof(resolve_names) / sizeof(*resolve_names) };
+        static char paths[N * N * N + N * N + N][256];
+        static char *outside[N * N * N + N * N + N];
+        char root[64];
+        size_t n = 0;
+        unsigned seed = 21;
+
+        snprintf(root, sizeof(root), "%s/r", dir);
+        ASSERT_OK(mkdir(root, 0755));
+        resolve_tree(root);
+        for (size_t a = 0; a < N; a++) {
+                snprintf(paths[n++], sizeof(paths[0]), "%s/%s", root, resolve_names[a]);
+                for (size_t b = 0; b < N; b++) {
+                        snprintf(paths[n++], sizeof(paths[0]), "%s/%s/%s", root, resolve_names[a],
+                                 resolve_names[b]);
+                        for (size_t c = 0; c < N; c++)
+                                snprintf(paths[n++], sizeof(paths[0]), "%s/%s/%s/%s", root,
+                                         resolve_names[a], resolve_names[b], resolve_names[c]);
+                }
+        }
+        for (size_t i = 0; i < n; i++)
+                ASSERT_OK(path_resolve(paths[i], &outside[i]));
+        /* deepest first, then in a shuffled order: a path's directory is
+         * asked before it, after it, or never */
+        for (int round = 0; round < 2; round++) {
+                path_cache_begin();
+                for (size_t k = 0; k < n; k++) {
+                        size_t i = round == 0 ? n - 1 - k : (size_t) rand_r(&seed) % n;
+                        cleanup_free char *inside = NULL;
+
+                        ASSERT_OK(path_resolve(paths[i], &inside));
+                        if (strcmp(inside, outside[i]) != 0)
+                                TAP_FAIL("%s: %s in a scope, %s outside", paths[i], inside,
+                                         outside[i]);
+                }
+                path_cache_end();
+        }
+        for (size_t i = 0; i < n; i++)
+                free(outside[i]);
+}
+
 TEST(cleanup)
 {
         char cmd[600];

@@ -189,8 +189,10 @@ struct memo {
         mode_t type_hint;     /* HAVE_TYPE: key's type, as its directory listed it */
         int lstat_errno;      /* 0: lst holds the answer */
         struct stat lst;
-        char *link;     /* readlink text; NULL when it failed */
-        char *resolved; /* path_resolve() of key */
+        char *link;                 /* readlink text; NULL when it failed */
+        char *resolved;             /* path_resolve() of key */
+        unsigned resolved_links;    /* HAVE_RESOLVED: the links its walk followed */
+        unsigned char resolved_end; /* HAVE_RESOLVED: how that walk ended (enum walk_end) */
         int access_errno[8];
 };
 
@@ -1021,66 +1023,163 @@ static int visit_link(const struct link_visitor *v, const struct walk *w, size_t
         return v->fn(w->s, dir, v->userdata);
 }
 
-/* The walk itself; *ret is a heap string.  `p` is absolute: path_clean(p)
- * for path_resolve, the name as given for path_walk_links.  ".." steps up
- * from what has been resolved so far, as the kernel does. */
-static int resolve_walk(const char *p, struct walk *w, const struct link_visitor *v, char **ret)
-{
-        cleanup_free char *rest = strdup(p);
-        unsigned links = 0;
-        size_t i = 0;
+/* How a walk ended: every name entered (the result is the resolved
+ * prefix), at a missing name (the rest is only spelled), or in a loop of
+ * links (the path is left as it was spelled). */
+enum walk_end {
+        WALK_ENTERED,
+        WALK_MISSING,
+        WALK_LOOP,
+};
 
-        if (!rest || walk_push(w, "", 0) < 0)
-                return -ENOMEM;
-        w->s[0] = '/';
-        walk_truncate(w, 1);
+/* Where a walk stands: the resolved prefix w, the names still to walk in
+ * rest from i on, and the links followed so far. */
+struct walk_run {
+        struct walk *w;
+        char *rest;
+        size_t i;
+        unsigned links;
+        enum walk_end end;
+};
+
+/* Walk on from where r stands; *ret is a heap string.  `p` is the path the
+ * walk began with, the answer for a loop. */
+static int walk_on(const char *p, struct walk_run *r, const struct link_visitor *v, char **ret)
+{
+        struct walk *w = r->w;
+
         for (;;) {
                 cleanup_free char *own = NULL;
                 const char *target = NULL;
                 size_t len, parent;
-                int r;
+                int k;
 
-                while (rest[i] == '/')
-                        i++;
-                len = name_len(rest + i);
+                while (r->rest[r->i] == '/')
+                        r->i++;
+                len = name_len(r->rest + r->i);
                 if (len == 0)
                         break;
-                if (len <= 2 && rest[i] == '.' && (len == 1 || rest[i + 1] == '.')) {
+                if (len <= 2 && r->rest[r->i] == '.' && (len == 1 || r->rest[r->i + 1] == '.')) {
                         if (len == 2)
                                 walk_up(w);
-                        i += len;
+                        r->i += len;
                         continue;
                 }
                 parent = w->len;
-                if (walk_push(w, rest + i, len) < 0)
+                if (walk_push(w, r->rest + r->i, len) < 0)
                         return -ENOMEM;
-                i += len;
+                r->i += len;
                 switch (step_lookup(w->s, w->len, w->h, &target, &own)) {
                 case STEP_ENTER:
                         continue;
                 case STEP_MISSING:
                         /* Missing (or unreadable): the rest can only be spelled. */
-                        *ret = path_join(w->s, rest + i);
+                        r->end = WALK_MISSING;
+                        *ret = path_join(w->s, r->rest + r->i);
                         return *ret ? 0 : -ENOMEM;
                 case STEP_LINK:
                         break;
                 }
-                r = visit_link(v, w, parent);
-                if (r < 0)
-                        return r;
-                if (++links > RESOLVE_LINKS_MAX) {
+                k = visit_link(v, w, parent);
+                if (k < 0)
+                        return k;
+                if (++r->links > RESOLVE_LINKS_MAX) {
                         /* A loop: leave the path as it was spelled. */
+                        r->end = WALK_LOOP;
                         *ret = strdup(p);
                         return *ret ? 0 : -ENOMEM;
                 }
                 /* Back to the link's directory, or to "/" for an absolute one. */
                 walk_truncate(w, target[0] == '/' ? 1 : parent);
-                if (splice_link(&rest, target, rest + i) < 0)
+                if (splice_link(&r->rest, target, r->rest + r->i) < 0)
                         return -ENOMEM;
-                i = 0;
+                r->i = 0;
         }
+        r->end = WALK_ENTERED;
         *ret = strdup(w->s);
         return *ret ? 0 : -ENOMEM;
+}
+
+/* The walk itself; *ret is a heap string.  `p` is absolute: path_clean(p)
+ * for path_resolve, the name as given for path_walk_links.  ".." steps up
+ * from what has been resolved so far, as the kernel does. */
+static int resolve_walk(const char *p, struct walk *w, const struct link_visitor *v, char **ret)
+{
+        struct walk_run r = {.w = w, .rest = strdup(p)};
+        int k;
+
+        if (!r.rest || walk_push(w, "", 0) < 0) {
+                free(r.rest);
+                return -ENOMEM;
+        }
+        w->s[0] = '/';
+        walk_truncate(w, 1);
+        k = walk_on(p, &r, v, ret);
+        free(r.rest);
+        return k;
+}
+
+/* The memo of the clean absolute path s[0..n) (hash h) with its
+ * path_resolve() answer, or NULL (out of memory).
+ *
+ * A walk of s is the walk of its directory with one name more: it takes
+ * the same steps until the directory's names are used up (a link's text
+ * only ever goes in front of the names left), then walks the last name
+ * from there.  So the answer is built from the directory's: spelled on
+ * after a missing name (cleaning a plain name onto a clean path only
+ * appends it), the path itself after a loop, and after a walk that
+ * entered every name one step more, with the links it followed still
+ * counted.  Each name of a deep path is then looked up once, not once
+ * for every path beneath it. */
+static struct memo *memo_resolve(const char *s, size_t n, uint64_t h)
+{
+        struct memo *e = memo_get(s, n, h), *dir;
+        struct walk w = {0};
+        struct walk_run r = {.w = &w};
+        cleanup_free char *out = NULL;
+        size_t dir_len, at;
+
+        if (!e || (e->have & HAVE_RESOLVED))
+                return e;
+        if (!split_last(s, n, &dir_len, &at)) { /* "/" */
+                out = strdup("/");
+                r.end = WALK_ENTERED;
+        } else if (!(dir = memo_resolve(s, dir_len, path_hash(s, dir_len)))) {
+                return NULL;
+        } else if (dir->resolved_end == WALK_MISSING) {
+                cleanup_free char *name = strndup(s + at, n - at);
+
+                out = name ? path_join(dir->resolved, name) : NULL;
+                r.end = WALK_MISSING;
+        } else if (dir->resolved_end == WALK_LOOP) {
+                out = strndup(s, n);
+                r.end = WALK_LOOP;
+        } else {
+                cleanup_free char *p = strndup(s, n);
+                int k;
+
+                w.len = strlen(dir->resolved);
+                w.cap = w.len + (n - at) + 2;
+                w.s = malloc(w.cap);
+                r.rest = strndup(s + at - 1, n - at + 1); /* "/" + the last name */
+                r.links = dir->resolved_links;
+                k = p && w.s && r.rest ? 0 : -ENOMEM;
+                if (k == 0) {
+                        memcpy(w.s, dir->resolved, w.len + 1);
+                        w.h = path_hash(w.s, w.len);
+                        k = walk_on(p, &r, NULL, &out);
+                }
+                free(r.rest);
+                free(w.s);
+                if (k < 0)
+                        return NULL;
+        }
+        if (!out || !(e->resolved = memo_strndup(out, strlen(out))))
+                return NULL;
+        e->resolved_end = (unsigned char) r.end;
+        e->resolved_links = r.links;
+        e->have |= HAVE_RESOLVED;
+        return e;
 }
 
 int path_resolve(const char *p, char **ret)
@@ -1093,15 +1192,12 @@ int path_resolve(const char *p, char **ret)
 
         if (!clean)
                 return -ENOMEM;
-        if (cache.depth) {
-                uint64_t h = PATH_HASH_SEED;
-                size_t n = 0;
+        if (cache.depth && clean[0] == '/') {
+                size_t n = strlen(clean);
 
-                for (; clean[n]; n++)
-                        h = path_hash_step(h, clean[n]);
-                e = memo_get(clean, n, h);
+                e = memo_resolve(clean, n, path_hash(clean, n));
         }
-        if (e && (e->have & HAVE_RESOLVED)) {
+        if (e) {
                 *ret = strdup(e->resolved);
                 return *ret ? 0 : -ENOMEM;
         }
@@ -1109,8 +1205,6 @@ int path_resolve(const char *p, char **ret)
         free(w.s);
         if (r < 0)
                 return r;
-        if (e && (e->resolved = memo_strndup(out, strlen(out))))
-                e->have |= HAVE_RESOLVED;
         *ret = out;
         return 0;
 }
