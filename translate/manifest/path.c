@@ -188,12 +188,15 @@ struct memo {
         struct listing *list; /* the names inside key, once listed */
         mode_t type_hint;     /* HAVE_TYPE: key's type, as its directory listed it */
         int lstat_errno;      /* 0: lst holds the answer */
-        struct stat lst;
-        char *link;                 /* readlink text; NULL when it failed */
-        char *resolved;             /* path_resolve() of key */
-        unsigned resolved_links;    /* HAVE_RESOLVED: the links its walk followed */
-        unsigned char resolved_end; /* HAVE_RESOLVED: how that walk ended (enum walk_end) */
-        int access_errno[8];
+        /* lstat(2)'s answer when it had one: most names a scope asks
+         * about are missing, and a struct stat in every entry was most of
+         * the memo's memory (10,000 write grants: 45 MB to fault in). */
+        struct stat *lst;
+        char *link;                    /* readlink text; NULL when it failed */
+        char *resolved;                /* path_resolve() of key */
+        unsigned resolved_links;       /* HAVE_RESOLVED: the links its walk followed */
+        unsigned char resolved_end;    /* HAVE_RESOLVED: how that walk ended (enum walk_end) */
+        unsigned char access_errno[8]; /* errno values are below 256 */
 };
 
 /* The memo's entries and strings come from chunks that the end of the
@@ -617,8 +620,14 @@ static struct memo *memo_lstat_h(const char *s, size_t n, uint64_t h)
         if (!e->lstat_errno && listed_lookup(s, n, &(mode_t){0}) == LISTED_ABSENT) {
                 e->lstat_errno = ENOENT;
         } else if (!e->lstat_errno) {
-                if (lstat(e->key, &e->lst) < 0)
+                struct stat st;
+
+                if (lstat(e->key, &st) < 0)
                         e->lstat_errno = errno;
+                else if (!(e->lst = memo_alloc(sizeof(st))))
+                        e->lstat_errno = ENOMEM;
+                else
+                        *e->lst = st;
                 note_lookup(s, n);
         }
         e->have |= HAVE_LSTAT;
@@ -650,7 +659,7 @@ static int memo_type(const char *s, size_t n, uint64_t h, mode_t *type, struct m
         e = memo_lstat_h(s, n, h);
         if (e->lstat_errno)
                 return e->lstat_errno;
-        *type = e->lst.st_mode & S_IFMT;
+        *type = e->lst->st_mode & S_IFMT;
         return 0;
 }
 
@@ -669,7 +678,7 @@ int path_lstat(const char *path, struct stat *st)
                 errno = e->lstat_errno;
                 return -1;
         }
-        *st = e->lst;
+        *st = *e->lst;
         return 0;
 }
 
@@ -705,13 +714,13 @@ int path_stat(const char *path, struct stat *st)
 {
         const struct memo *e = memo_lstat(path, strlen(path));
 
-        if (!e || (!e->lstat_errno && S_ISLNK(e->lst.st_mode)))
+        if (!e || (!e->lstat_errno && S_ISLNK(e->lst->st_mode)))
                 return stat(path, st);
         if (e->lstat_errno) {
                 errno = e->lstat_errno;
                 return -1;
         }
-        *st = e->lst;
+        *st = *e->lst;
         return 0;
 }
 
@@ -725,7 +734,7 @@ int path_access(const char *path, int mode)
         if (!e)
                 return access(path, mode);
         if (!(e->have & (HAVE_ACCESS << mode))) {
-                e->access_errno[mode] = access(path, mode) < 0 ? errno : 0;
+                e->access_errno[mode] = (unsigned char) (access(path, mode) < 0 ? errno : 0);
                 e->have |= HAVE_ACCESS << mode;
         }
         if (e->access_errno[mode]) {
