@@ -31,6 +31,15 @@ struct bento_jsonw {
         bool pretty;
         int r; /* 0, or the first failure (-errno) */
         struct bento_err *err;
+        /* The document so far: yajl prints into it (bento_jsonw_finish()
+         * hands it out, no copy), and a value string is quoted here. */
+        char *buf;
+        size_t len, cap;
+        char *quoted;
+        size_t cap_quoted;
+        /* Pretty: the end of the last empty container yajl wrote as
+         * "[\n\n  ]" (0: none), so the fold stops there. */
+        size_t last_empty;
 };
 
 /* Returns 0, or -ENOMEM with err filled. */

@@ -250,6 +250,85 @@ TEST(writer_is_sticky)
         ASSERT_TRUE(out == NULL);
 }
 
+/* bento_jsonw_string() writes a plain string through yajl_gen_number(), quoted; every other
+ * string, and every string of a tree, goes through yajl_gen_string().  The two must give the
+ * same bytes wherever the string stands, pretty and compact. */
+static const char *const writer_strings[] = {
+    "/plain/path",
+    "",
+    "with \"quote\"",
+    "back\\slash",
+    "sol/idus",
+    "tab\there",
+    "nl\n",
+    "\x01"
+    "ctl",
+    "del\x7f",
+    "utf8 \xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80",
+    " space ",
+    "~!@#$%^&*()_+{}|:<>?`-=[];',.",
+};
+
+static char *write_both(bool pretty, bool by_tree)
+{
+        enum { N = sizeof(writer_strings) / sizeof(*writer_strings) };
+        cleanup_bento_json struct bento_json *o = bento_json_new_object();
+        cleanup_jsonw struct bento_jsonw w = {0};
+        struct bento_json *arr = bento_json_new_array(), *empty = bento_json_new_array();
+        char *buf = NULL, key[8];
+        size_t len = 0;
+
+        if (!o || !arr || !empty || bento_jsonw_init(&w, pretty, &err) < 0)
+                return NULL;
+        for (size_t i = 0; i < N; i++)
+                if (bento_json_array_append(arr, bento_json_new_string(writer_strings[i])) < 0)
+                        return NULL;
+        if (bento_json_object_set(o, "list", arr) < 0 ||
+            bento_json_object_set(o, "none", empty) < 0)
+                return NULL;
+        for (size_t i = 0; i < N; i++) {
+                snprintf(key, sizeof(key), "k%zu", i);
+                if (bento_json_object_set(o, key, bento_json_new_string(writer_strings[i])) < 0)
+                        return NULL;
+        }
+        if (by_tree) {
+                bento_jsonw_tree(&w, o);
+        } else {
+                bento_jsonw_open_object(&w);
+                bento_jsonw_key(&w, "list");
+                bento_jsonw_strv(&w, (char *const *) writer_strings, N);
+                bento_jsonw_key(&w, "none");
+                bento_jsonw_strv(&w, NULL, 0);
+                for (size_t i = 0; i < N; i++) {
+                        snprintf(key, sizeof(key), "k%zu", i);
+                        bento_jsonw_string(&w, key); /* a string where a key goes */
+                        bento_jsonw_string(&w, writer_strings[i]);
+                }
+                bento_jsonw_close_object(&w);
+        }
+        if (bento_jsonw_finish(&w, &buf, &len) < 0 || strlen(buf) != len)
+                return NULL;
+        return buf;
+}
+
+TEST(plain_strings_are_written_as_yajl_writes_them)
+{
+        for (int pretty = 0; pretty < 2; pretty++) {
+                cleanup_free char *direct = write_both(pretty, false);
+                cleanup_free char *tree = write_both(pretty, true);
+
+                ASSERT_TRUE(direct && tree);
+                ASSERT_STREQ(direct, tree);
+        }
+        {
+                cleanup_free char *compact_doc = write_both(false, false);
+
+                ASSERT_TRUE(strstr(compact_doc, "\"list\":[\"/plain/path\",\"\",\"with "
+                                                "\\\"quote\\\"\",\"back\\\\slash\"") != NULL);
+                ASSERT_TRUE(strstr(compact_doc, "\"none\":[]") != NULL);
+        }
+}
+
 TEST(constructors_build_emittable_trees)
 {
         cleanup_bento_json struct bento_json *o = bento_json_new_object();
