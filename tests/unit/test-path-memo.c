@@ -419,6 +419,42 @@ TEST(a_scope_resolves_as_the_walk_from_the_root_does)
                 free(outside[i]);
 }
 
+/* path_clean() hands back a path path_is_clean() vouches for as it is: the two must agree with
+ * the full clean on every spelling of '/', '.' and a name up to seven bytes (exactly for an
+ * absolute path).  A trailing slash takes the full clean (it is never clean) and changes
+ * nothing else. */
+TEST(path_is_clean_agrees_with_path_clean)
+{
+        static const char alphabet[] = "/.a";
+        char s[9];
+
+        for (size_t len = 1; len <= 7; len++) {
+                size_t total = 1;
+
+                for (size_t k = 0; k < len; k++)
+                        total *= 3;
+                for (size_t v = 0; v < total; v++) {
+                        cleanup_free char *full = NULL, *fast = NULL;
+                        size_t x = v;
+
+                        for (size_t k = 0; k < len; k++, x /= 3)
+                                s[k] = alphabet[x % 3];
+                        s[len] = '/';
+                        s[len + 1] = '\0';
+                        full = path_clean(s);
+                        s[len] = '\0';
+                        fast = path_clean(s);
+                        ASSERT_TRUE(full && fast);
+                        /* a leading ".." of a relative path is left to the full clean */
+                        if (strcmp(full, fast) != 0 ||
+                            (path_is_clean(s, len) && strcmp(full, s) != 0) ||
+                            (!path_is_clean(s, len) && strcmp(full, s) == 0 && s[0] == '/'))
+                                TAP_FAIL("\"%s\": clean \"%s\", \"%s\" by the fast path, %s", s,
+                                         full, fast, path_is_clean(s, len) ? "clean" : "not clean");
+                }
+        }
+}
+
 TEST(cleanup)
 {
         char cmd[600];

@@ -70,6 +70,27 @@ static size_t name_len(const char *s)
         return (size_t) (strchrnul(s, '/') - s);
 }
 
+bool path_is_clean(const char *p, size_t n)
+{
+        size_t i = n > 0 && p[0] == '/' ? 1 : 0;
+
+        if (n == 0)
+                return false;
+        if (n == i || (n == 1 && p[0] == '.')) /* "/" and "." */
+                return true;
+        for (;;) {
+                const char *slash = memchr(p + i, '/', n - i);
+                size_t j = slash ? (size_t) (slash - p) : n, len = j - i;
+
+                /* an empty name (a doubled or trailing slash), "." or ".." */
+                if (len == 0 || (p[i] == '.' && (len == 1 || (len == 2 && p[i + 1] == '.'))))
+                        return false;
+                if (j == n)
+                        return true;
+                i = j + 1;
+        }
+}
+
 char *path_clean(const char *p)
 {
         size_t n = strlen(p), w = 0, floor = 0;
@@ -78,6 +99,9 @@ char *path_clean(const char *p)
 
         if (!out)
                 return NULL;
+        /* Most paths come clean already (joined from clean parts). */
+        if (path_is_clean(p, n))
+                return memcpy(out, p, n + 1);
         if (rooted)
                 out[w++] = '/', floor = 1;
         for (size_t r = 0; r < n;) {
@@ -122,6 +146,8 @@ char *path_join(const char *a, const char *b)
         memcpy(both, a, na + 1);
         both[na] = '/';
         memcpy(both + na + 1, b, nb + 1);
+        if (path_is_clean(both, na + nb + 1))
+                return TAKE_PTR(both);
         return path_clean(both);
 }
 

@@ -17,6 +17,11 @@
  * trailing slash.  Heap string, NULL only when out of memory. */
 char *path_clean(const char *p);
 
+/* Is p[0..n) spelled as path_clean() spells it (no empty, "." or ".."
+ * name and no trailing slash; "/" and "." themselves)?  False for a
+ * relative path with a leading "..", which the full clean keeps. */
+bool path_is_clean(const char *p, size_t n);
+
 /* clean(a + "/" + b); NULL only when out of memory. */
 char *path_join(const char *a, const char *b);
 
