@@ -588,23 +588,32 @@ static bool dot_or_dotdot(const char *name)
         return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
+/* getdents64(2) itself, as read_names() does: opendir(3) would fstat() the
+ * descriptor too, one call more per directory of a granted tree's walk.
+ * The buffer is opendir's size, on the heap: a walk nests a listing per
+ * level. */
 int path_list_direct(const char *dir, path_list_fn fn, void *userdata)
 {
-        cleanup_dir DIR *d = opendir(dir);
-        struct dirent *de;
+        enum { BUF = 32768 };
+        cleanup_close int fd = open(dir, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC);
+        cleanup_free char *buf = NULL;
+        ssize_t got;
 
-        if (!d)
+        if (fd < 0 || !(buf = malloc(BUF)))
                 return -1;
-        for (errno = 0; (de = readdir(d)); errno = 0) {
-                int r;
+        while ((got = getdents64(fd, buf, BUF)) > 0)
+                for (ssize_t off = 0; off < got;) {
+                        const struct dirent64 *de = (const void *) (buf + off);
+                        int r;
 
-                if (dot_or_dotdot(de->d_name))
-                        continue;
-                r = fn(de->d_name, type_of_dirent(de->d_type), userdata);
-                if (r)
-                        return r;
-        }
-        return errno ? -1 : 0;
+                        off += de->d_reclen;
+                        if (dot_or_dotdot(de->d_name))
+                                continue;
+                        r = fn(de->d_name, type_of_dirent(de->d_type), userdata);
+                        if (r)
+                                return r;
+                }
+        return got < 0 ? -1 : 0;
 }
 
 int path_list(const char *dir, path_list_fn fn, void *userdata)

@@ -140,10 +140,12 @@ static int cmp_points(const void *a, const void *b)
         return lx < ly ? 1 : lx > ly ? -1 : strcmp(x->path, y->path);
 }
 
-/* The grant's root as it is now; 0:0 when it does not exist. */
-static int grant_ident(const char *grant, struct bento_ident *ret)
+/* The grant's root as it is now, reached from root ("/", opened once for
+ * every grant) without a symlink; 0:0 when it does not exist. */
+static int grant_ident(int root, const char *grant, struct bento_ident *ret)
 {
-        cleanup_close int fd = bento_beneath_open_abs(grant, 0);
+        cleanup_close int fd =
+            grant[0] == '/' ? bento_beneath_open(root, grant + strspn(grant, "/"), 0) : -EINVAL;
         struct stat st;
 
         *ret = (struct bento_ident){0};
@@ -160,6 +162,7 @@ static int grant_ident(const char *grant, struct bento_ident *ret)
 int mount_points_list(const struct policy *p, struct mount_points *ret, struct bento_err *err)
 {
         struct mount_points mp = {0};
+        cleanup_close int root = -1;
         int r = 0;
 
         /* Shields in one checkout share their missing parents. */
@@ -177,7 +180,10 @@ int mount_points_list(const struct policy *p, struct mount_points *ret, struct b
                         mp.v[i].grant_id = mp.v[i - 1].grant_id;
                         continue;
                 }
-                r = grant_ident(mp.v[i].grant, &mp.v[i].grant_id);
+                if (root < 0 && (root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+                        r = -errno;
+                else
+                        r = grant_ident(root, mp.v[i].grant, &mp.v[i].grant_id);
                 if (r < 0)
                         r = bento_err_set(err, -r, "cannot open the write grant \"%s\"",
                                           mp.v[i].grant);
