@@ -206,6 +206,10 @@ struct listing {
 
 struct memo {
         char *key;
+        /* The entry of key's directory (made with it), NULL for "/" and a
+         * relative key: the walks up the failure check and the listing take
+         * are then pointer steps, not one table probe per ancestor. */
+        struct memo *parent;
         size_t len;
         uint64_t hash;
         unsigned have;
@@ -324,23 +328,31 @@ static int memo_grow(void)
         return 0;
 }
 
-/* The entry for s[0..n), created empty when new; NULL outside a scope or
- * when out of memory (the caller then asks the host directly). */
+static bool split_last(const char *s, size_t n, size_t *dir_len, size_t *name_at);
+
+/* The entry for s[0..n), created empty when new (with its directory's, for
+ * an absolute path); NULL outside a scope or when out of memory (the
+ * caller then asks the host directly). */
 static struct memo *memo_get(const char *s, size_t n, uint64_t h)
 {
-        struct memo *e;
-        size_t i;
+        struct memo *e, *parent = NULL;
+        size_t i, dir_len, at;
 
         if (cache.depth == 0)
                 return NULL;
         e = memo_find(s, n, h);
         if (e)
                 return e;
+        /* before the slot is chosen: making the parent may grow the table */
+        if (s[0] == '/' && split_last(s, n, &dir_len, &at) &&
+            !(parent = memo_get(s, dir_len, path_hash(s, dir_len))))
+                return NULL;
         if ((cache.n + 1) * 2 > cache.cap && memo_grow() < 0)
                 return NULL;
         e = memo_alloc(sizeof(*e));
         if (!e || !(e->key = memo_strndup(s, n)))
                 return NULL;
+        e->parent = parent;
         e->len = n;
         e->hash = h;
         for (i = h & (cache.cap - 1); cache.slots[i].e; i = (i + 1) & (cache.cap - 1))
@@ -391,21 +403,18 @@ void path_cache_end(void)
 }
 
 /* A walk through a missing name or a non-directory fails there, whatever
- * follows: when an ancestor of the absolute path s is known to fail with
- * ENOENT or ENOTDIR, so does s, with the same errno.  0 when none is. */
-static int failed_ancestor(const char *s, size_t n)
+ * follows: when an ancestor of e's path (below "/") is known to fail with
+ * ENOENT or ENOTDIR, so does e's, with the same errno (the topmost such
+ * ancestor's).  0 when none is. */
+static int failed_ancestor(const struct memo *e)
 {
-        uint64_t h = PATH_HASH_SEED;
+        int failed = 0;
 
-        for (size_t i = 0; i < n; i++) {
-                const struct memo *e;
-
-                if (s[i] == '/' && i > 0 && (e = memo_find(s, i, h)) && (e->have & HAVE_LSTAT) &&
-                    (e->lstat_errno == ENOENT || e->lstat_errno == ENOTDIR))
-                        return e->lstat_errno;
-                h = path_hash_step(h, s[i]);
-        }
-        return 0;
+        for (const struct memo *a = e->parent; a && a->len > 1; a = a->parent)
+                if ((a->have & HAVE_LSTAT) &&
+                    (a->lstat_errno == ENOENT || a->lstat_errno == ENOTDIR))
+                        failed = a->lstat_errno;
+        return failed;
 }
 
 static const struct listed_name *listing_find(const struct listing *l, const char *name, size_t n)
@@ -557,34 +566,27 @@ static bool split_last(const char *s, size_t n, size_t *dir_len, size_t *name_at
 /* What the listing of s[0..n)'s directory says of it. */
 enum listed { LISTED_UNKNOWN, LISTED_ABSENT, LISTED_TYPE };
 
-static enum listed listed_lookup(const char *s, size_t n, mode_t *type)
+static enum listed listed_lookup(const struct memo *e, mode_t *type)
 {
-        const struct memo *dir;
+        const struct memo *dir = e->parent;
         const struct listed_name *hit;
         size_t dir_len, at;
 
-        if (!split_last(s, n, &dir_len, &at))
+        if (!split_last(e->key, e->len, &dir_len, &at) || !dir || !dir->list)
                 return LISTED_UNKNOWN;
-        dir = memo_find(s, dir_len, path_hash(s, dir_len));
-        if (!dir || !dir->list)
-                return LISTED_UNKNOWN;
-        hit = listing_find(dir->list, s + at, n - at);
+        hit = listing_find(dir->list, e->key + at, e->len - at);
         if (!hit)
                 return LISTED_ABSENT;
         *type = hit->type;
         return hit->type ? LISTED_TYPE : LISTED_UNKNOWN;
 }
 
-/* One more name in s's directory asked of the host: list the directory
+/* One more name in e's directory asked of the host: list the directory
  * once LIST_AFTER_LOOKUPS names were. */
-static void note_lookup(const char *s, size_t n)
+static void note_lookup(const struct memo *e)
 {
-        struct memo *dir;
-        size_t dir_len, at;
+        struct memo *dir = e->parent;
 
-        if (!split_last(s, n, &dir_len, &at))
-                return;
-        dir = memo_get(s, dir_len, path_hash(s, dir_len));
         if (!dir || dir->list_tried || ++dir->lookups < LIST_AFTER_LOOKUPS)
                 return;
         dir->list_tried = true;
@@ -659,8 +661,8 @@ static struct memo *memo_lstat_h(const char *s, size_t n, uint64_t h)
         e = memo_get(s, n, h);
         if (!e || (e->have & HAVE_LSTAT))
                 return e;
-        e->lstat_errno = failed_ancestor(s, n);
-        if (!e->lstat_errno && listed_lookup(s, n, &(mode_t){0}) == LISTED_ABSENT) {
+        e->lstat_errno = failed_ancestor(e);
+        if (!e->lstat_errno && listed_lookup(e, &(mode_t){0}) == LISTED_ABSENT) {
                 e->lstat_errno = ENOENT;
         } else if (!e->lstat_errno) {
                 struct stat st;
@@ -671,7 +673,7 @@ static struct memo *memo_lstat_h(const char *s, size_t n, uint64_t h)
                         e->lstat_errno = ENOMEM;
                 else
                         *e->lst = st;
-                note_lookup(s, n);
+                note_lookup(e);
         }
         e->have |= HAVE_LSTAT;
         return e;
@@ -692,8 +694,8 @@ static int memo_type(const char *s, size_t n, uint64_t h, mode_t *type, struct m
                 *type = st.st_mode & S_IFMT;
                 return 0;
         }
-        if (!(e->have & (HAVE_LSTAT | HAVE_TYPE)) && !failed_ancestor(s, n) &&
-            listed_lookup(s, n, &e->type_hint) == LISTED_TYPE)
+        if (!(e->have & (HAVE_LSTAT | HAVE_TYPE)) && !failed_ancestor(e) &&
+            listed_lookup(e, &e->type_hint) == LISTED_TYPE)
                 e->have |= HAVE_TYPE;
         if (!(e->have & HAVE_LSTAT) && (e->have & HAVE_TYPE)) {
                 *type = e->type_hint;
