@@ -2,7 +2,8 @@
 /*
  * bento-observe: reading what a tracee names (observe.h).  Everything here
  * reads registers' targets in the tracee's memory (process_vm_readv, or
- * PTRACE_PEEKDATA where that is refused) and readlink()s of the tracee's
+ * /proc/<pid>/mem and PTRACE_PEEKDATA where that is refused) and
+ * readlink()s of the tracee's
  * /proc/<pid>/cwd and /proc/<pid>/fd/N magic links.  The named path itself
  * is never opened, stat()ed or resolved: a target could name a FIFO, a
  * device or a path it wants the observer to touch.
@@ -19,8 +20,26 @@
 
 #define PAGE 4096ULL
 
-/* PTRACE_PEEKDATA word by word: where process_vm_readv is not allowed
- * (a seccomp profile of the container). */
+/* pread of /proc/<pid>/mem, where process_vm_readv is not allowed (a
+ * seccomp profile of the container): the tracee's memory, never a file it
+ * names. */
+static int mem_file(pid_t pid, unsigned long long addr, void *buf, size_t len)
+{
+        char path[64];
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/mem", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        n = pread(fd, buf, len, (off_t) addr);
+        close(fd);
+        return n == (ssize_t) len ? 0 : -1;
+}
+
+/* PTRACE_PEEKDATA word by word, the last resort (a tracee in a ptrace
+ * stop only). */
 static int peek_mem(pid_t pid, unsigned long long addr, void *buf, size_t len)
 {
         unsigned char *out = buf;
@@ -46,8 +65,11 @@ int obs_read_mem(pid_t pid, unsigned long long addr, void *buf, size_t len)
 
         if (n == (ssize_t) len)
                 return 0;
-        if (n < 0 && (errno == ENOSYS || errno == EPERM))
+        if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+                if (mem_file(pid, addr, buf, len) == 0)
+                        return 0;
                 return peek_mem(pid, addr, buf, len);
+        }
         return -1;
 }
 

@@ -17,8 +17,11 @@
  * was seen).  A target that also gives a path there hides that lookup from
  * the proposal, which then lacks the grant: it can only narrow its own
  * draft (docs/profile.md).
- * The RET_DATA is 0 and the tracer never relies on it: a filter the
- * target installs later can return RET_TRACE with data of its own.
+ * TRACE stands for the action the observer asked for: SECCOMP_RET_USER_NOTIF
+ * (the listener's, which wins over a RET_TRACE of a filter the target stacks
+ * later) or SECCOMP_RET_TRACE.  The RET_DATA is 0 and the tracer never
+ * relies on it: a filter the target installs later can return RET_TRACE
+ * with data of its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,11 +29,18 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "filter.h"
 #include "systab.h"
 
 #define X32_SYSCALL_BIT 0x40000000U
+
+/* Linux 5.19; younger than Debian 12's headers */
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
 
 static struct sock_filter stmt(unsigned short code, unsigned int k)
 {
@@ -57,7 +67,7 @@ static unsigned char to(size_t from, size_t target)
         return (unsigned char) (target - (from + 1));
 }
 
-size_t obs_filter_build(struct sock_filter *prog)
+size_t obs_filter_build(struct sock_filter *prog, unsigned int action)
 {
         size_t n_rows, i = 0, len, allow, trace;
         const struct obs_syscall *rows = obs_syscall_table(&n_rows);
@@ -70,7 +80,7 @@ size_t obs_filter_build(struct sock_filter *prog)
                 return 0;
         prog[i++] = stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
         prog[i++] = jump(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-        prog[i++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+        prog[i++] = stmt(BPF_RET | BPF_K, action);
         prog[i++] = stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
         prog[i] = jump(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, to(i, trace), 0);
         i++;
@@ -90,19 +100,30 @@ size_t obs_filter_build(struct sock_filter *prog)
                 i++;
         }
         prog[i++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-        prog[i++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+        prog[i++] = stmt(BPF_RET | BPF_K, action);
         return i;
 }
 
-int obs_filter_install(void)
+static int install(unsigned int action, unsigned long flags)
 {
         struct sock_filter insns[OBS_FILTER_MAX];
         struct sock_fprog prog = {.len = 0, .filter = insns};
+        long r;
 
-        prog.len = (unsigned short) obs_filter_build(insns);
+        prog.len = (unsigned short) obs_filter_build(insns, action);
         if (prog.len == 0)
                 return -E2BIG;
-        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-                return -errno;
-        return 0;
+        r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+        return r < 0 ? -errno : (int) r;
+}
+
+int obs_filter_install_notify(void)
+{
+        return install(SECCOMP_RET_USER_NOTIF,
+                       SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
+}
+
+int obs_filter_install_trace(void)
+{
+        return install(SECCOMP_RET_TRACE, 0);
 }

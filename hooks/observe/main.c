@@ -20,19 +20,25 @@
 
 static void print_help(void)
 {
-        printf("usage: " PROG " --report-fd N [--no-result-under DIR]... -- COMMAND [ARG...]\n"
+        printf("usage: " PROG
+               " --report-fd N [--ptrace-only] [--no-result-under DIR]... -- COMMAND [ARG...]\n"
                "\n"
                "The observer of `bento profile`.  Runs COMMAND under ptrace with a seccomp\n"
                "filter that stops only the system calls naming files, execs and AF_UNIX\n"
-               "sockets, and writes one line per access to descriptor N: the path read out\n"
-               "of the target's memory (never opened), made absolute against the target's\n"
-               "cwd or dirfd, and the call's result.  Every thread and child is followed;\n"
-               "the target's own ptrace() fails with EPERM.  The last line says how the\n"
-               "target ended; the observer exits with its status (128+N for signal N),\n"
-               "125 when it could not start it.\n"
+               "sockets (notifying the observer's listener, or as ptrace stops where it\n"
+               "cannot have one), and writes one line per access to descriptor N: the path\n"
+               "read out of the target's memory (never opened), made absolute against the\n"
+               "target's cwd or dirfd, and the call's result.  Every thread and child is\n"
+               "followed; the target's own ptrace() fails with EPERM.  The last line says\n"
+               "how the target ended; the observer exits with its status (128+N for signal\n"
+               "N), 125 when it could not start it.\n"
                "\n"
                "  --report-fd N   where the report goes (an open descriptor above 2;\n"
                "                  COMMAND does not inherit it)\n"
+               "  --ptrace-only   ptrace stops (SECCOMP_RET_TRACE) for the calls, not\n"
+               "                  notifications to a listener (SECCOMP_RET_USER_NOTIF);\n"
+               "                  the observer falls back to them when the kernel refuses\n"
+               "                  it a listener\n"
                "  --no-result-under DIR\n"
                "                  reads and probes of a clean absolute path at or below\n"
                "                  DIR are reported as soon as they are seen, with the\n"
@@ -69,11 +75,12 @@ static bool parse_fd(const char *s, int *ret)
         return true;
 }
 
-enum { OPT_REPORT_FD = 0x100, OPT_NO_RESULT };
+enum { OPT_REPORT_FD = 0x100, OPT_NO_RESULT, OPT_PTRACE_ONLY };
 
 static const struct bento_opt options[] = {
     {"report-fd", 0, BENTO_OPT_VALUE, OPT_REPORT_FD, "N", NULL},
     {"no-result-under", 0, BENTO_OPT_VALUE, OPT_NO_RESULT, "DIR", NULL},
+    {"ptrace-only", 0, BENTO_OPT_FLAG, OPT_PTRACE_ONLY, NULL, NULL},
     {"help", 'h', BENTO_OPT_FLAG, 'h', NULL, NULL},
     {"version", 'V', BENTO_OPT_FLAG, 'V', NULL, NULL},
     {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
@@ -95,6 +102,9 @@ static int parse_option(int c, const char *value, struct observe_opts *o)
                         return usage_error("--no-result-under: more than %d trees",
                                            OBS_NO_RESULT_MAX);
                 o->no_result[o->n_no_result++] = value;
+                return -1;
+        case OPT_PTRACE_ONLY:
+                o->ptrace_only = true;
                 return -1;
         case 'h':
                 print_help();

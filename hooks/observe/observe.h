@@ -34,15 +34,19 @@ struct observe_opts {
          * without a second stop for the result (docs/profile.md) */
         const char *no_result[OBS_NO_RESULT_MAX];
         size_t n_no_result;
+        bool ptrace_only; /* --ptrace-only: SECCOMP_RET_TRACE stops, no listener */
 };
 
 /* Start the target, trace it to the end, write the report.  Returns the
  * exit status for the observer. */
 int observe_run(const struct observe_opts *o);
 
-/* spawn.c: fork the target, seize it with the tracing options, let it
- * install the filter and exec command.  Returns its pid or -errno. */
-pid_t obs_spawn(char **command, int report_fd);
+/* spawn.c: fork the target, let it install the filter, seize it with the
+ * tracing options and let it exec command.  The filter is the notification
+ * one unless ptrace_only or the kernel refuses a listener (an outer filter
+ * has one, or the kernel is older than 5.19); *listener is then its
+ * descriptor, else -1 (SECCOMP_RET_TRACE).  Returns the pid or -errno. */
+pid_t obs_spawn(char **command, int report_fd, bool ptrace_only, int *listener);
 
 /* decode.c: read a NUL-terminated string of the tracee at addr into buf
  * (PATH_MAX bytes).  Returns its length, or -1 when it is unreadable or

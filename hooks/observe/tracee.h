@@ -25,8 +25,12 @@ struct obs_line {
 
 struct obs_tracee {
         pid_t pid;
-        bool started; /* its attach stop was seen (the root: seized running) */
-        bool pending; /* decoded at the seccomp stop, waiting for the exit stop */
+        bool started;   /* its attach stop was seen (the root: seized running) */
+        bool pending;   /* decoded at the seccomp stop (or notification), waiting for
+                         * the exit stop (or the result stop, trace.c) */
+        int nr;         /* the pending call's number (the notification transport) */
+        int restart_nr; /* a call the result stop found restarting (-ERESTART*):
+                         * its retry runs without another result stop; or -1 */
         int n_lines;
         struct obs_line lines[2];
         char path[2][OBS_PATH_BUF];

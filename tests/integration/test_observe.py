@@ -14,6 +14,11 @@ ABIs, AF_UNIX sockets, SIGSYS deaths, exit status and signals, the
 tracer killed (the target dies with it), and that the observer never opens
 what the target names (a FIFO does not block it; strace of the tracer
 shows no open of a target path).
+
+Every test that runs the observer through observe() runs twice: with the
+notification transport (the default: SECCOMP_RET_USER_NOTIF and a
+listener) and with --ptrace-only (SECCOMP_RET_TRACE stops, what the
+observer falls back to where it cannot have a listener).
 """
 
 import os
@@ -47,12 +52,23 @@ def data(tmp_path):
     return str(d)
 
 
-def observe(argv, timeout=30, cwd=None, options=()):
+TRANSPORT = []  # the options of the transport the current test runs with
+
+
+@pytest.fixture(autouse=True, params=["notify", "ptrace-only"])
+def transport(request):
+    TRANSPORT[:] = ["--ptrace-only"] if request.param == "ptrace-only" else []
+    yield request.param
+    TRANSPORT[:] = []
+
+
+def observe(argv, timeout=30, cwd=None, options=(), prefix=()):
     """Run argv under bento-observe; returns (result, report lines as word lists)."""
     with tempfile.TemporaryFile() as rep:
         fd = rep.fileno()
-        res = harness.run_cmd([OBSERVE, "--report-fd", str(fd)] + list(options) + ["--"] +
-                              list(argv), timeout=timeout, pass_fds=(fd,), cwd=cwd)
+        res = harness.run_cmd(list(prefix) + [OBSERVE, "--report-fd", str(fd)] + TRANSPORT +
+                              list(options) + ["--"] + list(argv), timeout=timeout,
+                              pass_fds=(fd,), cwd=cwd)
         rep.seek(0)
         text = rep.read().decode("ascii")
     lines = text.split("\n")
@@ -177,6 +193,61 @@ def test_fifo_is_not_opened_by_the_observer(target, data):
     # ENXIO: nobody had it open for reading, the observer neither
     assert "fifo -1 ENXIO" in res.out
     assert has(rep, "write", "error", data + "/fifo")
+
+
+def test_a_blocking_open_is_not_interrupted_for_ever(data):
+    """A call whose result is reported gets a result stop (PTRACE_INTERRUPT
+    before the notification is answered).  A FIFO's open waits for the
+    other end: the stop interrupts it once (-ERESTARTSYS), and its retry
+    must then run without one, or it is interrupted again and again."""
+    fifo = data + "/fifo"
+    os.mkfifo(fifo)
+    res, rep = run_ok(["sh", "-c", "(sleep 0.5; echo hi > %s) & cat %s; wait" % (fifo, fifo)],
+                      timeout=20)
+    assert res.rc == 0 and res.out == "hi\n", res
+    # interrupted once (its result unknown: error) and retried, not a loop
+    # of interruptions until the writer comes
+    reads = [w for w in rep if w[0] == "read" and w[2] == fifo]
+    assert 1 <= len(reads) <= 2, reads
+    assert any(w[0] == "write" and w[2] == fifo for w in rep), rep
+
+
+def ioctls_and_ptrace(log):
+    calls = [line for line in open(log) if line.startswith(("ioctl(", "ptrace("))]
+    recv = [line for line in calls if "SECCOMP_IOCTL_NOTIF_RECV" in line and "= 0" in line]
+    stops = [line for line in calls if line.startswith("ptrace(PTRACE_GET_SYSCALL_INFO")]
+    return recv, stops
+
+
+def test_the_calls_come_as_notifications(target, data, tmp_path, transport):
+    """By default the calls come to the listener, not as ptrace stops; with
+    --ptrace-only (or where the kernel refuses the listener) as stops."""
+    log = str(tmp_path / "strace.log")
+    res, rep = run_ok([target, "files", data],
+                      prefix=["strace", "-o", log, "-e", "trace=ioctl,ptrace"])
+    assert res.rc == 0, res
+    assert has(rep, "read", "ok", data + "/in") and has(rep, "probe", "absent", data + "/missing")
+    recv, stops = ioctls_and_ptrace(log)
+    if transport == "notify":
+        assert len(recv) >= 10 and not stops, (len(recv), len(stops))
+    else:
+        assert not recv and len(stops) >= 10, (len(recv), len(stops))
+
+
+def test_an_outer_listener_leaves_the_ptrace_transport(target, data, tmp_path):
+    """A filter chain may hold one listener: under an outer one (a sandbox
+    around bento) the observer's is refused with EBUSY, and the observer
+    falls back to SECCOMP_RET_TRACE stops."""
+    log = str(tmp_path / "strace.log")
+    res, rep = run_ok([target, "files", data],
+                      prefix=[target, "listener-exec", "strace", "-o", log, "-e",
+                              "trace=ioctl,ptrace"])
+    assert res.rc == 0, res
+    assert has(rep, "read", "ok", data + "/in") and has(rep, "write", "ok", data + "/out")
+    assert has(rep, "probe", "absent", data + "/missing")
+    assert rep[-1] == ["end", "exit", "0"]
+    recv, stops = ioctls_and_ptrace(log)
+    assert not recv and len(stops) >= 10, (len(recv), len(stops))
 
 
 def test_strace_of_the_tracer_shows_no_target_path(target, data, tmp_path):

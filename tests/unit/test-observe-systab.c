@@ -188,31 +188,38 @@ static unsigned int run(const struct sock_filter *p, size_t n, unsigned int arch
         return run_args(p, n, arch, nr, NULL);
 }
 
-TEST(filter_verdicts)
+/* Both transports' filters give the same verdicts, with their action. */
+static void check_verdicts(unsigned int act)
 {
         struct sock_filter p[OBS_FILTER_MAX];
-        size_t n = obs_filter_build(p), rows;
+        size_t n = obs_filter_build(p, act), rows;
         const struct obs_syscall *t = obs_syscall_table(&rows);
 
         /* 5 head, 3 per descriptor form (newfstatat, statx), a row each, 2 rets */
         ASSERT_EQ(n, rows + 13);
         for (size_t i = 0; i < rows; i++)
-                ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, (unsigned) t[i].nr), SECCOMP_RET_TRACE);
+                ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, (unsigned) t[i].nr), act);
         ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, SYS_read), SECCOMP_RET_ALLOW);
         ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, SYS_getpid), SECCOMP_RET_ALLOW);
         ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, SYS_close), SECCOMP_RET_ALLOW);
         /* ia32 and x32: whatever the number */
-        ASSERT_EQ(run(p, n, AUDIT_ARCH_I386, 3), SECCOMP_RET_TRACE);
-        ASSERT_EQ(run(p, n, AUDIT_ARCH_I386, 0), SECCOMP_RET_TRACE);
-        ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, 0x40000000U | SYS_read), SECCOMP_RET_TRACE);
-        ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, 0x40000000U | 257), SECCOMP_RET_TRACE);
+        ASSERT_EQ(run(p, n, AUDIT_ARCH_I386, 3), act);
+        ASSERT_EQ(run(p, n, AUDIT_ARCH_I386, 0), act);
+        ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, 0x40000000U | SYS_read), act);
+        ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, 0x40000000U | 257), act);
+}
+
+TEST(filter_verdicts)
+{
+        check_verdicts(SECCOMP_RET_TRACE);
+        check_verdicts(SECCOMP_RET_USER_NOTIF);
 }
 
 /* fstat() on a descriptor passes; the same calls with a path stop. */
 TEST(descriptor_forms_pass_without_a_stop)
 {
         struct sock_filter p[OBS_FILTER_MAX];
-        size_t n = obs_filter_build(p);
+        size_t n = obs_filter_build(p, SECCOMP_RET_TRACE);
         uint64_t fstat_form[6] = {3, 0, 0, AT_EMPTY_PATH};
         uint64_t path_form[6] = {AT_FDCWD, 0x1000, 0, AT_SYMLINK_NOFOLLOW};
         uint64_t statx_fd[6] = {3, 0, AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT};

@@ -337,10 +337,39 @@ static int bench(const char *d, int n, int m)
         return 0;
 }
 
+/* `listener-exec CMD ARG...`: run CMD under a filter that has a
+ * user-notification listener already (for a call nobody makes), as an
+ * outer sandbox could: the kernel allows one listener per filter chain, so
+ * the observer's own fails with EBUSY. */
+static int listener_exec(char **argv)
+{
+        struct sock_filter f[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vhangup, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        int fd;
+
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+            (fd = install(f, 4, SECCOMP_FILTER_FLAG_NEW_LISTENER)) < 0) {
+                perror("listener");
+                return 2;
+        }
+        /* kept open across the exec: a closed listener is no listener */
+        fcntl(fd, F_SETFD, 0);
+        execvp(argv[0], argv);
+        perror(argv[0]);
+        return 127;
+}
+
 int main(int argc, char **argv)
 {
         const char *cmd = argc > 1 ? argv[1] : "", *d = argc > 2 ? argv[2] : ".";
         int r = 2;
+
+        if (!strcmp(cmd, "listener-exec") && argc > 2)
+                return listener_exec(argv + 2);
 
         setvbuf(stdout, NULL, _IOLBF, 0);
         if (!strcmp(cmd, "files"))
