@@ -183,7 +183,11 @@ void obs_emit(struct obs_tracee *t, const char *result_or_null, bool is_error, l
                                 : result_or_null ? result_or_null
                                                  : obs_result_word(is_error, rval, l->probe);
 
-                obs_report_line(r, l->verb, w, t->path[l->path]);
+                /* without a result, the same line says the same each time */
+                if (result_or_null && strcmp(result_or_null, OBS_RESULT_UNWATCHED) == 0)
+                        obs_report_line_once(r, l->verb, w, t->path[l->path]);
+                else
+                        obs_report_line(r, l->verb, w, t->path[l->path]);
         }
         t->n_lines = 0;
         t->pending = false;

@@ -6,7 +6,10 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -33,8 +36,26 @@ size_t obs_pct_encode(const char *s, size_t n, char *out)
 
 void obs_report_init(struct obs_report *r, int fd)
 {
+        const unsigned char *rnd = (const unsigned char *) getauxval(AT_RANDOM);
+
         r->fd = fd;
         r->len = 0;
+        r->once = NULL;
+        r->n_once = r->cap_once = r->once_bytes = 0;
+        /* a seed the target cannot know, so that it cannot pick paths that
+         * all land in one chain */
+        r->seed = 0xcbf29ce484222325ULL;
+        if (rnd)
+                memcpy(&r->seed, rnd, sizeof(r->seed));
+}
+
+void obs_report_done(struct obs_report *r)
+{
+        for (size_t i = 0; i < r->cap_once; i++)
+                free(r->once[i].line);
+        free(r->once);
+        r->once = NULL;
+        r->n_once = r->cap_once = r->once_bytes = 0;
 }
 
 bool obs_report_flush(struct obs_report *r)
@@ -60,6 +81,78 @@ static void append(struct obs_report *r, const char *s, size_t n)
 {
         memcpy(r->buf + r->len, s, n);
         r->len += n;
+}
+
+/* FNV-1a from the seed. */
+static unsigned long long hash_of(unsigned long long seed, const char *s)
+{
+        unsigned long long h = seed;
+
+        for (; *s; s++) {
+                h ^= (unsigned char) *s;
+                h *= 0x100000001b3ULL;
+        }
+        return h;
+}
+
+static struct obs_once_slot *slot_for(struct obs_once_slot *v, size_t cap, unsigned long long h,
+                                      const char *line)
+{
+        for (size_t i = (size_t) h & (cap - 1);; i = (i + 1) & (cap - 1))
+                if (!v[i].line || (v[i].hash == h && strcmp(v[i].line, line) == 0))
+                        return &v[i];
+}
+
+/* Room for one more line, kept at most half full.  False when the set may
+ * not grow (or memory is short): the caller writes the line anyway. */
+static bool once_room(struct obs_report *r, size_t bytes)
+{
+        struct obs_once_slot *v;
+        size_t cap;
+
+        if (r->n_once >= OBS_ONCE_MAX || r->once_bytes + bytes > OBS_ONCE_BYTES)
+                return false;
+        if (2 * (r->n_once + 1) <= r->cap_once)
+                return true;
+        cap = r->cap_once ? 2 * r->cap_once : 1024;
+        v = calloc(cap, sizeof(*v));
+        if (!v)
+                return false;
+        for (size_t i = 0; i < r->cap_once; i++)
+                if (r->once[i].line)
+                        *slot_for(v, cap, r->once[i].hash, r->once[i].line) = r->once[i];
+        free(r->once);
+        r->once = v;
+        r->cap_once = cap;
+        return true;
+}
+
+void obs_report_line_once(struct obs_report *r, const char *word1, const char *word2,
+                          const char *path)
+{
+        char *line = NULL;
+        unsigned long long h;
+        struct obs_once_slot *s;
+
+        if (asprintf(&line, "%s %s %s", word1, word2 ? word2 : "", path ? path : "") < 0)
+                return obs_report_line(r, word1, word2, path);
+        h = hash_of(r->seed, line);
+        if (r->cap_once) {
+                s = slot_for(r->once, r->cap_once, h, line);
+                if (s->line) { /* written before */
+                        free(line);
+                        return;
+                }
+        }
+        if (once_room(r, strlen(line) + 1)) {
+                s = slot_for(r->once, r->cap_once, h, line);
+                *s = (struct obs_once_slot){h, line};
+                r->n_once++;
+                r->once_bytes += strlen(line) + 1;
+                line = NULL;
+        }
+        free(line);
+        obs_report_line(r, word1, word2, path);
 }
 
 /* The longest line: two words and a path of the tracer's buffers (two

@@ -604,6 +604,7 @@ int observe_run(const struct observe_opts *o)
         struct tracer tr = {.opts = o, .report = &report, .root_status = -1, .listener = -1};
         struct obs_tracee *root;
         pid_t pid;
+        int r;
 
         obs_report_init(&report, o->report_fd);
         obs_report_line(&report, "observe", OBS_REPORT_VERSION, NULL);
@@ -634,5 +635,7 @@ int observe_run(const struct observe_opts *o)
                 close(tr.listener);
         free(tr.req);
         free(tr.resp);
-        return report_end(&tr);
+        r = report_end(&tr);
+        obs_report_done(&report);
+        return r;
 }

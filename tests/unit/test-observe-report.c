@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <string.h>
 #include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -128,6 +129,56 @@ TEST(a_reader_gone_is_not_fatal)
         obs_report_line(&r, "read", "ok", "/y"); /* dropped, no crash */
         ASSERT_TRUE(!obs_report_flush(&r));
         close(p[1]);
+}
+
+TEST(a_line_once_is_written_once)
+{
+        static struct obs_report r;
+        int p[2];
+        char buf[512];
+
+        ASSERT_OK(pipe(p));
+        obs_report_init(&r, p[1]);
+        obs_report_line_once(&r, "probe", "unwatched", "/usr/lib/a");
+        obs_report_line_once(&r, "probe", "unwatched", "/usr/lib/a");
+        obs_report_line_once(&r, "read", "unwatched", "/usr/lib/a"); /* another verb */
+        obs_report_line_once(&r, "probe", "unwatched", "/usr/lib/a b");
+        obs_report_line_once(&r, "probe", "unwatched", "/usr/lib/a");
+        obs_report_line(&r, "read", "ok", "/x"); /* a plain line is always written */
+        obs_report_line(&r, "read", "ok", "/x");
+        read_back(&r, p[0], buf, sizeof(buf));
+        ASSERT_STREQ(buf, "probe unwatched /usr/lib/a\nread unwatched /usr/lib/a\n"
+                          "probe unwatched /usr/lib/a%20b\nread ok /x\nread ok /x\n");
+        obs_report_done(&r);
+        close(p[0]);
+        close(p[1]);
+}
+
+/* Many lines: the set grows; past OBS_ONCE_MAX every line is written. */
+TEST(the_once_set_grows_and_is_bounded)
+{
+        static struct obs_report r;
+        char path[64];
+        int fd = open("/dev/null", O_WRONLY);
+        size_t written = 0;
+
+        ASSERT_TRUE(fd >= 0);
+        obs_report_init(&r, fd);
+        for (int round = 0; round < 2; round++)
+                for (int i = 0; i < OBS_ONCE_MAX + 100; i++) {
+                        size_t before = r.len;
+
+                        snprintf(path, sizeof(path), "/usr/share/f%d", i);
+                        if (r.len + 200 > sizeof(r.buf))
+                                obs_report_flush(&r), before = 0;
+                        obs_report_line_once(&r, "probe", "unwatched", path);
+                        written += r.len != before;
+                }
+        ASSERT_EQ(r.n_once, (size_t) OBS_ONCE_MAX);
+        /* the remembered ones once, the 100 beyond the bound both times */
+        ASSERT_EQ(written, (size_t) OBS_ONCE_MAX + 200);
+        obs_report_done(&r);
+        close(fd);
 }
 
 TEST(result_words)
