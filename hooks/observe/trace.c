@@ -385,7 +385,7 @@ static void trace_all(struct tracer *tr)
 
 /* -- the notification transport ------------------------------------------ */
 
-static volatile sig_atomic_t child_event;
+static volatile sig_atomic_t child_event, ticks;
 
 static void on_sigchld(int sig)
 {
@@ -396,12 +396,15 @@ static void on_sigchld(int sig)
 static void on_tick(int sig)
 {
         (void) sig;
+        ticks++;
+        child_event = 1;
 }
 
 /* Handlers without SA_RESTART, so that they interrupt the wait for a
  * notification: SIGCHLD when a tracee stops or ends, and a SIGALRM every
- * 50 ms for a SIGCHLD that came between the check of child_event and the
- * wait (its stop is then seen late, never lost). */
+ * 50 ms that has waitpid asked again, for a SIGCHLD that came between the
+ * check of child_event and the wait (its stop is then seen late, never
+ * lost). */
 static void setup_notify_signals(void)
 {
         struct sigaction sa;
@@ -428,6 +431,37 @@ static int answer(struct tracer *tr, int err)
         return ioctl(tr->listener, SECCOMP_IOCTL_NOTIF_SEND, tr->resp);
 }
 
+/* Wait for the result stop of pid's call, which comes next unless the call
+ * blocks: the stop follows the answer by one call's time, and waiting for it
+ * here rather than for the SIGCHLD it raises saves an interrupted wait and a
+ * pass over every tracee.  A call that has not returned after a tick or two
+ * (one blocked, killable-only, in the kernel) is left to the main loop, so
+ * the other threads' calls do not wait behind it for long. */
+static void await_result(struct tracer *tr, pid_t pid)
+{
+        sig_atomic_t start = ticks;
+
+        for (;;) {
+                int status = 0;
+                pid_t p = waitpid(pid, &status, __WALL);
+                struct obs_tracee *t;
+
+                if (p < 0) {
+                        if (errno == EINTR && ticks - start < 2)
+                                continue;
+                        return; /* ECHILD: gone; or still in the call */
+                }
+                if (WIFEXITED(status) || WIFSIGNALED(status))
+                        return on_death(tr, p, status);
+                if (!WIFSTOPPED(status))
+                        continue;
+                t = find_or_add(tr, p);
+                on_stop(tr, t, status);
+                if (!t->pending)
+                        return;
+        }
+}
+
 /* A call to record: decode it; when its result is to be reported, have
  * the caller stop as it leaves the call, then let it run.  A traced caller
  * cannot be reaped, so its pid is its own while the observer reads its
@@ -444,10 +478,16 @@ static void on_notified_call(struct tracer *tr, struct obs_tracee *t, const stru
                 return;
         }
         t->nr = sc->nr;
-        if (retry || ptrace(PTRACE_INTERRUPT, t->pid, NULL, NULL) < 0)
+        if (retry || ptrace(PTRACE_INTERRUPT, t->pid, NULL, NULL) < 0) {
                 obs_emit(t, "error", true, 0, tr->report);
-        /* ENOENT: killed meanwhile; its end reports a pending call */
-        answer(tr, 0);
+                answer(tr, 0);
+                return;
+        }
+        /* ENOENT: killed meanwhile; its end reports a pending call.  An exec
+         * ends in an exec event, under another pid when a thread other
+         * than the leader calls it: the main loop follows that. */
+        if (answer(tr, 0) == 0 && sc->kind != OBS_EXEC)
+                await_result(tr, t->pid);
 }
 
 static void on_notification(struct tracer *tr)
