@@ -56,7 +56,7 @@ static int send_mode(int sock, int fd)
  * listener it passed or -1 in *fd. */
 static int recv_mode(int sock, int *fd)
 {
-        char mode;
+        char mode = 0; /* recvmsg fills it */
         struct iovec io = {.iov_base = &mode, .iov_len = 1};
         union {
                 struct cmsghdr h;
