@@ -73,6 +73,8 @@ group engines tests/integration/test_engines.py tests/integration/test_engines_r
 # the same with crun, the reference: the tests hold for it too on this host
 BENTO_ENGINE_RUNTIME=/usr/bin/crun group engines-crun tests/integration/test_engines.py \
         tests/integration/test_engines_rootless.py
+# and rootless podman with runc, for the side-by-side table of docs/engines.md
+BENTO_ENGINE_RUNTIME=/usr/sbin/runc group rootless-runc tests/integration/test_engines_rootless.py
 group rootless-podman tests/integration/vm/test_vm_rootless_podman.py
 
 sync

@@ -6,7 +6,7 @@ talking to that systemd over the user's bus, and the runtime called by
 podman as uid 0 of the user's namespace.  Limits hold there (the CI
 machine's v1 hybrid makes podman drop them, see test_engines_rootless.py),
 and pause works through cgroup.freeze.  Each scenario runs with
-bento-runtime and with crun, the reference.
+bento-runtime and with crun and runc, the references.
 
 The user is the lingering one contrib/vm/guest-checks.sh made (it must
 exist before the suite's private mount namespace does, see
@@ -32,6 +32,7 @@ from test_vm_bento_run_limits import LingeringUser
 
 MiB = 1 << 20
 CRUN = "/usr/bin/crun"
+RUNC = "/usr/sbin/runc"
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -69,10 +70,10 @@ def user_pids(uid, fragment):
     return out
 
 
-@pytest.fixture(scope="module", params=["bento-runtime", "crun"])
+@pytest.fixture(scope="module", params=["bento-runtime", "crun", "runc"])
 def upodman(request, session_dir):
     user = LingeringUser()
-    runtime = harness.RUNTIME if request.param == "bento-runtime" else CRUN
+    runtime = {"bento-runtime": harness.RUNTIME, "crun": CRUN, "runc": RUNC}[request.param]
     base = os.path.join(session_dir, "vm-podman-" + request.param)
     os.makedirs(base)
     os.chmod(session_dir, 0o755)
