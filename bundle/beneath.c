@@ -108,6 +108,13 @@ int bento_beneath_open_abs(const char *path, unsigned flags)
         root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root < 0)
                 return -errno;
+        return bento_beneath_open_abs_at(root, path, flags);
+}
+
+int bento_beneath_open_abs_at(int root, const char *path, unsigned flags)
+{
+        if (path[0] != '/')
+                return -EINVAL;
         return bento_beneath_open(root, path + strspn(path, "/"), flags);
 }
 

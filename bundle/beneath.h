@@ -43,6 +43,10 @@ int bento_beneath_open(int dirfd, const char *rel, unsigned flags);
  * be a symlink. */
 int bento_beneath_open_abs(const char *path, unsigned flags);
 
+/* The same from root, "/" opened once by a caller with many paths to open
+ * (O_PATH | O_DIRECTORY). */
+int bento_beneath_open_abs_at(int root, const char *path, unsigned flags);
+
 /* Open the directory holding rel beneath dirfd (O_PATH, no symlink on
  * the way); name gets rel's last component, which must be a real name
  * (not empty, "." or "..": EINVAL). */

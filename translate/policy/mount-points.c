@@ -144,8 +144,7 @@ static int cmp_points(const void *a, const void *b)
  * every grant) without a symlink; 0:0 when it does not exist. */
 static int grant_ident(int root, const char *grant, struct bento_ident *ret)
 {
-        cleanup_close int fd =
-            grant[0] == '/' ? bento_beneath_open(root, grant + strspn(grant, "/"), 0) : -EINVAL;
+        cleanup_close int fd = bento_beneath_open_abs_at(root, grant, 0);
         struct stat st;
 
         *ret = (struct bento_ident){0};
