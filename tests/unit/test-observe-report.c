@@ -60,6 +60,13 @@ TEST(the_length_is_returned)
         ASSERT_STREQ(out, "");
 }
 
+/* A report writing into a new pipe p. */
+static void report_on_pipe(struct obs_report *r, int p[2])
+{
+        ASSERT_OK(pipe(p));
+        obs_report_init(r, p[1]);
+}
+
 /* Lines through a pipe, read back. */
 static void read_back(struct obs_report *r, int rd, char *buf, size_t size)
 {
@@ -76,8 +83,7 @@ TEST(lines_have_their_words_and_the_encoded_path_last)
         int p[2];
         char buf[512];
 
-        ASSERT_OK(pipe(p));
-        obs_report_init(&r, p[1]);
+        report_on_pipe(&r, p);
         obs_report_line(&r, "observe", OBS_REPORT_VERSION, NULL);
         obs_report_line(&r, "read", "ok", "/data/in put");
         obs_report_line(&r, "unix", "connect", "/run/s.sock");
@@ -137,8 +143,7 @@ TEST(a_line_once_is_written_once)
         int p[2];
         char buf[512];
 
-        ASSERT_OK(pipe(p));
-        obs_report_init(&r, p[1]);
+        report_on_pipe(&r, p);
         obs_report_line_once(&r, "probe", "unwatched", "/usr/lib/a");
         obs_report_line_once(&r, "probe", "unwatched", "/usr/lib/a");
         obs_report_line_once(&r, "read", "unwatched", "/usr/lib/a"); /* another verb */

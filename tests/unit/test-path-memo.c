@@ -337,43 +337,41 @@ TEST(an_incomplete_listing_is_not_trusted)
 static const char *const resolve_names[] = {"d",     "f",    "rel", "abs",  "up", "dang", "loop",
                                             "chain", "half", "hop", "miss", "..", "x"};
 
+/* root/name, made as a directory (target NULL) or as a symlink to target. */
+static void make_in(const char *root, const char *name, const char *target)
+{
+        char p[256];
+
+        snprintf(p, sizeof(p), "%s/%s", root, name);
+        ASSERT_OK(target ? symlink(target, p) : mkdir(p, 0755));
+}
+
 static void resolve_tree(const char *root)
 {
-        char p[256], t[256];
+        char p[256], t[256], name[32];
 
-        snprintf(p, sizeof(p), "%s/d", root);
-        ASSERT_OK(mkdir(p, 0755));
-        snprintf(p, sizeof(p), "%s/d/d", root);
-        ASSERT_OK(mkdir(p, 0755));
+        make_in(root, "d", NULL);
+        make_in(root, "d/d", NULL);
         snprintf(p, sizeof(p), "%s/f", root);
         touch(p);
         snprintf(p, sizeof(p), "%s/d/f", root);
         touch(p);
-        snprintf(p, sizeof(p), "%s/rel", root);
-        ASSERT_OK(symlink("d", p));
-        snprintf(p, sizeof(p), "%s/d/abs", root);
+        make_in(root, "rel", "d");
         snprintf(t, sizeof(t), "%s/d/d", root);
-        ASSERT_OK(symlink(t, p));
-        snprintf(p, sizeof(p), "%s/d/up", root);
-        ASSERT_OK(symlink("../rel/..", p));
-        snprintf(p, sizeof(p), "%s/dang", root);
-        ASSERT_OK(symlink("miss/../../x", p));
-        snprintf(p, sizeof(p), "%s/d/loop", root);
-        ASSERT_OK(symlink("loop", p));
+        make_in(root, "d/abs", t);
+        make_in(root, "d/up", "../rel/..");
+        make_in(root, "dang", "miss/../../x");
+        make_in(root, "d/loop", "loop");
         for (int i = 0; i < 45; i++) {
-                snprintf(p, sizeof(p), "%s/chain%d", root, i);
+                snprintf(name, sizeof(name), "chain%d", i);
                 snprintf(t, sizeof(t), "chain%d", i + 1);
-                ASSERT_OK(symlink(t, p));
+                make_in(root, name, t);
         }
-        snprintf(p, sizeof(p), "%s/chain", root);
-        ASSERT_OK(symlink("chain0", p));
-        snprintf(p, sizeof(p), "%s/chain45", root);
-        ASSERT_OK(symlink("d", p));
+        make_in(root, "chain", "chain0");
+        make_in(root, "chain45", "d");
         /* 27 links to d, where hop takes 17 more: too many only after half */
-        snprintf(p, sizeof(p), "%s/half", root);
-        ASSERT_OK(symlink("chain20", p));
-        snprintf(p, sizeof(p), "%s/d/hop", root);
-        ASSERT_OK(symlink("../chain30", p));
+        make_in(root, "half", "chain20");
+        make_in(root, "d/hop", "../chain30");
 }
 
 TEST(a_scope_resolves_as_the_walk_from_the_root_does)
