@@ -192,6 +192,35 @@ def test_without_mount_namespace_delete_refuses_a_covered_tree(rt, bundle, test_
     assert mounts_under(b.path) == []
 
 
+def test_without_mount_namespace_a_bundle_moved_under_a_link_unmounts_nothing_else(rt, bundle, test_dir):
+    """The attacker's swap: the bundle directory (with the attached tree in
+    it) is renamed away and root.path becomes a symlink to a directory with
+    a mount of the host's.  delete must not unmount that mount, nor anything
+    the link leads to; put back, delete removes the tree."""
+    b, cid = stopped_shared_container(rt, bundle)
+    moved = b.path + ".moved"
+    decoy = os.path.join(test_dir, "decoy")
+    os.makedirs(decoy)
+    assert run_cmd(["mount", "-t", "tmpfs", "decoy", decoy]).rc == 0
+    try:
+        os.rename(b.path, moved)
+        os.makedirs(b.path)
+        os.symlink(decoy, b.rootfs)
+        res = rt.delete(cid)
+        assert decoy in mounts_under(test_dir), "delete unmounted the host's mount behind the link: %s" % res
+        assert mounts_under(moved), "the tree went although root.path no longer led to it: %s" % res
+        # refused, and the record kept for a delete once the tree is back
+        assert res.rc != 0 and os.path.exists(rt.state_dir(cid)), res
+    finally:
+        if os.path.islink(b.rootfs):
+            os.unlink(b.rootfs)
+            os.rmdir(b.path)
+            os.rename(moved, b.path)
+        run_cmd(["umount", decoy])
+    assert rt.delete(cid).rc == 0
+    assert mounts_under(b.path) == []
+
+
 def test_without_mount_namespace_a_forged_record_touches_no_mount(rt, bundle, test_dir):
     """The state record is hostile input: a sharedRoot naming another mount
     (here the host's /) is not unmounted, and a malformed one is an error
