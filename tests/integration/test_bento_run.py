@@ -698,6 +698,74 @@ def test_i4_run_id_names_the_sandbox_cgroup(world):
     assert harness.cgroup_dirs_named("bento-run-" + rid) == []
 
 
+def _sandbox_cgroups(world, limits):
+    """The cgroup lines (hierarchy:controllers:path, as this process sees
+    them) of a running target's shell, and of bento's caller, for a
+    manifest with the given limits: block."""
+    os.makedirs(os.path.join(world.work, "ws"), exist_ok=True)
+    if os.path.exists(os.path.join(world.work, "ws", "go")):
+        os.unlink(os.path.join(world.work, "ws", "go"))
+    m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\nexec: all\nwrite: [./ws]\n" + limits,
+                       script="echo started\ni=0; while [ ! -e ws/go ] && [ $i -lt 300 ]; do "
+                              "sleep 0.1; i=$((i+1)); done\n")
+    world.approve(m)
+    script = os.path.join(world.work, "s.sh")
+    p, out, err = _start(world, m)
+    try:
+        wait_for(lambda: _said(out, "started"), timeout=30, what="the script to start")
+        shells = [pid for pid, cmd in processes_mentioning(script) if cmd.startswith("/usr/bin/dash")
+                  or cmd.startswith("sh ") or "/sh " in cmd]
+        assert shells, processes_mentioning(script)
+        with open("/proc/%d/cgroup" % shells[0]) as f:
+            target = sorted(f.read().splitlines())
+        world.write(os.path.join(world.work, "ws", "go"), "")
+        rc = p.wait(timeout=30)
+    finally:
+        _stop(p)
+    assert rc == 0, _read(err)
+    with open("/proc/self/cgroup") as f:
+        caller = sorted(f.read().splitlines())
+    return target, caller
+
+
+def test_a_run_without_limits_gets_no_cgroup_of_its_own(world):
+    """Nothing to cap: bento-runtime is asked for no cgroup (--cgroup-manager
+    disabled), so the target stays in its caller's cgroups (the PID
+    namespace is what holds the sandbox together); with a limit it gets one
+    of its own, and nothing is left of it afterwards."""
+    before = cgroup_children()
+    target, caller = _sandbox_cgroups(world, "")
+    assert target == caller, (target, caller)
+    target, caller = _sandbox_cgroups(world, "limits: {pids: 32}\n")
+    pids = [line for line in target if ":pids:" in line or line.startswith("0::")]
+    assert pids and all(line not in caller for line in pids), (target, caller)
+    assert cgroup_children() - before == set()
+
+
+def test_a_runtime_failure_on_a_capable_host_is_not_called_a_refusal(world, tmp_path):
+    """Admission leaves the namespaces to bento-runtime (docs/cli/bento-run.md,
+    "ADMISSION").  When bento-runtime fails before the target starts and the
+    full probe finds the host able, the run is not refused in the host's
+    name: bento-runtime's own failure is reported, and nothing is left."""
+    wrapper = tmp_path / "failing-runtime"
+    wrapper.write_text("#!/bin/sh\n"
+                       "for a; do [ \"$a\" = run ] && exit 1; done\n"
+                       "exec %s \"$@\"\n" % os.path.join(harness.BUILD, "bin", "bento-runtime"))
+    wrapper.chmod(0o755)
+    m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\n", script="echo ran\n")
+    world.approve(m)
+    res = world.bento("run", m, env={"BENTO_RUNTIME": str(wrapper)})
+    assert res.rc == 125, res
+    assert "ran" not in res.out
+    assert "refusing to run" not in res.err, res
+    assert "bento-runtime" in res.err, res
+    assert world.run_dirs() == []
+    res = world.bento("run", "--json", m, env={"BENTO_RUNTIME": str(wrapper)})
+    assert res.rc == 125, res
+    events = [json.loads(line) for line in res.out.splitlines()]
+    assert [e["event"] for e in events] == ["failed"], events
+
+
 def test_d11_d12_usage(world):
     res = world.bento("run")
     assert res.rc == 125, res

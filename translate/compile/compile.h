@@ -120,6 +120,10 @@ int compile_env(const struct policy *p, const struct compile_opts *o, char ***re
  * refuse the init's fork; the gate lets that one fork through). */
 bool compile_has_init(const struct policy *p, const struct compile_opts *o);
 
+/* Whether limits give the bundle a linux.resources (memory, cpu or pids):
+ * without one, the sandbox needs no cgroup of its own. */
+bool compile_caps_anything(const struct manifest_limits *l);
+
 struct compile_symlink;
 
 /* What compile_bundle_with() writes: config.json's bytes (NUL-terminated) and

@@ -47,9 +47,14 @@ static void write_map(struct bento_jsonw *w, const char *key, unsigned long id)
 
 /* docs/manifest.md, "LIMITS": memory with swap equal to it (no swap), cpu as a quota per 100 ms,
  * pids.  Absent limits are not written at all. */
+bool compile_caps_anything(const struct manifest_limits *l)
+{
+        return l->memory_bytes || l->cpu_hundredths || l->has_pids;
+}
+
 static void write_resources(struct bento_jsonw *w, const struct manifest_limits *l)
 {
-        if (!l->memory_bytes && !l->cpu_hundredths && !l->has_pids)
+        if (!compile_caps_anything(l))
                 return;
         bento_jsonw_key(w, "resources");
         bento_jsonw_open_object(w);

@@ -2,11 +2,11 @@
 /*
  * The host probe on a thread of its own, for `bento run`.
  *
- * Why: the probe's namespace child (seven namespaces made and torn down)
- * and its cgroup checks take 1-2 ms of mostly kernel time, and run has
- * several milliseconds of path resolution to do before it needs the
- * answer.  On two CPUs the two overlap, and the probe costs the run
- * nothing.
+ * Why: its cgroup checks (a probe cgroup made and removed in every
+ * hierarchy, when the run sets a limit) and, when it is not deferred to the
+ * runtime (probe.h, defer_namespaces), the namespace child take a
+ * millisecond or two of mostly kernel time, and run has path resolution
+ * to do before it needs the answer.  On two CPUs the two overlap.
  *
  * Why it is safe: the probe reads the environment, /proc and /sys, asks
  * the kernel, and forks one child that only makes system calls.  It

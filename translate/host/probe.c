@@ -376,7 +376,10 @@ void host_probe_facts(const struct host_probe_opts *opts, struct host_facts *ret
         host_probe_runtime(opts, ret);
         host_probe_seccomp(ret);
         host_probe_landlock(ret);
-        host_probe_namespaces(ret);
+        if (opts && opts->defer_namespaces)
+                ret->ns = HOST_NS_USABLE;
+        else
+                host_probe_namespaces(ret);
         host_probe_systemd(ret);
         if (opts && opts->skip_cgroups)
                 for (int c = 0; c < HOST_CTL_MAX; c++)

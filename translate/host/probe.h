@@ -205,6 +205,12 @@ struct host_probe_opts {
          * in every hierarchy).  The limits layers then read unavailable,
          * "not probed". */
         bool skip_cgroups;
+        /* Leave out the namespace child and take the namespaces as
+         * usable: for `bento run`, whose own sandbox is the test (bento-runtime
+         * makes every namespace or fails before the target starts; a run
+         * that failed so is probed again in full to say why,
+         * run/pipeline.c).  Never for doctor, whose answer is the probe's. */
+        bool defer_namespaces;
 };
 
 /* Look at the host.  Never fails: every sub-probe that cannot run records

@@ -189,6 +189,9 @@ struct run_ctx {
         struct trust_loaded l;
         struct approval_name name;   /* how the manifest's name reached it */
         struct host_probe_job probe; /* on its own thread from prepare() to admit() */
+        /* The probe took the namespaces as usable, leaving the proof to
+         * bento-runtime (host/probe.h, defer_namespaces; run_admitted()). */
+        bool ns_deferred;
         struct policy *p;
         struct run_dir d;
         struct run_gate gate;
@@ -291,6 +294,12 @@ static int check_name(const struct run_ctx *c, bool loaded)
         return run_refuse(&c->o, msg ? msg : "the manifest's name is not the one approved", NULL);
 }
 
+/* A run that asks for no limit leaves the cgroup controllers unprobed. */
+static bool asks_no_limit(const struct run_ctx *c)
+{
+        return !c->needs.memory && !c->needs.pids && !c->needs.cpu;
+}
+
 /* Load, check approval, resolve: every refusal that needs no probe. */
 static int prepare(struct run_ctx *c)
 {
@@ -329,9 +338,9 @@ static int prepare(struct run_ctx *c)
          * without a rule */
         if (c->o.network_gate)
                 c->needs.network_rules = true;
-        host_probe_start(&c->probe, &(struct host_probe_opts){.skip_cgroups = !c->needs.memory &&
-                                                                              !c->needs.pids &&
-                                                                              !c->needs.cpu});
+        c->ns_deferred = true;
+        host_probe_start(&c->probe, &(struct host_probe_opts){.skip_cgroups = asks_no_limit(c),
+                                                              .defer_namespaces = true});
         /* One memo of the host's answers for both (manifest/path.h): the alias
          * scan looks at the credential stores the shields just looked at. */
         path_cache_begin();
@@ -392,16 +401,16 @@ static int admit_degraded(struct run_ctx *c)
         return 0;
 }
 
-static int admit(struct run_ctx *c)
+/* The decision on what the probe found: refused (said here), or the tier
+ * and what the bundle leaves out. */
+static int admit_on(struct run_ctx *c, const struct host_report *probe)
 {
-        struct host_report probe;
         cleanup_free char *text = NULL;
 
-        host_probe_finish(&c->probe, &probe);
-        admission_decide(&probe, &c->needs, c->posture, &c->a);
+        admission_decide(probe, &c->needs, c->posture, &c->a);
         /* the run's report has only the layers the manifest needs: the
          * gate's availability comes from the probe itself */
-        run_exec_record_plan(&c->exec_record, c->o.record_exec, c->needs.exec, &probe);
+        run_exec_record_plan(&c->exec_record, c->o.record_exec, c->needs.exec, probe);
         if (c->a.outcome == ADMISSION_REFUSED) {
                 if (c->o.json)
                         return run_refuse(&c->o, c->a.reason, &c->a.report);
@@ -417,10 +426,18 @@ static int admit(struct run_ctx *c)
         /* Limits were judged for a systemd scope (host/probe-cgroup.c): the
          * run's cgroup is one, named after the run. */
         c->o.systemd_cgroup =
-            probe.limits_systemd && (c->needs.memory || c->needs.pids || c->needs.cpu);
+            probe->limits_systemd && (c->needs.memory || c->needs.pids || c->needs.cpu);
         if (c->a.outcome == ADMISSION_DEGRADED)
                 return admit_degraded(c);
         return 0;
+}
+
+static int admit(struct run_ctx *c)
+{
+        struct host_report probe;
+
+        host_probe_finish(&c->probe, &probe);
+        return admit_on(c, &probe);
 }
 
 /* The limits the bundle caps: those the host enforces.  Admission let the
@@ -516,6 +533,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .cgroups_path = cgroups_path,
         };
         applied_limits(c, &limits);
+        c->o.no_cgroup = !c->o.run_id && !c->o.systemd_cgroup && !compile_caps_anything(&limits);
         c->o.init_status = compile_has_init(c->p, &co);
         r = compile_env(c->p, &co, &c->env, err);
         if (r >= 0)
@@ -657,6 +675,68 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
         return v.shortfall ? ADMISSION_EXIT_SHORTFALL : c->out.exit_code;
 }
 
+/* A full-tier attempt that never started the target, undone so that the
+ * run can be refused or go to the Landlock-only tier as if it had not been
+ * made: its run directory, gate, outcome and snapshot. */
+static void undo_attempt(struct run_ctx *c)
+{
+        run_gate_stop(&c->gate);
+        run_dir_cleanup(&c->d);
+        run_outcome_done(&c->out);
+        c->out = (struct run_outcome){0};
+        run_autoexec_done(&c->autoexec);
+        c->autoexec = (struct run_autoexec){0};
+        strv_free(c->env);
+        c->env = NULL;
+}
+
+/* Was bento-runtime's failure one the host may be behind: the namespaces
+ * were only assumed, and the sandbox failed before the target started? */
+static bool host_may_explain(const struct run_ctx *c, int r)
+{
+        return r < 0 && c->ns_deferred && !c->out.started && !c->out.cancelled && !c->json_lost;
+}
+
+/* The sandbox admission chose, and its outcome in words (finish()).
+ *
+ * Admission took the namespaces as usable without making them in a child
+ * of its own (host/probe.h, defer_namespaces): bento-runtime makes every
+ * one the bundle lists, or fails before the target starts.  When it failed
+ * so, the full probe is run now.  If the host is why, the run ends as a
+ * probe up front would have ended it, in the same words and the same JSON:
+ * refused, or (--allow-degraded) on the Landlock-only tier; otherwise the
+ * runtime's own failure stands. */
+static int run_admitted(struct run_ctx *c)
+{
+        struct bento_err err = {0};
+        struct host_report probe;
+        struct admission *again;
+        bool host_is_why;
+        int r;
+
+        if (c->a.outcome == ADMISSION_DEGRADED)
+                return finish(c, sandbox_degraded(c, &err), &err);
+        r = sandbox(c, &err);
+        if (!host_may_explain(c, r))
+                return finish(c, r, &err);
+        host_probe(&(struct host_probe_opts){.skip_cgroups = asks_no_limit(c)}, NULL, &probe);
+        c->ns_deferred = false;
+        again = calloc(1, sizeof(*again));
+        if (!again)
+                return finish(c, r, &err);
+        admission_decide(&probe, &c->needs, c->posture, again);
+        host_is_why = again->outcome != ADMISSION_FULL;
+        free(again);
+        if (!host_is_why)
+                return finish(c, r, &err);
+        undo_attempt(c);
+        err = (struct bento_err){0};
+        r = admit_on(c, &probe);
+        if (r != 0)
+                return r;
+        return finish(c, sandbox_degraded(c, &err), &err);
+}
+
 int run_pipeline(struct run_opts *o)
 {
         struct run_ctx c = {.o = *o, .gate = {.ready_fd = -1}};
@@ -680,11 +760,8 @@ int run_pipeline(struct run_opts *o)
                 pre_run_notes(c.p, &c.o);
                 r = admit(&c);
         }
-        if (r == 0) {
-                r = c.a.outcome == ADMISSION_DEGRADED ? sandbox_degraded(&c, &err)
-                                                      : sandbox(&c, &err);
-                r = finish(&c, r, &err);
-        }
+        if (r == 0)
+                r = run_admitted(&c);
         ctx_done(&c);
         return r;
 }

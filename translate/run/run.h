@@ -39,6 +39,12 @@ struct run_opts {
         /* admission judged the limits for a transient systemd scope: the
          * runtime gets --systemd-cgroup and the bundle the scope's name */
         bool systemd_cgroup;
+        /* Nothing to cap and no run id to name a cgroup by: the runtime
+         * gets --cgroup-manager disabled.  The pid namespace, not a
+         * cgroup, is what holds every process of the sandbox (killing its
+         * init ends them all), and making and removing a cgroup in each of
+         * a v1 host's hierarchies is a large share of a run's kernel time. */
+        bool no_cgroup;
         bool record_exec; /* --record-exec */
         /* --network-gate SOCKET as given, and (once checked, network-gate.c)
          * resolved; --network-gate-timeout in seconds (0: the proxy's default) */

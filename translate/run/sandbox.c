@@ -636,7 +636,7 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
                 return bento_err_set(err, ENOMEM, "run");
         }
         run_sandbox_id(o, d, sb.id, sizeof(sb.id));
-        sb.cgroup_manager = o->systemd_cgroup ? "systemd" : "cgroupfs";
+        sb.cgroup_manager = o->systemd_cgroup ? "systemd" : o->no_cgroup ? "disabled" : "cgroupfs";
         out->oom_kills = -1;
         sigfd = run_block_signals(&old, err);
         r = sigfd < 0 ? sigfd : 0;
