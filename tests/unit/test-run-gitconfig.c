@@ -45,7 +45,7 @@ TEST(settings_that_run_code_are_named)
         cleanup_strv char **v = NULL;
         size_t n = 0;
 
-        ASSERT_EQ(run_git_settings(text, &v, &n), 0);
+        ASSERT_EQ(run_git_settings(text, sizeof(text) - 1, &v, &n), 0);
         ASSERT_TRUE(has(v, n, "core.fsmonitor=/tmp/x.sh"));
         ASSERT_TRUE(has(v, n, "core.hookspath=/tmp/hooks"));
         ASSERT_TRUE(has(v, n, "diff.img.textconv=exiftool"));
@@ -72,7 +72,7 @@ TEST(a_plain_config_names_nothing)
         cleanup_strv char **v = NULL;
         size_t n = 99;
 
-        ASSERT_EQ(run_git_settings(text, &v, &n), 0);
+        ASSERT_EQ(run_git_settings(text, sizeof(text) - 1, &v, &n), 0);
         ASSERT_EQ(n, 0);
 }
 
@@ -82,7 +82,7 @@ TEST(garbage_is_not_a_crash)
         cleanup_strv char **v = NULL;
         size_t n = 0;
 
-        ASSERT_EQ(run_git_settings(text, &v, &n), 0);
+        ASSERT_EQ(run_git_settings(text, sizeof(text) - 1, &v, &n), 0);
 }
 
 TAP_MAIN()

@@ -297,7 +297,7 @@ static int settings_of(const char *path, char ***ret, size_t *ret_n)
         *ret_n = 0;
         if (bento_read_file(path, GIT_CONFIG_MAX, &text, &len, &ignored) < 0)
                 return 0;
-        return run_git_settings(text, ret, ret_n);
+        return run_git_settings(text, len, ret, ret_n);
 }
 
 static int add_git_config(struct run_autoexec *a, const char *path)

@@ -7,13 +7,12 @@
  * `git status` or `git diff` on the host runs, so the report names the key,
  * not only the file.
  *
- * This is not git's parser and need not be: the file is hostile, and the
- * report errs on the side of naming too much.  Sections, subsections and
- * keys are read the way git writes them ([section "sub"] key = value, and
- * the old [section.sub] form), case-folded where git folds them; anything
- * this reader cannot place still shows up as "the file changed".
+ * The file is read with git's syntax (gitconfig-parse.c) in its lenient
+ * mode: the file is hostile, and the report errs on the side of naming too
+ * much, so a line git would refuse is skipped rather than ending the list,
+ * and anything this reader cannot place still shows up as "the file
+ * changed".
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "gitconfig-parse.h"
 #include "run.h"
 
 /* Whole keys (section.key), then keys of any subsection (section.*.key). */
@@ -74,134 +74,55 @@ static bool runs_code(const char *section, bool has_sub, const char *key)
         return listed(has_sub ? sub_keys : exact_keys, has_sub ? N(sub_keys) : N(exact_keys), name);
 }
 
-static void lower(char *s)
-{
-        for (; *s; s++)
-                *s = (char) tolower((unsigned char) *s);
-}
-
-struct cfg_pos {
-        char section[128];
-        char sub[256];
-        bool has_sub;
+struct settings {
+        char **v;
+        size_t n;
 };
 
-/* "[section]", "[section "sub"]" or "[section.sub]"; false when the line
- * is not one this reader understands (the position is then unknown). */
-static bool parse_header(const char *line, struct cfg_pos *pos)
+static int add_setting(const char *key, const char *value, void *data)
 {
-        const char *end = strchr(line, ']');
-        const char *quote = strchr(line, '"');
-        size_t n;
+        struct settings *s = data;
+        char section[128], name_buf[128];
+        const char *sub, *name;
+        size_t section_len, sub_len, name_len;
+        char **nv;
+        char *line = NULL;
 
-        *pos = (struct cfg_pos){0};
-        if (!end)
-                return false;
-        if (quote && quote < end) {
-                const char *close = strrchr(line, '"');
-
-                n = (size_t) (quote - line - 1);
-                while (n && isspace((unsigned char) line[n]))
-                        n--;
-                if (close <= quote || n + 1 >= sizeof(pos->section) ||
-                    (size_t) (close - quote - 1) >= sizeof(pos->sub))
-                        return false;
-                memcpy(pos->section, line + 1, n);
-                memcpy(pos->sub, quote + 1, (size_t) (close - quote - 1));
-                pos->has_sub = true;
-        } else {
-                const char *dot = memchr(line, '.', (size_t) (end - line));
-
-                n = (size_t) ((dot ? dot : end) - line - 1);
-                if (n >= sizeof(pos->section) ||
-                    (dot && (size_t) (end - dot - 1) >= sizeof(pos->sub)))
-                        return false;
-                memcpy(pos->section, line + 1, n);
-                if (dot)
-                        memcpy(pos->sub, dot + 1, (size_t) (end - dot - 1));
-                pos->has_sub = dot != NULL;
-        }
-        pos->section[strcspn(pos->section, " \t")] = '\0';
-        lower(pos->section);
-        return pos->section[0] != '\0';
-}
-
-static int push_setting(char ***v, size_t *n, const struct cfg_pos *pos, const char *key,
-                        const char *value)
-{
-        char **nv = reallocarray(*v, *n + 2, sizeof(char *));
-        char *s = NULL;
-
+        gitcfg_split(key, &section_len, &sub, &sub_len, &name);
+        if (!value)
+                value = "";
+        name_len = strlen(name);
+        if (section_len >= sizeof(section) || name_len >= sizeof(name_buf))
+                return 0; /* longer than any key git knows */
+        memcpy(section, key, section_len);
+        section[section_len] = '\0';
+        memcpy(name_buf, name, name_len + 1);
+        /* A remote URL of the ext:: transport is a command line. */
+        if (!runs_code(section, sub != NULL, name_buf) &&
+            !((strcmp(name_buf, "url") == 0 || strcmp(name_buf, "pushurl") == 0) &&
+              strncmp(value, "ext::", 5) == 0))
+                return 0;
+        nv = reallocarray(s->v, s->n + 2, sizeof(char *));
         if (!nv)
                 return -ENOMEM;
-        *v = nv;
-        if (asprintf(&s, "%s%s%s.%s=%s", pos->section, pos->has_sub ? "." : "", pos->sub, key,
-                     value) < 0)
+        s->v = nv;
+        if (asprintf(&line, "%s=%s", key, value) < 0)
                 return -ENOMEM;
-        nv[(*n)++] = s;
-        nv[*n] = NULL;
+        nv[s->n++] = line;
+        nv[s->n] = NULL;
         return 0;
 }
 
-/* One "key = value" line inside a known section. */
-static int parse_setting(char *line, const struct cfg_pos *pos, char ***v, size_t *n)
+int run_git_settings(const char *text, size_t len, char ***ret, size_t *ret_n)
 {
-        char *eq = strchr(line, '=');
-        char *key = line, *value = eq ? eq + 1 : (char *) "";
-        size_t klen;
+        struct settings s = {.v = calloc(1, sizeof(char *))};
+        int r = s.v ? gitcfg_parse(text, len, true, add_setting, &s) : -ENOMEM;
 
-        if (eq)
-                *eq = '\0';
-        klen = strcspn(key, " \t#;");
-        key[klen] = '\0';
-        lower(key);
-        while (isspace((unsigned char) *value))
-                value++;
-        value[strcspn(value, "\r")] = '\0';
-        if (!key[0])
-                return 0;
-        /* A remote URL of the ext:: transport is a command line. */
-        if (!runs_code(pos->section, pos->has_sub, key) &&
-            !((strcmp(key, "url") == 0 || strcmp(key, "pushurl") == 0) &&
-              strncmp(value, "ext::", 5) == 0))
-                return 0;
-        return push_setting(v, n, pos, key, value);
-}
-
-int run_git_settings(const char *text, char ***ret, size_t *ret_n)
-{
-        cleanup_free char *copy = strdup(text);
-        cleanup_strv char **v = calloc(1, sizeof(char *));
-        struct cfg_pos pos = {0};
-        bool known = false;
-        size_t n = 0;
-        char *save = NULL;
-        int r = 0;
-
-        if (!copy || !v)
-                return -ENOMEM;
-        for (char *line = strtok_r(copy, "\n", &save); line && r >= 0;
-             line = strtok_r(NULL, "\n", &save)) {
-                while (isspace((unsigned char) *line))
-                        line++;
-                if (*line == '#' || *line == ';' || *line == '\0')
-                        continue;
-                if (*line == '[') {
-                        known = parse_header(line, &pos);
-                        /* "[core] fsmonitor = x" on one line is valid git. */
-                        line = strchr(line, ']');
-                        line = line ? line + 1 : (char *) "";
-                        while (isspace((unsigned char) *line))
-                                line++;
-                        if (!*line)
-                                continue;
-                }
-                if (known)
-                        r = parse_setting(line, &pos, &v, &n);
-        }
-        if (r < 0)
+        if (r < 0) {
+                strv_free(s.v);
                 return r;
-        *ret = TAKE_PTR(v);
-        *ret_n = n;
+        }
+        *ret = s.v;
+        *ret_n = s.n;
         return 0;
 }

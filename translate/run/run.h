@@ -274,9 +274,10 @@ struct run_git_config {
         size_t n_before;
 };
 
-/* The settings of a git config text that make git run a command, each as
- * "section[.sub].key=value" (gitconfig.c).  0 or -ENOMEM. */
-int run_git_settings(const char *text, char ***ret, size_t *ret_n);
+/* The settings of a git config text (len bytes) that make git run a
+ * command, each as "section[.sub].key=value" (gitconfig.c).  0 or
+ * -ENOMEM. */
+int run_git_settings(const char *text, size_t len, char ***ret, size_t *ret_n);
 
 /* Start asking git about the hooks directory of every write grant that
  * exists, without waiting: git takes milliseconds, and bento has the
