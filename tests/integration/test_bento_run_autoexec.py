@@ -12,23 +12,24 @@ Covered:
     script rewrites or creates there is listed, one outside those names (or
     deeper, or deleted) is not, and a run that changes nothing lists nothing
     (the fields are omitted, no note is printed);
-  * git's hooks directory: asked of git (`git rev-parse --git-path hooks`, run
-    in the grant with GIT_* removed) when the grant is inside a repository;
+  * git's hooks directory: read in-process the way `git rev-parse --git-path
+    hooks` answers it in the grant with GIT_* removed (git itself is never
+    spawned; tests/unit/test-run-git-hooks-path.c compares the two);
     with core.hooksPath inside the grant a hook the script adds or edits there
     is listed; a script that moves core.hooksPath (through a config include
     that lives in the grant) is reported as a redirect; a grant outside any
     repository, or with no git on PATH, is listed as unresolved;
   * the empty `.git` bento creates in a write grant outside any repository (the
     mount point of one scratch mount standing for its workspace shields) is
-    removed before the comparison, so git is not spawned for it; what a
+    removed before the comparison, so it is never taken for a repository; what a
     script writes into it is scratch and never reaches the host;
   * the report never changes the exit code, and a cancelled run's `failed`
     event carries it too.
 
-Which git bento runs is observed with a fake `git` first on the PATH bento
-gets (it looks git up with execlp, on its own PATH): a shell script that
-appends its working directory, its GIT_DIR and its arguments to a marker file,
-then either exits 128 (git's "not a repository") or execs the real git.
+That bento never runs git is observed with a fake `git` first on the PATH
+bento gets: a shell script that appends its working directory, its GIT_DIR
+and its arguments to a marker file, then either exits 128 (git's "not a
+repository") or execs the real git.  Its marker must stay empty.
 
 The world (scratch HOME, XDG_STATE_HOME, TMPDIR and project directory) is
 test_bento_run's; every write grant here is ./ws in the project directory,
@@ -76,9 +77,6 @@ UNRESOLVED_SENTENCE = ("note: git did not say where the hooks of these write gra
 REDIRECTED_SENTENCE = "note: the run moved git's hooks directory (core.hooksPath) to:"
 
 AUTOEXEC_KEYS = ("changed_auto_exec", "redirected_hooks", "unresolved_hooks")
-
-# What bento asks git (translate/run/autoexec.c git_hooks_dir()).
-GIT_ARGS = "rev-parse --path-format=absolute --git-path hooks"
 
 QUOTED = re.compile(r'^\[bento\]   "(.*)"$')
 
@@ -305,11 +303,11 @@ def test_a_run_that_changes_nothing_lists_nothing(world):
 # 2. git's hooks directory
 
 
-def test_repository_grant_asks_git_and_is_resolved(world):
-    """A write grant that is a repository: git is asked (before and after the
-    run, in the grant, with the caller's GIT_DIR removed - a GIT_DIR that
-    reached git would make it fail, and the grant be unresolved), and
-    unresolved_hooks stays empty.  The script's attempt on .git/hooks is
+def test_repository_grant_is_resolved_without_spawning_git(world):
+    """A write grant that is a repository: its hooks directory is read
+    in-process before and after the run (a fake git first on PATH is never
+    called), the caller's GIT_DIR plays no part (had it, the grant would
+    be unresolved), and unresolved_hooks stays empty.  The script's attempt on .git/hooks is
     refused by the workspace shield, so there is nothing to list either."""
     script = "echo evil > ws/.git/hooks/pre-commit || echo refused\n"
     m, ws = grant_world(world, script, repo=True)
@@ -321,15 +319,14 @@ def test_repository_grant_asks_git_and_is_resolved(world):
     assert not os.path.exists(os.path.join(ws, ".git", "hooks", "pre-commit"))
     assert note_paths(res.err, UNRESOLVED) is None, res.err
     assert note_paths(res.err, CHANGED) is None, res.err
-    assert git_calls(marker) == [(ws, "unset", GIT_ARGS)] * 2
+    assert git_calls(marker) == []
 
-    os.unlink(marker)
     res = world.run(m, "--json", env={"PATH": path, "GIT_DIR": os.path.join(world.dir, "elsewhere.git")})
     assert res.rc == 0, res
     v = verdict(res)
     for key in AUTOEXEC_KEYS:
         assert key not in v, v
-    assert git_calls(marker) == [(ws, "unset", GIT_ARGS)] * 2
+    assert git_calls(marker) == []
 
 
 def test_hook_added_under_core_hookspath_in_the_grant_is_listed(world):
@@ -418,10 +415,10 @@ def test_without_git_the_grant_is_unresolved_and_the_run_unaffected(world):
 def test_no_git_for_the_empty_dot_git_bento_made(world):
     """Regression: a write grant outside any repository gets an empty .git
     from bento as the mount point of a scratch mount standing for its
-    workspace shields.  It is removed before the comparison, so git is
-    never spawned for this grant (it used to be after the run: a fork and an
-    exec per run for nothing), and the .git is gone afterwards.  The grant
-    is still reported unresolved (git never answered for it)."""
+    workspace shields.  It is removed before the comparison, so it is not
+    read as a repository, and the .git is gone afterwards.  The grant is
+    still reported unresolved (no repository around it), and git is never
+    spawned."""
     script = ("test -d ws/.git && echo 'mount point seen'\n"
               "echo x > ws/package.json\n")
     m, ws = grant_world(world, script)
@@ -443,11 +440,10 @@ def test_no_git_for_the_empty_dot_git_bento_made(world):
     assert not os.path.lexists(os.path.join(ws, ".git"))
 
 
-def test_git_is_asked_for_a_grant_in_a_repository(world):
+def test_a_grant_below_the_top_of_a_repository_is_resolved(world):
     """The opposite of the above: a grant below the top of a repository (the
-    .git is in its parent) gets the fake git wrapper called, in the grant,
-    before and after the run, and git's answer (the parent's .git/hooks, not
-    inside the grant) resolves it."""
+    .git is in its parent) is resolved, before and after the run, to the
+    parent's .git/hooks (not inside the grant), with no git spawned."""
     repo = os.path.join(world.work, "repo")
     os.makedirs(repo)
     git(world, "init", "-q", repo)
@@ -459,7 +455,7 @@ def test_git_is_asked_for_a_grant_in_a_repository(world):
 
     res = world.run(m, "--json", env={"PATH": path})
     assert res.rc == 0, res
-    assert git_calls(marker) == [(os.path.realpath(sub), "unset", GIT_ARGS)] * 2
+    assert git_calls(marker) == []
     v = verdict(res)
     assert "unresolved_hooks" not in v, v
     assert v["changed_auto_exec"] == [os.path.join(os.path.realpath(sub), "package.json")], v
@@ -469,7 +465,7 @@ def test_dot_git_the_script_fills_is_scratch_and_git_is_not_asked(world):
     """A grant outside any repository: the .git bento mounts there is scratch
     as a whole, so a script that starts a repository of its own there (a
     HEAD, a config that names a command, a hook) leaves nothing of it on the
-    host, and git is never asked about it."""
+    host, and it is never taken for a repository."""
     script = ("mkdir -p ws/.git/hooks\n"
               "printf 'ref: refs/heads/main\\n' > ws/.git/HEAD\n"
               "printf '[core]\\n\\tfsmonitor = /bin/false\\n' > ws/.git/config\n"
@@ -559,24 +555,11 @@ def test_watched_symlink_whose_file_changed_is_listed(world):
     assert verdict(res).get("changed_auto_exec") == [os.path.join(ws, "package.json")], res
 
 
-def slow_git_processes(d):
-    """Processes still running the slow fake git below d."""
-    found = []
-    for pid in os.listdir("/proc"):
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                if d.encode() in f.read():
-                    found.append(int(pid))
-        except (OSError, ValueError):
-            pass
-    return found
-
-
-def test_git_asked_early_is_stopped_when_the_run_is_refused(world):
-    """git is asked about the grants' hooks as soon as the policy passed its
-    checks, and answers while bento writes the bundle.  A run refused after
-    that (here: standard input is a network socket, docs/cli/bento-run.md, "WHAT RUN DOES, IN ORDER") must neither wait
-    for that git nor leave it behind."""
+def test_a_slow_git_on_path_is_never_waited_for(world):
+    """The hooks directory is read in-process: a git on PATH that would take
+    3 seconds to answer is never started, by a run that goes ahead or by
+    one refused late (standard input is a network socket,
+    docs/cli/bento-run.md, "WHAT RUN DOES, IN ORDER"), and neither waits."""
     repo = os.path.join(world.work, "repo")
     os.makedirs(repo)
     git(world, "init", "-q", repo)
@@ -589,15 +572,13 @@ def test_git_asked_early_is_stopped_when_the_run_is_refused(world):
     world.approve(m)
     env = dict(world.env, PATH=d + ":" + world.env["PATH"])
 
-    # a run that goes ahead asks this git, and waits for its answer
     t0 = time.monotonic()
-    res = run_cmd([BENTO, "run", m], env=env, cwd=world.work)
+    res = run_cmd([BENTO, "run", "--json", m], env=env, cwd=world.work)
     assert res.rc == 0, res
-    assert time.monotonic() - t0 >= 3
-    with open(marker) as f:
-        assert f.read().count("called") == 2  # before and after the run
+    assert time.monotonic() - t0 < 2.5
+    assert "unresolved_hooks" not in verdict(res), res  # resolved all the same
+    assert not os.path.exists(marker)
 
-    # a refused one neither waits for it nor leaves it running
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         t0 = time.monotonic()
@@ -607,5 +588,24 @@ def test_git_asked_early_is_stopped_when_the_run_is_refused(world):
         sock.close()
     assert res.rc == 125 and "socket" in prose(res.err), res
     assert took < 2.5, took
-    assert slow_git_processes(d) == []
+    assert not os.path.exists(marker)
     assert world.run_dirs() == []
+
+
+def test_an_include_the_run_turns_into_a_fifo_is_unresolved_not_unchanged(world):
+    """Hostile input: .git/config includes a file in the grant, and the
+    script replaces it with a FIFO (git itself would block reading it).
+    bento neither blocks nor claims the hooks are where they were: the grant
+    is listed as unresolved after the run."""
+    script = "rm ws/gitinc.cfg\nmkfifo ws/gitinc.cfg\n"
+    m, ws = grant_world(world, script, repo=True, files={"gitinc.cfg": "# included by .git/config\n"})
+    with open(os.path.join(ws, ".git", "config"), "a") as f:
+        f.write("[include]\n\tpath = ../gitinc.cfg\n")
+
+    t0 = time.monotonic()
+    res = world.run(m, "--json", timeout=30)
+    assert res.rc == 0, res
+    assert time.monotonic() - t0 < 20
+    v = verdict(res)
+    assert v["unresolved_hooks"] == [ws], v
+    assert "redirected_hooks" not in v, v

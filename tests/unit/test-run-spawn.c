@@ -76,48 +76,38 @@ TEST(the_child_writes_where_it_is_told)
         ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-/* What git's question in the auto-exec report relies on: a name looked
- * up in PATH, a directory of its own, an environment of its own. */
-TEST(the_child_starts_where_and_with_what_it_is_given)
+/* A name looked up in PATH, an environment of its own. */
+TEST(the_child_starts_with_what_it_is_given)
 {
-        char *const argv[] = {"sh", "-c", "echo \"$(pwd) $ONLY ${HOME:-unset}\"", NULL};
+        char *const argv[] = {"sh", "-c", "echo \"$ONLY ${HOME:-unset}\"", NULL};
         char *env[] = {"ONLY=given", NULL};
-        char dir[] = "/tmp/test-run-spawn-XXXXXX";
         struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
         struct bento_err err = {0};
-        char buf[128] = {0}, want[128];
+        char buf[128] = {0};
         int pipefd[2], status = 0;
         pid_t pid = 0;
 
-        ASSERT_TRUE(mkdtemp(dir) != NULL);
         ASSERT_OK(pipe2(pipefd, O_CLOEXEC));
         fds.out = pipefd[1];
-        fds.cwd = dir;
         fds.env = env;
         ASSERT_OK(run_spawn(argv, &fds, &pid, &err));
         close(pipefd[1]);
         ASSERT_TRUE(read(pipefd[0], buf, sizeof(buf) - 1) > 0);
         close(pipefd[0]);
-        snprintf(want, sizeof(want), "%s given unset\n", dir);
-        ASSERT_STREQ(buf, want);
+        ASSERT_STREQ(buf, "given unset\n");
         ASSERT_EQ(run_wait(pid, &status), 0);
         ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        ASSERT_OK(rmdir(dir));
 }
 
 TEST(a_child_that_cannot_start_is_an_error)
 {
         char *const missing[] = {"no-such-program-anywhere-on-path", NULL};
-        char *const sh[] = {"/bin/sh", "-c", "exit 0", NULL};
         struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
         struct bento_err err = {0};
         pid_t pid = 0;
 
         ASSERT_TRUE(run_spawn(missing, &fds, &pid, &err) < 0);
         ASSERT_TRUE(strstr(err.msg, "no-such-program-anywhere-on-path") != NULL);
-        fds.cwd = "/nonexistent-directory-for-test";
-        err = (struct bento_err){0};
-        ASSERT_TRUE(run_spawn(sh, &fds, &pid, &err) < 0);
 }
 
 TAP_MAIN()

@@ -5,25 +5,22 @@
  * workflows, git hooks, build scripts).  A run may legitimately write a write grant, so this is a
  * hint, not a fence: bento records (size, mtime) of those names before the run and lists the ones
  * that changed or appeared afterwards, so a person looks before the next
- * build, commit or push.  git's hooks directory is asked of git itself
- * (core.hooksPath can move it), with GIT_* removed from its environment so
- * the caller's settings cannot point it elsewhere.
+ * build, commit or push.  git's hooks directory (core.hooksPath can move
+ * it) is read in-process the way git answers it, with none of the caller's
+ * GIT_* settings (git-hooks-path.c).
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "git-hooks-path.h"
 #include "manifest/path.h"
-#include "spawn.h"
 #include "run.h"
 
 static const char *const root_names[] = {"package.json",
@@ -52,8 +49,6 @@ static const char *const git_names[] = {".git/commondir", ".git/info/attributes"
 
 /* A git config is small; a bigger one is reported as changed, unread. */
 #define GIT_CONFIG_MAX (1u << 20)
-
-#define GIT_OUTPUT_MAX 4096
 
 static struct run_file_facts facts_of(int r, const struct stat *st)
 {
@@ -125,118 +120,20 @@ static int add_dir(struct run_autoexec *a, const char *dir)
         return r;
 }
 
-/* Whether dir or one of its ancestors holds a .git entry: without one git
- * has nothing to answer, and asking it costs a fork and an exec. */
-static bool in_a_repository(const char *dir)
+/* The hooks directory git would use for dir, or NULL; *unknown (when
+ * asked) says the reader could not tell. */
+static char *hooks_of(const struct run_autoexec *a, const char *dir, bool *unknown)
 {
-        cleanup_free char *cur = strdup(dir);
+        struct git_hooks_env env = git_hooks_env_of_process();
+        cleanup_free char *found = NULL;
+        enum git_hooks k;
 
-        while (cur) {
-                cleanup_free char *dotgit = path_join(cur, ".git");
-                struct stat st;
-                char *slash;
-
-                if (dotgit && lstat(dotgit, &st) == 0)
-                        return true;
-                if (strcmp(cur, "/") == 0)
-                        return false;
-                slash = strrchr(cur, '/');
-                *(slash == cur ? slash + 1 : slash) = '\0';
-        }
-        return true; /* out of memory: let git decide */
-}
-
-/* bento's environment without a single GIT_* variable (GIT_DIR,
- * GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT/KEY_n/VALUE_n, ... could each
- * point git's answer elsewhere).  The strings are environ's own. */
-static char **env_without_git(void)
-{
-        size_t n = 0, k = 0;
-        char **v;
-
-        while (environ[n])
-                n++;
-        v = calloc(n + 1, sizeof(char *));
-        for (size_t i = 0; v && i < n; i++)
-                if (strncmp(environ[i], "GIT_", 4) != 0)
-                        v[k++] = environ[i];
-        return v;
-}
-
-/* Start `git rev-parse --git-path hooks` in dir, with GIT_* removed.
- * q->pid stays 0 when there is nothing to ask (no repository around dir)
- * or git cannot be started: the answer is then "none".  posix_spawn, not
- * fork: bento's heap is large by now, and copying its page tables cost
- * more than git's own start. */
-static void git_ask(const char *dir, struct run_git_query *q)
-{
-        static char *const argv[] = {"git",        "rev-parse", "--path-format=absolute",
-                                     "--git-path", "hooks",     NULL};
-        cleanup_free char **env = NULL;
-        struct bento_err ignored = {0};
-        struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
-        int pipefd[2];
-        pid_t pid = 0;
-
-        *q = (struct run_git_query){.pid = 0, .fd = -1};
-        if (!in_a_repository(dir) || !(env = env_without_git()) || pipe2(pipefd, O_CLOEXEC) < 0)
-                return;
-        fds.out = pipefd[1];
-        fds.cwd = dir;
-        fds.env = env;
-        fds.own_group = true; /* a Ctrl-C is bento's to handle (git_drop) */
-        if (run_spawn(argv, &fds, &pid, &ignored) < 0) {
-                close(pipefd[0]);
-                close(pipefd[1]);
-                return;
-        }
-        close(pipefd[1]);
-        *q = (struct run_git_query){.pid = pid, .fd = pipefd[0]};
-}
-
-/* git's answer to q (waited for); NULL when git did not answer. */
-static char *git_answer(struct run_git_query *q)
-{
-        char buf[GIT_OUTPUT_MAX];
-        ssize_t n, len = 0;
-        int status;
-        bool ok;
-
-        if (q->pid <= 0)
-                return NULL;
-        while (len < (ssize_t) sizeof(buf) - 1 &&
-               (n = read(q->fd, buf + len, sizeof(buf) - 1 - (size_t) len)) > 0)
-                len += n;
-        close(q->fd);
-        ok = run_wait(q->pid, &status) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-             len > 0;
-        *q = (struct run_git_query){.pid = 0, .fd = -1};
-        if (!ok)
-                return NULL;
-        buf[len] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        return buf[0] == '/' ? path_clean(buf) : NULL;
-}
-
-/* A query nobody will read: stopped and reaped. */
-static void git_drop(struct run_git_query *q)
-{
-        int status;
-
-        if (q->pid <= 0)
-                return;
-        kill(q->pid, SIGKILL);
-        close(q->fd);
-        (void) run_wait(q->pid, &status);
-        *q = (struct run_git_query){.pid = 0, .fd = -1};
-}
-
-static char *git_hooks_dir(const char *dir)
-{
-        struct run_git_query q;
-
-        git_ask(dir, &q);
-        return git_answer(&q);
+        if (a->without_git)
+                return NULL; /* no git here to run a hook: unresolved, as before */
+        k = git_hooks_path(dir, &env, &found);
+        if (unknown)
+                *unknown = k == GIT_HOOKS_UNKNOWN;
+        return k == GIT_HOOKS_FOUND ? path_clean(found) : NULL;
 }
 
 static bool inside_write(const struct policy *p, const char *path)
@@ -259,29 +156,6 @@ static int push_str(char ***v, size_t *n, const char *s)
                 return -ENOMEM;
         nv[++*n] = NULL;
         return 0;
-}
-
-int run_autoexec_ask(const struct policy *p, struct run_autoexec *a, struct bento_err *err)
-{
-        a->asked = calloc(p->n_writes + 1, sizeof(*a->asked));
-        if (!a->asked)
-                return bento_err_set(err, ENOMEM, "auto-exec report");
-        a->n_asked = p->n_writes;
-        for (size_t g = 0; g < p->n_writes; g++) {
-                a->asked[g] = (struct run_git_query){.pid = 0, .fd = -1};
-                if (p->writes[g].exists)
-                        git_ask(p->writes[g].real, &a->asked[g]);
-        }
-        return 0;
-}
-
-/* The hooks directory of write grant g before the run: the answer to the
- * question asked early, or asked now (a grant created since). */
-static char *hooks_before(const struct policy *p, struct run_autoexec *a, size_t g)
-{
-        if (g < a->n_asked && a->asked[g].pid > 0)
-                return git_answer(&a->asked[g]);
-        return p->writes[g].exists ? git_hooks_dir(p->writes[g].real) : NULL;
 }
 
 /* The settings that run code in the config at path; none when it cannot
@@ -364,7 +238,8 @@ int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct
                 }
                 if (r >= 0)
                         r = add_git_files(a, root);
-                a->hooks[g] = hooks_before(p, a, g);
+                if (p->writes[g].exists)
+                        a->hooks[g] = hooks_of(a, root, NULL);
                 if (r >= 0 && a->hooks[g] && inside_write(p, a->hooks[g]))
                         r = add_dir(a, a->hooks[g]);
                 else if (r >= 0 && !a->hooks[g] && p->writes[g].exists)
@@ -386,34 +261,32 @@ static bool changed(const struct run_autoexec_entry *e)
         return !same_facts(&self, &e->self) || !same_facts(&target, &e->target);
 }
 
-/* Does the comparison ask git about write grant g? */
-static bool ask_after(const struct policy *p, const struct run_autoexec *a, size_t g)
+static int push_unique(char ***v, size_t *n, const char *s)
 {
-        return p->writes[g].exists || (a->hooks && g < a->n_hooks && a->hooks[g]);
+        for (size_t i = 0; i < *n; i++)
+                if (strcmp((*v)[i], s) == 0)
+                        return 0;
+        return push_str(v, n, s);
 }
 
-void run_autoexec_ask_after(const struct policy *p, struct run_autoexec *a)
+/* The hooks directory of write grant g now, against the one before: a
+ * new place is a redirect; no answer where there was one, or an answer
+ * the reader could not give, is unresolved (the report cannot say the
+ * hooks are unchanged). */
+static int compare_hooks(const struct policy *p, struct run_autoexec *a, size_t g)
 {
-        if (a->after || !a->hooks)
-                return;
-        a->after = calloc(p->n_writes + 1, sizeof(*a->after));
-        if (!a->after)
-                return;
-        a->n_after = p->n_writes;
-        for (size_t g = 0; g < p->n_writes; g++) {
-                a->after[g] = (struct run_git_query){.pid = 0, .fd = -1};
-                if (ask_after(p, a, g))
-                        git_ask(p->writes[g].real, &a->after[g]);
-        }
-}
+        const char *root = p->writes[g].real;
+        cleanup_free char *now = NULL;
+        bool unknown = false;
 
-/* The hooks directory of write grant g after the run: the answer to the
- * question run_autoexec_ask_after() started, or asked now. */
-static char *hooks_after(const struct policy *p, struct run_autoexec *a, size_t g)
-{
-        if (g < a->n_after)
-                return git_answer(&a->after[g]); /* NULL: no repository, or no answer */
-        return ask_after(p, a, g) ? git_hooks_dir(p->writes[g].real) : NULL;
+        if (!p->writes[g].exists && !a->hooks[g])
+                return 0;
+        now = hooks_of(a, root, &unknown);
+        if (now && a->hooks[g] && strcmp(now, a->hooks[g]) != 0)
+                return push_str(&a->redirected, &a->n_redirected, now);
+        if (unknown || (!now && a->hooks[g]))
+                return push_unique(&a->unresolved, &a->n_unresolved, root);
+        return 0;
 }
 
 /* The settings of config c that the run added or changed. */
@@ -462,23 +335,13 @@ int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct 
                         r = push_str(&a->changed, &a->n_changed, a->entries[i].path);
         for (size_t i = 0; r >= 0 && i < a->n_configs; i++)
                 r = compare_settings(a, &a->configs[i]);
-        for (size_t g = 0; r >= 0 && g < p->n_writes; g++) {
-                cleanup_free char *now = hooks_after(p, a, g);
-
-                if (a->hooks[g] && now && strcmp(now, a->hooks[g]) != 0)
-                        r = push_str(&a->redirected, &a->n_redirected, now);
-        }
+        for (size_t g = 0; r >= 0 && g < p->n_writes; g++)
+                r = compare_hooks(p, a, g);
         return r < 0 ? bento_err_set(err, ENOMEM, "auto-exec report") : 0;
 }
 
 void run_autoexec_done(struct run_autoexec *a)
 {
-        for (size_t g = 0; g < a->n_asked; g++)
-                git_drop(&a->asked[g]);
-        free(a->asked);
-        for (size_t g = 0; g < a->n_after; g++)
-                git_drop(&a->after[g]);
-        free(a->after);
         for (size_t i = 0; i < a->n; i++)
                 free(a->entries[i].path);
         free(a->entries);

@@ -357,10 +357,6 @@ static int prepare(struct run_ctx *c)
                 return run_refuse(&c->o, refusal ? refusal : err.msg, NULL);
         if (run_network_gate_check(&c->o, c->p, &err) < 0)
                 return run_refuse(&c->o, err.msg, NULL);
-        /* git answers about the write grants' hooks while the rest goes on
-         * (run/autoexec.c); a run refused from here on stops it. */
-        if (run_autoexec_ask(c->p, &c->autoexec, &err) < 0)
-                return run_refuse(&c->o, err.msg, NULL);
         return 0;
 }
 
@@ -411,6 +407,10 @@ static int admit_on(struct run_ctx *c, const struct host_report *probe)
         /* the run's report has only the layers the manifest needs: the
          * gate's availability comes from the probe itself */
         run_exec_record_plan(&c->exec_record, c->o.record_exec, c->needs.exec, probe);
+        /* Without git on this host the report keeps saying it cannot tell
+         * where hooks live (docs/doctor.md, "The layers"). */
+        c->autoexec.without_git =
+            host_report_get(probe, BENTO_LAYER_AUTO_EXEC_REPORT)->state != BENTO_STATE_ENFORCED;
         if (c->a.outcome == ADMISSION_REFUSED) {
                 if (c->o.json)
                         return run_refuse(&c->o, c->a.reason, &c->a.report);
@@ -470,17 +470,14 @@ static void hold_stop_signals(void)
 }
 
 /* The runtime has waited for the target, and deletes the sandbox now:
- * what finish() needs the sandbox gone for starts here meanwhile (git's
- * second answer about the hooks takes a millisecond or two).  The mount
- * points go first, as in finish(): an empty .git bento made is not a
- * repository to ask about. */
+ * what finish() needs the sandbox gone for starts here meanwhile.  The
+ * mount points go: an empty .git bento made is not a repository for the
+ * auto-exec comparison to read. */
 static void sandbox_gone(void *userdata)
 {
         struct run_ctx *c = userdata;
 
         run_remove_mount_points(&c->d);
-        if (c->autoexec.hooks)
-                run_autoexec_ask_after(c->p, &c->autoexec);
 }
 
 static int sandbox(struct run_ctx *c, struct bento_err *err)
@@ -544,7 +541,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
          * knows exactly what to remove: after the write grants exist (their
          * workspace shields are known) and after the snapshot, which is of
          * the grants as the host left them (an empty .git bento made is no
-         * repository to ask git about). */
+         * repository to read hooks of). */
         if (r >= 0)
                 r = run_dir_make_mount_points(&c->d, c->p, err);
         if (r < 0)
@@ -635,14 +632,13 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                 (void) run_egress_settle(c->d.egress_log, &c->egress, &ignored);
         /* The sandbox is gone: remove the shield mount points it left in
          * the write grants before the comparison, so that an empty .git
-         * bento made is not taken for a repository (and git not asked). */
+         * bento made is not taken for a repository (nor its hooks read). */
         run_remove_mount_points(&c->d);
         /* The gate is gone by now (run_sandbox() stopped it): its record
          * is whole only if it wrote its end line. */
         if (c->exec_record.watched)
                 run_exec_record_read(c->d.exec_record, c->out.started, &c->exec_record);
-        /* Nothing below reads the run directory: it goes while git
-         * answers about the hooks (sandbox_gone() asked it). */
+        /* Nothing below reads the run directory. */
         run_dir_cleanup(&c->d);
         if (c->autoexec.hooks)
                 (void) run_autoexec_compare(c->p, &c->autoexec, &ignored);

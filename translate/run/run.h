@@ -243,21 +243,12 @@ struct run_autoexec_entry {
         struct run_file_facts self, target;
 };
 
-/* One `git rev-parse --git-path hooks` on its way (pid 0: none). */
-struct run_git_query {
-        pid_t pid;
-        int fd; /* its stdout */
-};
-
 struct run_autoexec {
         struct run_autoexec_entry *entries;
         size_t n;
         char **hooks; /* per write grant: git's hooks directory before the run, or NULL */
         size_t n_hooks;
-        struct run_git_query *asked; /* per write grant, from run_autoexec_ask() */
-        size_t n_asked;
-        struct run_git_query *after; /* per write grant, from run_autoexec_ask_after() */
-        size_t n_after;
+        bool without_git;               /* no git on PATH: hooks are not looked for (unresolved) */
         struct run_git_config *configs; /* the git config files of the write grants */
         size_t n_configs;
         char **changed, **redirected, **unresolved; /* NULL-terminated, after compare */
@@ -279,17 +270,11 @@ struct run_git_config {
  * -ENOMEM. */
 int run_git_settings(const char *text, size_t len, char ***ret, size_t *ret_n);
 
-/* Start asking git about the hooks directory of every write grant that
- * exists, without waiting: git takes milliseconds, and bento has the
- * bundle to write meanwhile.  run_autoexec_snapshot() collects the
- * answers (and asks about grants created since).  a starts zeroed. */
-int run_autoexec_ask(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
+/* Before the run: the watched files as they are, and each write grant's
+ * hooks directory (git-hooks-path.c).  a starts zeroed. */
 int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 /* Once the sandbox is gone (and the mount points bento made in the write
- * grants are removed): start asking git again, for the comparison, while
- * the runtime deletes the sandbox.  Out of memory only means the
- * comparison asks itself, later. */
-void run_autoexec_ask_after(const struct policy *p, struct run_autoexec *a);
+ * grants are removed): what changed, where the hooks went. */
 int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 void run_autoexec_done(struct run_autoexec *a);
 

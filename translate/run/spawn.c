@@ -73,8 +73,6 @@ int run_spawn(char *const argv[], const struct run_spawn_fds *fds, pid_t *ret,
         for (size_t i = 0; i < fds->n_keep; i++)
                 if (posix_spawn_file_actions_adddup2(fa, fds->keep[i], fds->keep[i]) != 0)
                         return bento_err_set(err, ENOMEM, "spawn");
-        if (fds->cwd && posix_spawn_file_actions_addchdir_np(fa, fds->cwd) != 0)
-                return bento_err_set(err, ENOMEM, "spawn");
         sigemptyset(&none);
         sigfillset(&all);
         if (fds->own_group)

@@ -17,16 +17,14 @@ struct run_spawn_fds {
         int extra2_as;    /* sources must not be either target number */
         const int *keep;  /* more descriptors it inherits at their own numbers */
         size_t n_keep;
-        bool own_group;  /* a process group of its own (Ctrl-C does not reach it) */
-        const char *cwd; /* the directory it starts in; NULL: bento's */
-        char **env;      /* its environment; NULL: bento's */
+        bool own_group; /* a process group of its own (Ctrl-C does not reach it) */
+        char **env;     /* its environment; NULL: bento's */
 };
 
 #define RUN_SPAWN_FDS_NULL                                                                         \
         {                                                                                          \
                 .in = -1, .out = -1, .err = -1, .extra = -1, .extra_as = -1, .extra2 = -1,         \
-                .extra2_as = -1, .keep = NULL, .n_keep = 0, .own_group = false, .cwd = NULL,       \
-                .env = NULL                                                                        \
+                .extra2_as = -1, .keep = NULL, .n_keep = 0, .own_group = false, .env = NULL        \
         }
 
 /* argv[0] without a slash is looked for in PATH. */
