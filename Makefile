@@ -488,6 +488,13 @@ $(BUILDDIR)/fuzz/fuzz-egress-dns: tests/fuzz/fuzz-egress-dns.c hooks/egress/dns-
 	clang $(FUZZ_CFLAGS) -iquote hooks/egress $(call pkg_cflags,$(PKGS_BUNDLE)) -o $@ $^ \
 		$(call pkg_libs,$(PKGS_BUNDLE))
 
+# The git config target links the parser and the glob of translate/run.
+$(BUILDDIR)/fuzz/fuzz-git-config: tests/fuzz/fuzz-git-config.c translate/run/gitconfig-parse.c \
+    translate/run/git-wildmatch.c $(BUNDLE_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -iquote translate $(call pkg_cflags,$(PKGS_BUNDLE)) -o $@ $^ \
+		$(call pkg_libs,$(PKGS_BUNDLE))
+
 fuzz: $(FUZZ_TARGETS)
 
 FUZZ_SECONDS ?= 60

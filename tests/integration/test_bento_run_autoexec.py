@@ -510,7 +510,8 @@ def test_cancelled_run_failed_event_carries_the_report(world):
 
 
 def test_caller_git_config_parameters_do_not_hide_the_hooks_dir(world):
-    """docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT": git is asked "with GIT_* variables removed", so the caller's
+    """docs/cli/bento-run.md, "AUTO-EXEC CHANGE REPORT": the hooks directory is
+    read as git answers it with every GIT_* variable removed, so the caller's
     environment cannot point the question elsewhere.  A core.hooksPath
     passed through GIT_CONFIG_PARAMETERS must not stop the hook the script
     adds under the repository's own core.hooksPath (in the grant) from being
