@@ -421,9 +421,83 @@ ROW(syntax_error_fails, .setup = INIT "printf '[core\\nhooksPath = /e\\n' >> r/.
 ROW(syntax_bad_escape_fails,
     .setup = INIT "printf '[core]\\nhooksPath = /a\\\\q\\n' >> r/.git/config\n", .dir = "r",
     .want = NULL)
+/* a NUL ends the value as git's C string does; bytes above 0x7f are value
+ * bytes like any other */
+ROW(syntax_nul_and_invalid_utf8,
+    .setup = INIT "printf '[core]\\nhooksPath = /n\\0x\\377\\n' >> r/.git/config\n", .dir = "r",
+    .want = "/n")
 ROW(syntax_crlf_and_bom,
     .setup = INIT "printf '\\357\\273\\277[core]\\r\\nhooksPath = /bom\\r\\n' > home/.gitconfig\n",
     .dir = "r", .want = "/bom")
+
+/* --- hostile files: where git would block, or the work is beyond the
+ * reader's caps, the answer is "unknown" (the report then says it could not
+ * tell), never a hang and never "none". */
+
+static enum git_hooks reader_after(const char *name, const char *setup, const char *dir)
+{
+        char c[PATH_MAX * 2], d[PATH_MAX * 3], home[PATH_MAX * 3], out[8];
+        char *sh[] = {"sh", "-ec", (char *) setup, NULL};
+        cleanup_free char *found = NULL;
+        struct git_hooks_env env;
+
+        snprintf(c, sizeof(c), "%s/%s", top, name);
+        snprintf(home, sizeof(home), "%s/home", c);
+        if (mkdir(c, 0755) < 0 || mkdir(home, 0755) < 0)
+                return GIT_HOOKS_FOUND;
+        setenv("C", c, 1);
+        setenv("HOME", home, 1);
+        unsetenv("XDG_CONFIG_HOME");
+        unsetenv("SUDO_UID");
+        if (run_in(c, sh, out, sizeof(out)) < 0)
+                return GIT_HOOKS_FOUND;
+        snprintf(d, sizeof(d), "%s/%s", c, dir);
+        env = git_hooks_env_of_process();
+        return git_hooks_path(d, &env, &found);
+}
+
+TEST(a_fifo_as_an_included_config_is_unknown)
+{
+        ASSERT_EQ(reader_after("fifo_include",
+                               INIT
+                               "printf '[include]\\npath = ../f\\n' >> r/.git/config\nmkfifo r/f\n",
+                               "r"),
+                  GIT_HOOKS_UNKNOWN);
+}
+
+TEST(a_fifo_as_head_is_unknown)
+{
+        ASSERT_EQ(reader_after("fifo_head", INIT "rm r/.git/HEAD\nmkfifo r/.git/HEAD\n", "r"),
+                  GIT_HOOKS_UNKNOWN);
+}
+
+TEST(a_device_as_global_config_is_unknown)
+{
+        ASSERT_EQ(reader_after("device_config", INIT "ln -s /dev/zero home/.gitconfig\n", "r"),
+                  GIT_HOOKS_UNKNOWN);
+}
+
+TEST(a_config_over_the_size_cap_is_unknown)
+{
+        ASSERT_EQ(reader_after("huge_config",
+                               INIT "head -c 1100000 /dev/zero | tr '\\0' '#' >> r/.git/config\n",
+                               "r"),
+                  GIT_HOOKS_UNKNOWN);
+}
+
+TEST(an_include_fan_out_over_the_file_cap_is_unknown)
+{
+        /* each file includes the next twice: 2^10 reads, more than the cap */
+        ASSERT_EQ(
+            reader_after(
+                "fan_out",
+                INIT
+                "printf '[include]\\npath = ../i1\\n' >> r/.git/config\n"
+                "for i in 1 2 3 4 5 6 7 8 9; do printf '[include]\\npath = i%d\\npath = i%d\\n' "
+                "$((i+1)) $((i+1)) > r/i$i; done\ntouch r/i10\n",
+                "r"),
+            GIT_HOOKS_UNKNOWN);
+}
 
 /* Before the rows: their common directory, and the caller's GIT_* that
  * neither side may be swayed by. */

@@ -89,7 +89,7 @@ enum git_hooks git_hooks_path(const char *dir, const struct git_hooks_env *env, 
                              .bytes_left = BYTES_MAX,
                              .match_left = MATCH_STEPS_MAX};
         struct hooks_setting h = {.env = env};
-        cleanup_free char *start = NULL, *cwd = NULL, *hooks = NULL;
+        cleanup_free char *start = NULL, *cwd = NULL;
         struct git_repo repo;
         int k;
 
@@ -110,13 +110,10 @@ enum git_hooks git_hooks_path(const char *dir, const struct git_hooks_env *env, 
                 k = git_cwd(&repo, start, &cwd);
         if (k >= 0 && h.value && !h.value[0])
                 k = GIT_FAILS; /* git: the empty string is not a valid path */
+        if (k >= 0 && !h.value && !(h.value = git_join(repo.commondir, "hooks")))
+                k = GIT_UNSURE;
         if (k >= 0)
-                k = h.value ? git_realpath(h.value, cwd, true, &hooks)
-                    : (hooks = git_join(repo.commondir, "hooks"))
-                        ? git_realpath(hooks, "/", true, ret)
-                        : GIT_UNSURE;
-        if (k >= 0 && !*ret)
-                *ret = TAKE_PTR(hooks);
+                k = git_realpath(h.value, cwd, true, ret);
         free(h.value);
         git_repo_free(&repo);
         return k < 0 ? answer(k) : GIT_HOOKS_FOUND;

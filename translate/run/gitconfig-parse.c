@@ -84,18 +84,24 @@ static int put(struct buf *b, int c)
         return 0;
 }
 
+/* Empty, and a string even before the first character ("" is not NULL). */
+static int reset(struct buf *b)
+{
+        if (!b->s && put(b, 'x') < 0)
+                return -ENOMEM;
+        b->n = 0;
+        b->s[0] = '\0';
+        return 0;
+}
+
 /* The value after "=": quotes joined, escapes undone, comments and
  * unquoted trailing space dropped, inner runs of space kept one for one. */
 static int parse_value(struct text *t, struct buf *v)
 {
         bool quote = false, comment = false;
         size_t space = 0;
-        int r = 0;
+        int r = reset(v);
 
-        v->n = 0;
-        r = put(v, 'x'); /* an empty value is "", not NULL */
-        v->n = 0;
-        v->s[0] = '\0';
         for (int c = next(t); r >= 0; c = next(t)) {
                 if (c == '\n')
                         return quote ? GITCFG_SYNTAX : 0;
@@ -216,10 +222,8 @@ int gitcfg_parse(const char *text, size_t len, bool lenient, gitcfg_entry_fn fn,
                         return lenient ? 0 : GITCFG_SYNTAX; /* a partial byte order mark */
                 t.pos = 3;
         }
-        if (put(&var, 'x') < 0)
+        if (reset(&var) < 0)
                 return -ENOMEM;
-        var.n = 0;
-        var.s[0] = '\0';
         while (r >= 0) {
                 int c = next(&t);
 
@@ -232,9 +236,9 @@ int gitcfg_parse(const char *text, size_t len, bool lenient, gitcfg_entry_fn fn,
                 } else if (c == '#' || c == ';') {
                         comment = true;
                 } else if (c == '[') {
-                        var.n = 0;
-                        var.s[0] = '\0';
-                        r = header(&t, &var, lenient);
+                        r = reset(&var);
+                        if (r >= 0)
+                                r = header(&t, &var, lenient);
                         if (r >= 0)
                                 r = put(&var, '.');
                         known = r >= 0;
