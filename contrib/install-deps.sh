@@ -7,7 +7,7 @@ set -eu
 
 PACKAGES="build-essential pkg-config clang libyajl-dev libseccomp-dev libcap-dev
 libsystemd-dev libyaml-dev libssl-dev busybox-static python3 python3-pytest groff-base man-db
-iproute2 util-linux procps tini jq hyperfine bubblewrap time strace
+iproute2 util-linux procps tini jq hyperfine bubblewrap time strace git
 podman conmon containerd runc crun uidmap slirp4netns firejail zsh fish
 libclang-rt-14-dev clang-format clang-tidy cppcheck shellcheck
 qemu-system-x86 debootstrap e2fsprogs"
