@@ -40,8 +40,8 @@ pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
 # ---- Link mode: STATIC=1 (default) or STATIC=0 ----------------------------
 # STATIC=1 links yajl, libseccomp, libcap, libyaml and libcrypto into the
-# programs from the archives their Debian -dev packages ship (libc stays
-# shared): each shared library costs every start a share of the dynamic
+# programs from the archives their Debian -dev packages ship (and libc,
+# below): each shared library costs every start a share of the dynamic
 # loader's work, about 0.25 ms for the runtime's three and 0.7 ms for
 # libcrypto alone in `bento` (docs/performance.md), and bento-runtime, bento
 # and the exec gate start with every run.  An archive that is not installed
@@ -54,7 +54,18 @@ STATIC ?= 1
 ifeq ($(filter $(STATIC),0 1),)
 $(error STATIC must be 1 (static libraries) or 0 (shared ones), not "$(STATIC)")
 endif
-LINK_MODE := $(if $(filter 1,$(STATIC)),static,shared)
+# With STATIC=1 libc goes in too, for every program that loads nothing at
+# run time: bento, the exec gate, bento-init, the observer and the egress
+# hook (-static-pie, so they are still position independent).  Their start
+# then maps no library at all: on the CI VM a dynamic start of `bento`
+# costs 3 ms of CPU and 6.6 ms wall against 1.8 and 3.7 linked so
+# (docs/performance.md), and a run starts four of them.  bento-runtime keeps
+# libc shared: it dlopen()s libsystemd for --cgroup-manager systemd, which
+# a static libc cannot do.  The sanitizers need the dynamic loader, so a
+# SANITIZE=1 build keeps libc shared everywhere (mode "static": the
+# libraries alone).
+LIBC_STATIC := $(if $(filter 1,$(STATIC)),$(if $(filter 1,$(SANITIZE)),,1))
+LINK_MODE := $(if $(filter 1,$(STATIC)),$(if $(LIBC_STATIC),static-libc,static),shared)
 ARCHIVE_PKG_libyajl_s.a := libyajl-dev
 ARCHIVE_PKG_libseccomp.a := libseccomp-dev
 ARCHIVE_PKG_libcap.a := libcap-dev
@@ -116,6 +127,9 @@ REPRO_CFLAGS := -ffile-prefix-map=$(CURDIR)=. -ffile-prefix-map=$(abspath $(BUIL
 ALL_CFLAGS += $(REPRO_CFLAGS)
 # ---- end of reproducible builds ---------------------------------------------
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now,-z,noexecstack $(LDSAN) $(LDFLAGS)
+# The programs that take libc in with STATIC=1 ("Link mode" above).
+STANDALONE_LDFLAGS := $(if $(LIBC_STATIC),-static-pie,-pie) -Wl,-z,relro,-z,now,-z,noexecstack \
+                      $(LDSAN) $(LDFLAGS)
 
 BUNDLE_SRC := $(wildcard bundle/*.c)
 RUNTIME_SRC := $(wildcard runtime/*/*.c)
@@ -222,7 +236,7 @@ $(BUILDDIR)/bin/bento-runtime: $(call obj,$(RUNTIME_SRC)) $(LIBBENTO) $(LINK_MOD
 
 $(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(HELP_OBJ) $(LIBBENTO) $(LINK_MODE_FILE)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(LINK_MODE_FILE),$^) $(TRANSLATE_LINK)
+	$(CC) $(STANDALONE_LDFLAGS) -o $@ $(filter-out $(LINK_MODE_FILE),$^) $(TRANSLATE_LINK)
 
 # `bento <verb> --help` is made from the verb's manual page source at build
 # time, so the two cannot disagree; the roff pages in docs/man are committed
@@ -245,11 +259,11 @@ check-docs:
 define hook_program
 $$(BUILDDIR)/bin/bento-$(1): $$(call obj,$$(wildcard hooks/$(1)/*.c)) $$(LIBBENTO) $$(LINK_MODE_FILE)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$(filter-out $$(LINK_MODE_FILE),$$^) $$(if $$(filter $(1),$$(HOOKS_LIBC_ONLY)),,$$(HOOK_LINK))
+	$$(CC) $$(STANDALONE_LDFLAGS) -o $$@ $$(filter-out $$(LINK_MODE_FILE),$$^) $$(if $$(filter $(1),$$(HOOKS_LIBC_ONLY)),,$$(HOOK_LINK))
 endef
 # Hook programs that need nothing but libbento and libc: bento-observe runs
 # inside the sandbox as the container's process and loads no library the
-# box would have to hold (in either link mode: libc is always shared).
+# box would have to hold (in either link mode; with STATIC=1 not even libc).
 HOOKS_LIBC_ONLY := observe init
 $(foreach h,$(HOOK_NAMES),$(eval $(call hook_program,$(h))))
 

@@ -3,8 +3,10 @@
 
   * the binaries of $BENTO_BUILD are linked as its link-mode file says:
     with STATIC=1 none of them needs the shared yajl, libseccomp, libcap,
-    libyaml or libcrypto (libc stays shared); with STATIC=0 each needs the
-    ones it uses;
+    libyaml or libcrypto, and every program but bento-runtime (which
+    dlopen()s libsystemd) has libc in it too and needs no library at all
+    ("static-libc"; a SANITIZE=1 build keeps libc shared: "static"); with
+    STATIC=0 each needs the ones it uses;
   * STATIC=1 with an archive missing stops before linking, naming the
     archive and the Debian package that ships it, and STATIC=0 does not
     need it; any other value of STATIC is refused.
@@ -50,7 +52,7 @@ def link_mode():
     assert os.path.exists(path), "%s is missing: the Makefile writes it with every link" % path
     with open(path) as f:
         mode = f.read().strip()
-    assert mode in ("static", "shared"), mode
+    assert mode in ("static-libc", "static", "shared"), mode
     return mode
 
 
@@ -60,9 +62,12 @@ def test_binaries_are_linked_as_the_mode_says(program):
     path = os.path.join(BUILD, "bin", program)
     assert os.path.exists(path), "not built: %s" % path
     libs = needed(path)
+    if mode == "static-libc" and program != "bento-runtime":
+        assert libs == [], "%s is linked with libc in it yet needs %s" % (program, libs)
+        return
     assert "libc.so.6" in libs, libs
     linked = [lib for lib in libs if lib.startswith(LIBS)]
-    if mode == "static":
+    if mode.startswith("static"):
         assert linked == [], "%s is linked statically yet needs %s" % (program, linked)
     else:
         for want in USES[program]:
@@ -72,11 +77,12 @@ def test_binaries_are_linked_as_the_mode_says(program):
 
 def test_the_observer_needs_only_libc():
     """bento-observe runs inside the sandbox: libc and nothing else, in
-    either mode (Makefile, HOOKS_LIBC_ONLY)."""
+    either mode (Makefile, HOOKS_LIBC_ONLY), and with libc in it not even
+    that."""
     # the sanitizer build (make check-debug) adds its own runtimes
     libs = [lib for lib in needed(os.path.join(BUILD, "bin", "bento-observe"))
             if not lib.startswith(SANITIZER_RUNTIMES)]
-    assert libs == ["libc.so.6"], libs
+    assert libs == ([] if link_mode() == "static-libc" else ["libc.so.6"]), libs
 
 
 @pytest.fixture
@@ -120,3 +126,25 @@ def test_other_values_of_static_are_refused(tmp_path):
     r = run(["make", "-n", "-C", ROOT, "BUILDDIR=" + str(tmp_path / "build"), "STATIC=yes"])
     assert r.returncode != 0
     assert 'STATIC must be 1 (static libraries) or 0 (shared ones), not "yes"' in r.stderr, r.stderr
+
+
+def _link_line(tmp_path, program, *args):
+    r = run(["make", "-n", "-C", ROOT, "BUILDDIR=" + str(tmp_path / "build")] + list(args)
+            + [str(tmp_path / "build" / "bin" / program)])
+    assert r.returncode == 0, r.stderr
+    link = [line for line in r.stdout.splitlines() if " -o " + str(tmp_path / "build" / "bin") in line]
+    assert len(link) == 1, link
+    return link[0].split()
+
+
+def test_libc_goes_in_where_nothing_is_loaded_at_run_time(tmp_path):
+    """STATIC=1 links bento and the hook programs with -static-pie, but not
+    bento-runtime (it dlopen()s libsystemd), nor anything under the
+    sanitizers (which need the dynamic loader), nor with STATIC=0."""
+    assert "-static-pie" in _link_line(tmp_path, "bento")
+    assert "-static-pie" in _link_line(tmp_path, "bento-exec-gate")
+    runtime = _link_line(tmp_path, "bento-runtime")
+    assert "-static-pie" not in runtime and "-pie" in runtime
+    for args in (("STATIC=0",), ("SANITIZE=1",)):
+        line = _link_line(tmp_path, "bento", *args)
+        assert "-static-pie" not in line and "-pie" in line, (args, line)
