@@ -80,6 +80,10 @@ int policy_shields(struct policy *p, const struct policy_host *host, struct bent
         struct bento_err why = {0};
         int r;
 
+        if (host && host->shields) {
+                p->shields = shield_set_copy(host->shields);
+                return p->shields ? grant_checks(p, err) : bento_err_set(err, ENOMEM, "shields");
+        }
         r = shields_build(env, &p->shields, &why);
         if (r == -ENOMEM)
                 return bento_err_set(err, ENOMEM, "shields");

@@ -41,6 +41,9 @@ struct policy_path {
 struct policy_host {
         const struct shield_env *shield_env; /* NULL: HOME, getuid(), /etc/passwd */
         const char *path_env;                /* NULL: getenv("PATH") */
+        /* This host's shield set, already built for shield_env (shields_build()): the policy
+         * takes a copy instead of building its own.  NULL: built here. */
+        const struct shield_set *shields;
 };
 
 struct policy {

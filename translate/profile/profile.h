@@ -211,6 +211,9 @@ struct profile_context {
         size_t n_env_names;
         const struct shield_env *shield_env; /* NULL: the process's (HOME, uid, passwd) */
         const char *path_env;                /* PATH for run's checks; NULL: process's */
+        /* The shield set already built for shield_env (borrowed, never changed: the proposal
+         * extends a copy); NULL: built when needed. */
+        const struct shield_set *shields;
 };
 
 struct profile_proposal {

@@ -265,7 +265,9 @@ static int remove_grant(struct manifest *m, const char *g, enum profile_item_kin
 
 int proposer_run_refusals(struct proposer *pr, struct bento_err *err)
 {
-        struct policy_host host = {.shield_env = pr->c->shield_env, .path_env = pr->c->path_env};
+        struct policy_host host = {.shield_env = pr->c->shield_env,
+                                   .path_env = pr->c->path_env,
+                                   .shields = pr->c->shields};
 
         for (int round = 0; round < RUN_REFUSAL_ROUNDS; round++) {
                 cleanup_policy struct policy *p = NULL;
@@ -298,13 +300,17 @@ int profile_foreign_shield_check(const struct profile_context *c, char *const *p
                                  bool *ret, struct bento_err *err)
 {
         struct shield_env own = {.uid = getuid()};
-        struct shield_set *s = NULL;
-        int r = shields_build(c->shield_env ? c->shield_env : &own, &s, err);
+        cleanup_shield_set struct shield_set *built = NULL;
+        const struct shield_set *s = c->shields;
 
-        if (r < 0)
-                return r;
+        if (!s) {
+                int r = shields_build(c->shield_env ? c->shield_env : &own, &built, err);
+
+                if (r < 0)
+                        return r;
+                s = built;
+        }
         for (size_t i = 0; i < n; i++)
                 ret[i] = reaches_foreign_shield(s, paths[i]);
-        shield_set_free(s);
         return 0;
 }

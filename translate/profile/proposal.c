@@ -398,7 +398,11 @@ static int start(struct proposer *pr, struct bento_err *err)
         pr->out->m = profile_manifest_new();
         if (!pr->script_dir || !pr->out->m)
                 return bento_err_set(err, ENOMEM, "the proposal");
-        return shields_build(env, &pr->shields, err);
+        if (!pr->c->shields)
+                return shields_build(env, &pr->shields, err);
+        /* A copy: the clamps add the workspace rules of the proposed writes to it. */
+        pr->shields = shield_set_copy(pr->c->shields);
+        return pr->shields ? 0 : bento_err_set(err, ENOMEM, "the proposal");
 }
 
 int profile_propose(const struct profile_observation *o, const struct profile_context *c,

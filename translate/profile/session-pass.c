@@ -85,6 +85,7 @@ int profile_step_run(const struct profile_ctx *c, const struct profile_grants *e
         if (r >= 0)
                 r = observe(ret, &ret->obs, err);
         profile_context_of(c, &pc);
+        pc.shields = ret->round.shields; /* the set the round built, not a second build */
         if (r >= 0)
                 r = profile_propose(&ret->obs, &pc, &ret->prop, err);
         return r;

@@ -28,6 +28,7 @@
 
 void profile_round_done(struct profile_round *r)
 {
+        shield_set_free(r->shields);
         free(r->report);
         run_outcome_done(&r->out);
         run_egress_done(&r->egress);
@@ -89,13 +90,28 @@ static int refused(struct bento_err *err)
         return -EPERM;
 }
 
-/* Resolve and every refusal a run would make before it starts. */
+/* This host's shield set (for the process's HOME, uid and passwd, as policy_resolve() would
+ * build it), into the round.  A host without a usable home gets none: the policy then builds
+ * its own and says why, as for any run. */
+static int host_shields(struct profile_round *ret, struct bento_err *err)
+{
+        struct shield_env own = {.uid = getuid()};
+        struct bento_err ignored = {0};
+
+        if (shields_build(&own, &ret->shields, &ignored) == -ENOMEM)
+                return bento_err_set(err, ENOMEM, "shields");
+        return 0;
+}
+
+/* Resolve and every refusal a run would make before it starts.  One memo of the host's
+ * answers (manifest/path.h) for the shields, the policy and the alias scan. */
 static int resolve(struct round_ctx *c, const struct manifest *m, struct bento_err *err)
 {
         cleanup_free char *refusal = NULL;
 
         path_cache_begin();
-        if (policy_resolve(m, NULL, &c->p, err) < 0) {
+        if (host_shields(c->ret, err) < 0 ||
+            policy_resolve(m, &(struct policy_host){.shields = c->ret->shields}, &c->p, err) < 0) {
                 path_cache_end();
                 return refused(err);
         }

@@ -70,6 +70,11 @@ struct profile_round {
         bool report_truncated; /* it grew past report_max; the rest was dropped */
         struct run_outcome out;
         struct run_egress egress; /* the proxy's decisions: every CONNECT tried */
+        /* This host's shield set as the round built it, once: its policy took a copy, and the
+         * proposal and run's refusals of the draft borrow it (profile_context.shields) instead
+         * of building it twice more.  NULL when the host has no usable home (the policy said
+         * why).  Freed by profile_round_done(). */
+        struct shield_set *shields;
 };
 
 void profile_round_done(struct profile_round *r);

@@ -141,6 +141,11 @@ int shields_add_workspace(struct shield_set *s, const char *const *writes, size_
 
 struct shield_set *shield_set_free(struct shield_set *s);
 
+/* A deep copy of s that answers every question s does and can be extended and freed on its
+ * own (shield_set_free()); NULL when out of memory.  For a caller that needs the same host's
+ * set more than once: building it costs a path resolution per rule, copying it none. */
+struct shield_set *shield_set_copy(const struct shield_set *s);
+
 /* docs/manifest.md, "CREDENTIAL SHIELDS" shieldable(): false for "/", "/dev/null", an anchor or an
  * ancestor of one (against the resolved anchors). */
 bool shields_shieldable(const struct shield_set *s, const char *path);
