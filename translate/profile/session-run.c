@@ -42,12 +42,14 @@ struct round_ctx {
         struct run_dir d;
         struct run_gate gate;
         struct profile_round *ret;
+        struct host_probe_job probe; /* started before the resolution, which it overlaps */
         int std[3];
         int report_pipe[2];
 };
 
 static void ctx_done(struct round_ctx *c)
 {
+        host_probe_finish(&c->probe, NULL);
         for (int i = 0; i < 2; i++)
                 if (c->report_pipe[i] >= 0)
                         close(c->report_pipe[i]);
@@ -126,16 +128,14 @@ static int resolve(struct round_ctx *c, const struct manifest *m, struct bento_e
 }
 
 /* Profiling has no reduced tier: the full sandbox or nothing. */
-static int admit(const struct manifest *m, struct bento_err *err)
+static int admit(struct round_ctx *c, const struct manifest *m, struct bento_err *err)
 {
-        struct host_probe_job job = {0};
         struct admission_needs needs;
         struct host_report probe;
         struct admission a;
 
         admission_needs_of(m, false, &needs);
-        host_probe_start(&job, &(struct host_probe_opts){.skip_cgroups = true});
-        host_probe_finish(&job, &probe);
+        host_probe_finish(&c->probe, &probe);
         admission_decide(&probe, &needs, ADMISSION_STRICT, &a);
         if (a.outcome == ADMISSION_FULL &&
             host_report_get(&a.report, BENTO_LAYER_FILESYSTEM)->state == BENTO_STATE_ENFORCED)
@@ -248,9 +248,12 @@ int profile_run_round(const struct manifest *m, const struct profile_run_opts *o
         int r;
 
         *ret = (struct profile_round){0};
+        /* The probe runs on a thread beside the resolution, as for `bento run`
+         * (host/probe-async.c); a refused resolution leaves its answer unread. */
+        host_probe_start(&c.probe, &(struct host_probe_opts){.skip_cgroups = true});
         r = resolve(&c, m, err);
         if (r >= 0)
-                r = admit(m, err);
+                r = admit(&c, m, err);
         if (r >= 0 && run_screen_stdio(c.std, err) < 0)
                 r = refused(err);
         if (r >= 0)
