@@ -248,13 +248,22 @@ TEST(path_list_names_every_entry_but_dot_and_dotdot)
         ASSERT_OK(path_list(p, see, &b));
         sort_words(b.names);
         ASSERT_STREQ(b.names, a.names);
-        /* and later lookups there answer from it */
-        ASSERT_EQ(lstat_errno(at("f", "late")), ENOENT);
-        path_cache_end();
+        /* A walk's listing was not asked whether it is complete, so it does
+         * not say "missing": the first lookup that would need that lists
+         * the directory again, asking, and later lookups answer from that. */
+        ASSERT_EQ(lstat_errno(at("f", "late")), 0);
+        touch(at("f", "later"));
+        ASSERT_EQ(lstat_errno(at("f", "later")), ENOENT);
+        /* and a later walk replays that listing */
         memset(&b, 0, sizeof(b));
         ASSERT_OK(path_list(p, see, &b));
         sort_words(b.names);
         ASSERT_STREQ(b.names, "late:f link:l present:f sub:d");
+        path_cache_end();
+        memset(&b, 0, sizeof(b));
+        ASSERT_OK(path_list(p, see, &b));
+        sort_words(b.names);
+        ASSERT_STREQ(b.names, "late:f later:f link:l present:f sub:d");
 }
 
 TEST(path_list_stops_when_asked_and_fails_on_a_missing_directory)
@@ -295,6 +304,47 @@ TEST(path_list_walks_an_unlistable_directory_too)
         ASSERT_TRUE(strstr(s.names, self) != NULL);
 }
 
+/* Looking a name up while a walk goes through its directory: the walk's
+ * listing is replaced by one that may answer lookups, and the walk goes on
+ * through the one it started with. */
+struct lookup_in_walk {
+        const char *dir;
+        int looked_up;
+        int calls;
+};
+
+static int look_up_in_walk(const char *name, mode_t type, void *userdata)
+{
+        struct lookup_in_walk *w = userdata;
+        char p[512];
+
+        (void) type;
+        (void) name;
+        snprintf(p, sizeof(p), "%s/no-such-name-%d", w->dir, w->calls++);
+        w->looked_up += lstat_errno(p) == ENOENT;
+        return 0;
+}
+
+TEST(a_lookup_during_a_walk_leaves_the_walk_whole)
+{
+        char p[512];
+        struct lookup_in_walk w = {p, 0, 0};
+
+        make_sub("k");
+        for (int i = 0; i < 20; i++) {
+                char name[32];
+
+                snprintf(name, sizeof(name), "f%d", i);
+                touch(at("k", name));
+        }
+        snprintf(p, sizeof(p), "%s/k", dir);
+        path_cache_begin();
+        ASSERT_OK(path_list(p, look_up_in_walk, &w));
+        path_cache_end();
+        ASSERT_EQ(w.calls, 21);
+        ASSERT_EQ(w.looked_up, 21);
+}
+
 static void *idle_thread(void *arg)
 {
         pid_t *tid = arg;
@@ -323,6 +373,11 @@ TEST(an_incomplete_listing_is_not_trusted)
                 ASSERT_EQ(lstat_errno(p), ENOENT);
         }
         snprintf(p, sizeof(p), "/proc/%d", (int) tid);
+        ASSERT_EQ(lstat_errno(p), 0);
+        path_cache_end();
+        /* nor a walk's listing, which /proc's is too */
+        path_cache_begin();
+        ASSERT_OK(path_list("/proc", see, &(struct seen){0}));
         ASSERT_EQ(lstat_errno(p), 0);
         path_cache_end();
         pthread_cancel(t);

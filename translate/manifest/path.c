@@ -26,8 +26,11 @@
  * a shield think a credential store absent, so only directories of the
  * local file systems known to list everything (and not folding case
  * there) are listed (listing_complete()).  A walk of a whole directory
- * (path_list()) keeps its listing the same way: the credential links walk
- * and the alias scan both read every credential store, once.
+ * (path_list()) keeps its listing too: the credential links walk and the
+ * alias scan both read every credential store, once.  A walk only needs the
+ * names that are there, so its listing is not asked whether it is complete
+ * until a lookup needs it to say that a name is missing
+ * (vouch_listing()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -197,6 +200,12 @@ struct listing {
         size_t n;
         size_t *slots; /* open addressing over names[]: 1 + the index, 0 when free */
         size_t cap;
+        /* listing_complete() said yes on the descriptor the names were read
+         * from: the listing may say a name is missing, or what type it is.
+         * A walk's listing (path_list()) is not asked: it only names what is
+         * there. */
+        bool vouched;
+        struct listing *retired; /* the next on cache.retired */
 };
 
 /* Names looked up in one directory before it is listed, and the most
@@ -253,6 +262,9 @@ static struct {
         struct memo_slot *slots;
         size_t cap, n;
         struct memo_chunk *chunks; /* the newest first */
+        /* walks' listings replaced by vouched ones (vouch_listing()), kept
+         * until the scope ends: a walk may still be going through one */
+        struct listing *retired;
 } cache;
 
 /* n zeroed bytes that live until path_cache_reset(); NULL when out of
@@ -380,6 +392,12 @@ void path_cache_reset(void)
                         continue;
                 listing_free(e->list);
         }
+        while (cache.retired) {
+                struct listing *next = cache.retired->retired;
+
+                listing_free(cache.retired);
+                cache.retired = next;
+        }
         free(cache.slots);
         cache.slots = NULL;
         cache.cap = cache.n = 0;
@@ -495,17 +513,19 @@ static bool listing_append(struct listing *l, const char *name, unsigned char d_
 }
 
 /* Append dir's names to l->names.  False when dir cannot be read whole,
- * holds more than LIST_MAX_NAMES names, or its listing would not be
- * complete.  getdents64(2) itself: opendir(3) would fstat() and fcntl() a
- * descriptor that O_DIRECTORY already vouches for, two calls per listing. */
-static bool read_names(const char *dir, struct listing *l)
+ * holds more than LIST_MAX_NAMES names, or (vouch: the listing is to answer
+ * lookups) its listing would not be complete.  getdents64(2) itself:
+ * opendir(3) would fstat() and fcntl() a descriptor that O_DIRECTORY
+ * already vouches for, two calls per listing. */
+static bool read_names(const char *dir, struct listing *l, bool vouch)
 {
-        cleanup_close int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cleanup_close int fd = open(dir, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC);
         _Alignas(8) char buf[32768];
         ssize_t got;
 
-        if (fd < 0 || !listing_complete(fd))
+        if (fd < 0 || (vouch && !listing_complete(fd)))
                 return false;
+        l->vouched = vouch;
         while ((got = getdents64(fd, buf, sizeof(buf))) > 0)
                 for (ssize_t off = 0; off < got;) {
                         const struct dirent64 *de = (const void *) (buf + off);
@@ -518,15 +538,15 @@ static bool read_names(const char *dir, struct listing *l)
 }
 
 /* Every name in dir, or NULL: unreadable, a read error part way, more
- * than LIST_MAX_NAMES names, or out of memory. */
-static struct listing *list_dir(const char *dir)
+ * than LIST_MAX_NAMES names, not complete (vouch), or out of memory. */
+static struct listing *list_dir(const char *dir, bool vouch)
 {
         struct listing *l = calloc(1, sizeof(*l));
         size_t cap = 16;
 
         if (!l)
                 return NULL;
-        if (!read_names(dir, l)) {
+        if (!read_names(dir, l, vouch)) {
                 listing_free(l);
                 return NULL;
         }
@@ -566,17 +586,37 @@ static bool split_last(const char *s, size_t n, size_t *dir_len, size_t *name_at
 /* What the listing of s[0..n)'s directory says of it. */
 enum listed { LISTED_UNKNOWN, LISTED_ABSENT, LISTED_TYPE };
 
+/* A walk's listing cannot say a name is missing: the first lookup that
+ * needs that lists dir again, asking listing_complete() on the descriptor
+ * it reads from.  Most walks (the credential stores, the alias scan) never
+ * need it, and a listing then costs two system calls less.  The walk's
+ * listing stays alive: a walk may still be going through it. */
+static void vouch_listing(struct memo *dir)
+{
+        dir->list->retired = cache.retired;
+        cache.retired = dir->list;
+        dir->list = list_dir(dir->key, true);
+}
+
 static enum listed listed_lookup(const struct memo *e, mode_t *type)
 {
-        const struct memo *dir = e->parent;
+        struct memo *dir = e->parent;
         const struct listed_name *hit;
         size_t dir_len, at;
 
         if (!split_last(e->key, e->len, &dir_len, &at) || !dir || !dir->list)
                 return LISTED_UNKNOWN;
         hit = listing_find(dir->list, e->key + at, e->len - at);
+        if (!hit && !dir->list->vouched) {
+                vouch_listing(dir);
+                if (!dir->list)
+                        return LISTED_UNKNOWN;
+                hit = listing_find(dir->list, e->key + at, e->len - at);
+        }
         if (!hit)
                 return LISTED_ABSENT;
+        if (!dir->list->vouched) /* there: lstat(2) says of what type */
+                return LISTED_UNKNOWN;
         *type = hit->type;
         return hit->type ? LISTED_TYPE : LISTED_UNKNOWN;
 }
@@ -590,7 +630,7 @@ static void note_lookup(const struct memo *e)
         if (!dir || dir->list_tried || ++dir->lookups < LIST_AFTER_LOOKUPS)
                 return;
         dir->list_tried = true;
-        dir->list = list_dir(dir->key);
+        dir->list = list_dir(dir->key, true);
 }
 
 static bool dot_or_dotdot(const char *name)
@@ -630,15 +670,18 @@ int path_list(const char *dir, path_list_fn fn, void *userdata)
 {
         size_t n = strlen(dir);
         struct memo *e = dir[0] == '/' ? memo_get(dir, n, path_hash(dir, n)) : NULL;
+        const struct listing *l;
 
         if (e && !e->list_tried) {
                 e->list_tried = true;
-                e->list = list_dir(e->key);
+                e->list = list_dir(e->key, false);
         }
         if (!e || !e->list)
                 return path_list_direct(dir, fn, userdata);
-        for (size_t i = 0; i < e->list->n; i++) {
-                const struct listed_name *name = &e->list->names[i];
+        /* fn may look a name up here and so replace e->list (vouch_listing()) */
+        l = e->list;
+        for (size_t i = 0; i < l->n; i++) {
+                const struct listed_name *name = &l->names[i];
                 int r;
 
                 if (dot_or_dotdot(name->name))
