@@ -213,29 +213,32 @@ struct listing {
 #define LIST_AFTER_LOOKUPS 6
 #define LIST_MAX_NAMES     4096
 
+/* The fields are as narrow as their values allow: a translate makes a
+ * couple of thousand entries, and every page of them is a page fault
+ * (about 10 us on a virtual machine, as much as five lstat(2) calls). */
 struct memo {
         char *key;
         /* The entry of key's directory (made with it), NULL for "/" and a
          * relative key: the walks up the failure check and the listing take
          * are then pointer steps, not one table probe per ancestor. */
         struct memo *parent;
-        size_t len;
         uint64_t hash;
-        unsigned have;
-        unsigned lookups;     /* lstat(2) answers for names directly inside key */
-        bool list_tried;      /* listing it was attempted (list may be NULL) */
         struct listing *list; /* the names inside key, once listed */
-        mode_t type_hint;     /* HAVE_TYPE: key's type, as its directory listed it */
-        int lstat_errno;      /* 0: lst holds the answer */
         /* lstat(2)'s answer when it had one: most names a scope asks
          * about are missing, and a struct stat in every entry was most of
          * the memo's memory (10,000 write grants: 45 MB to fault in). */
         struct stat *lst;
-        char *link;                    /* readlink text; NULL when it failed */
-        char *resolved;                /* path_resolve() of key */
-        unsigned resolved_links;       /* HAVE_RESOLVED: the links its walk followed */
-        unsigned char resolved_end;    /* HAVE_RESOLVED: how that walk ended (enum walk_end) */
-        unsigned char access_errno[8]; /* errno values are below 256 */
+        char *link;     /* readlink text; NULL when it failed */
+        char *resolved; /* path_resolve() of key: key itself when the same */
+        uint32_t len;
+        uint16_t have;
+        uint16_t type_hint;           /* HAVE_TYPE: key's S_IFMT type, as its directory listed it */
+        unsigned char lookups;        /* lstat(2) answers for names directly inside key */
+        unsigned char lstat_errno;    /* 0: lst holds the answer; errno values are below 256 */
+        unsigned char resolved_links; /* HAVE_RESOLVED: the links its walk followed */
+        unsigned char resolved_end;   /* HAVE_RESOLVED: how that walk ended (enum walk_end) */
+        bool list_tried;              /* listing it was attempted (list may be NULL) */
+        unsigned char access_errno[8];
 };
 
 /* The memo's entries and strings come from chunks that the end of the
@@ -267,15 +270,15 @@ static struct {
         struct listing *retired;
 } cache;
 
-/* n zeroed bytes that live until path_cache_reset(); NULL when out of
- * memory. */
-static void *memo_alloc(size_t n)
+/* n zeroed bytes aligned to align (a power of two) that live until
+ * path_cache_reset(); NULL when out of memory. */
+static void *memo_alloc_aligned(size_t n, size_t align)
 {
         struct memo_chunk *c = cache.chunks;
-        size_t align = _Alignof(max_align_t);
         void *p;
 
-        n = (n + align - 1) & ~(align - 1);
+        if (c)
+                c->used = (c->used + align - 1) & ~(align - 1);
         if (!c || c->cap - c->used < n) {
                 size_t cap = n > MEMO_CHUNK_MIN ? n : MEMO_CHUNK_MIN;
 
@@ -292,9 +295,15 @@ static void *memo_alloc(size_t n)
         return memset(p, 0, n);
 }
 
+static void *memo_alloc(size_t n)
+{
+        return memo_alloc_aligned(n, _Alignof(max_align_t));
+}
+
+/* Strings are packed: no alignment. */
 static char *memo_strndup(const char *s, size_t n)
 {
-        char *d = memo_alloc(n + 1);
+        char *d = memo_alloc_aligned(n + 1, 1);
 
         if (d) {
                 memcpy(d, s, n);
@@ -350,7 +359,7 @@ static struct memo *memo_get(const char *s, size_t n, uint64_t h)
         struct memo *e, *parent = NULL;
         size_t i, dir_len, at;
 
-        if (cache.depth == 0)
+        if (cache.depth == 0 || n > UINT32_MAX)
                 return NULL;
         e = memo_find(s, n, h);
         if (e)
@@ -365,7 +374,7 @@ static struct memo *memo_get(const char *s, size_t n, uint64_t h)
         if (!e || !(e->key = memo_strndup(s, n)))
                 return NULL;
         e->parent = parent;
-        e->len = n;
+        e->len = (uint32_t) n;
         e->hash = h;
         for (i = h & (cache.cap - 1); cache.slots[i].e; i = (i + 1) & (cache.cap - 1))
                 ;
@@ -704,14 +713,14 @@ static struct memo *memo_lstat_h(const char *s, size_t n, uint64_t h)
         e = memo_get(s, n, h);
         if (!e || (e->have & HAVE_LSTAT))
                 return e;
-        e->lstat_errno = failed_ancestor(e);
+        e->lstat_errno = (unsigned char) failed_ancestor(e);
         if (!e->lstat_errno && listed_lookup(e, &(mode_t){0}) == LISTED_ABSENT) {
                 e->lstat_errno = ENOENT;
         } else if (!e->lstat_errno) {
                 struct stat st;
 
                 if (lstat(e->key, &st) < 0)
-                        e->lstat_errno = errno;
+                        e->lstat_errno = (unsigned char) errno;
                 else if (!(e->lst = memo_alloc(sizeof(st))))
                         e->lstat_errno = ENOMEM;
                 else
@@ -738,8 +747,10 @@ static int memo_type(const char *s, size_t n, uint64_t h, mode_t *type, struct m
                 return 0;
         }
         if (!(e->have & (HAVE_LSTAT | HAVE_TYPE)) && !failed_ancestor(e) &&
-            listed_lookup(e, &e->type_hint) == LISTED_TYPE)
+            listed_lookup(e, type) == LISTED_TYPE) {
+                e->type_hint = (uint16_t) *type;
                 e->have |= HAVE_TYPE;
+        }
         if (!(e->have & HAVE_LSTAT) && (e->have & HAVE_TYPE)) {
                 *type = e->type_hint;
                 return 0;
@@ -1271,10 +1282,14 @@ static struct memo *memo_resolve(const char *s, size_t n, uint64_t h)
                 if (k < 0)
                         return NULL;
         }
-        if (!out || !(e->resolved = memo_strndup(out, strlen(out))))
+        if (!out)
+                return NULL;
+        /* most paths resolve to themselves: no second copy then */
+        e->resolved = strcmp(out, e->key) == 0 ? e->key : memo_strndup(out, strlen(out));
+        if (!e->resolved)
                 return NULL;
         e->resolved_end = (unsigned char) r.end;
-        e->resolved_links = r.links;
+        e->resolved_links = (unsigned char) r.links;
         e->have |= HAVE_RESOLVED;
         return e;
 }

@@ -93,8 +93,15 @@ int shields_find_anchors(const struct shield_env *env, char ***ret, struct bento
         return 0;
 }
 
+/* Room for the runtime rules and the relocations, which follow the home
+ * rules. */
+#define SHIELD_RULES_BESIDE_HOME 64
+
 static int add_home_rules(struct shield_set *s, struct bento_err *err)
 {
+        if (shield_set_reserve(s, s->n_anchors * shield_home_rules_n + SHIELD_RULES_BESIDE_HOME) <
+            0)
+                return bento_err_set(err, ENOMEM, "home rules");
         for (size_t a = 0; a < s->n_anchors; a++) {
                 for (size_t i = 0; i < shield_home_rules_n; i++) {
                         const struct shield_home_rule *h = &shield_home_rules[i];

@@ -32,6 +32,11 @@ struct shield_rule_spec {
 int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
                    struct bento_err *err);
 
+/* Room for `more` rules beyond those in s, in the rule array and the
+ * table that finds them, made at once rather than by doubling: each
+ * doubling copies the rules into pages that fault in afresh.  -ENOMEM. */
+int shield_set_reserve(struct shield_set *s, size_t more);
+
 /* Record an unshieldable relocation (deduplicated). */
 int shield_set_report(struct shield_set *s, const char *variable, const char *value,
                       struct bento_err *err);

@@ -106,15 +106,15 @@ static void hash_catch_up(struct shield_set *s)
                 hash_insert(s->hashed, s->cap_hashed, s->rules, s->n_hashed);
 }
 
-/* Room for one rule more (the table at most half full), and every rule
- * in it.  -ENOMEM. */
-static int hash_reserve(struct shield_set *s)
+/* Room for one rule more than want (the table at most half full), and
+ * every rule in it.  -ENOMEM. */
+static int hash_reserve(struct shield_set *s, size_t want)
 {
-        if ((s->n_rules + 1) * 2 > s->cap_hashed) {
+        if ((want + 1) * 2 > s->cap_hashed) {
                 size_t cap = s->cap_hashed ? s->cap_hashed : 256;
                 size_t *slots;
 
-                while ((s->n_rules + 1) * 2 > cap)
+                while ((want + 1) * 2 > cap)
                         cap *= 2;
                 slots = calloc(cap, sizeof(*slots));
                 if (!slots)
@@ -171,7 +171,7 @@ static int merge_duplicate(struct shield_set *s, const char *path, enum shield_d
         struct shield_rule *r;
         size_t i;
 
-        if (hash_reserve(s) < 0)
+        if (hash_reserve(s, s->n_rules) < 0)
                 return -ENOMEM;
         i = best_at(s, path, strlen(path), path_hash(path, strlen(path)), equal_better,
                     &(struct equal_query){deny, dir}, SIZE_MAX);
@@ -183,6 +183,21 @@ static int merge_duplicate(struct shield_set *s, const char *path, enum shield_d
                 r->origin = origin;
         }
         return 1;
+}
+
+int shield_set_reserve(struct shield_set *s, size_t more)
+{
+        size_t want = s->n_rules + more;
+
+        if (want > s->cap_rules) {
+                struct shield_rule *rules = reallocarray(s->rules, want, sizeof(*s->rules));
+
+                if (!rules)
+                        return -ENOMEM;
+                s->rules = rules;
+                s->cap_rules = want;
+        }
+        return hash_reserve(s, want);
 }
 
 /* cppcheck 2.10 ignores __attribute__((cleanup)), so it reports g, which
@@ -220,8 +235,12 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
             .grant = TAKE_PTR(g),
             .reads_as_dot = spec->reads_as_dot,
         };
-        if (r->origin == SHIELD_ORIGIN_WORKSPACE && strcmp(r->literal, r->path) != 0)
+        if (strcmp(r->literal, r->path) == 0) { /* almost always: one string serves both */
+                free(r->literal);
+                r->literal = r->path;
+        } else if (r->origin == SHIELD_ORIGIN_WORKSPACE) {
                 s->n_redirected_workspace++;
+        }
         hash_catch_up(s); /* merge_duplicate() made the room */
         return 0;
 }
@@ -255,8 +274,9 @@ struct shield_set *shield_set_free(struct shield_set *s)
         strv_free(s->resolved_anchors);
         free(s->runtime_dir);
         for (size_t i = 0; i < s->n_rules; i++) {
+                if (s->rules[i].literal != s->rules[i].path)
+                        free(s->rules[i].literal);
                 free(s->rules[i].path);
-                free(s->rules[i].literal);
                 free(s->rules[i].grant);
         }
         free(s->rules);

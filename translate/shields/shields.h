@@ -68,15 +68,19 @@ struct shield_home_rule {
 extern const struct shield_home_rule shield_home_rules[];
 extern const size_t shield_home_rules_n;
 
+/* The pointers first and the small fields packed after them: a set holds
+ * a thousand rules per home anchor, and every page of them is a fault. */
 struct shield_rule {
-        char *path;    /* absolute, cleaned, symlink-resolved */
-        char *literal; /* absolute, cleaned, as built (before symlink resolution) */
-        enum shield_deny deny;
-        bool dir;
-        enum shield_holds holds;
+        char *path; /* absolute, cleaned, symlink-resolved */
+        /* absolute, cleaned, as built (before symlink resolution); the same
+         * string as path when the two are equal (shield_set_free() knows) */
+        char *literal;
         const char *source; /* static: the relocating variable, NULL for defaults */
+        char *grant;        /* workspace rules: the resolved write grant; NULL otherwise */
+        enum shield_deny deny;
+        enum shield_holds holds;
         enum shield_origin origin;
-        char *grant; /* workspace rules: the resolved write grant; NULL otherwise */
+        bool dir;
         /* A missing file the sandbox must see as "." rather than empty:
          * git's commondir, where "." keeps the gitdir its own common dir
          * (an empty commondir makes git stop with an error). */
