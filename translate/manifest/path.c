@@ -1239,6 +1239,37 @@ static int resolve_walk(const char *p, struct walk *w, const struct link_visitor
  * entered every name one step more, with the links it followed still
  * counted.  Each name of a deep path is then looked up once, not once
  * for every path beneath it. */
+/* memo_resolve()'s usual step, without building a string: e's directory
+ * resolved to itself (its key), so e resolves to itself too, as a name
+ * entered or missing, unless its own name is a link (false: the whole walk
+ * is needed).  What the walk from the directory's answer would say, down to
+ * the links counted. */
+static bool resolve_in_place(struct memo *e, const struct memo *dir)
+{
+        cleanup_free char *own = NULL;
+        const char *target = NULL;
+        enum walk_end end = (enum walk_end) dir->resolved_end;
+        unsigned char links = 0;
+
+        if (end == WALK_ENTERED) {
+                switch (step_lookup(e->key, e->len, e->hash, &target, &own)) {
+                case STEP_ENTER:
+                        break;
+                case STEP_MISSING:
+                        end = WALK_MISSING;
+                        break;
+                case STEP_LINK:
+                        return false;
+                }
+                links = dir->resolved_links;
+        }
+        e->resolved = e->key;
+        e->resolved_end = (unsigned char) end;
+        e->resolved_links = links;
+        e->have |= HAVE_RESOLVED;
+        return true;
+}
+
 static struct memo *memo_resolve(const char *s, size_t n, uint64_t h)
 {
         struct memo *e = memo_get(s, n, h), *dir;
@@ -1254,6 +1285,8 @@ static struct memo *memo_resolve(const char *s, size_t n, uint64_t h)
                 r.end = WALK_ENTERED;
         } else if (!(dir = memo_resolve(s, dir_len, path_hash(s, dir_len)))) {
                 return NULL;
+        } else if (dir->resolved == dir->key && resolve_in_place(e, dir)) {
+                return e;
         } else if (dir->resolved_end == WALK_MISSING) {
                 cleanup_free char *name = strndup(s + at, n - at);
 
@@ -1296,7 +1329,11 @@ static struct memo *memo_resolve(const char *s, size_t n, uint64_t h)
 
 int path_resolve(const char *p, char **ret)
 {
-        cleanup_free char *clean = path_clean(p);
+        size_t n = strlen(p);
+        /* most paths come clean already: cleaning them would only copy */
+        bool is_clean = path_is_clean(p, n);
+        cleanup_free char *copy = is_clean ? NULL : path_clean(p);
+        const char *clean = is_clean ? p : copy;
         struct walk w = {0};
         struct memo *e = NULL;
         char *out = NULL;
@@ -1304,11 +1341,9 @@ int path_resolve(const char *p, char **ret)
 
         if (!clean)
                 return -ENOMEM;
-        if (cache.depth && clean[0] == '/') {
-                size_t n = strlen(clean);
-
+        n = strlen(clean);
+        if (cache.depth && clean[0] == '/')
                 e = memo_resolve(clean, n, path_hash(clean, n));
-        }
         if (e) {
                 *ret = strdup(e->resolved);
                 return *ret ? 0 : -ENOMEM;

@@ -213,7 +213,8 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
                 return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
         if (strcmp(path, "/") == 0)
                 return 1; /* cppcheck-suppress memleak */
-        if (!shields_shieldable(s, path) &&
+        /* path is clean: resolved */
+        if (!shieldable_against(s->resolved_anchors, s->n_anchors, path) &&
             !(spec->origin == SHIELD_ORIGIN_HOME && on_nested_anchor(s, path)))
                 return 1; /* cppcheck-suppress memleak */
         dup = merge_duplicate(s, path, spec->deny, spec->dir, spec->source, spec->origin);
