@@ -11,6 +11,7 @@ well, which is harmless here.  Needs only the bento binary
 
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -525,6 +526,34 @@ def test_alias_bind_mount(tmp_path, home):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert {"path": str(target), "credential": "%s/.ssh" % home} in doc["credential_aliases"]
+
+
+def test_alias_scan_asks_a_store_for_its_identity_only_to_compare(tmp_path, home):
+    """A credential store's own identity (its lstat) only matters when the scan compares it with
+    something in a grant; with nothing there to compare, the store is listed (for its links and
+    files) and not stat()ed.  The hard link beside it is still found."""
+    if shutil.which("strace") is None:
+        pytest.fail("strace is not installed")
+    (home / ".password-store").mkdir()  # listed with the home, after the first rules
+    (home / "data" / "plain").write_text("x\n")
+    log = tmp_path / "strace.log"
+    path = tmp_path / "m.yaml"
+    path.write_text('entrypoint: ./x\nread: ["~/data"]\n')
+    (tmp_path / "x").write_text("#!/bin/sh\n")
+    trace = ["strace", "-f", "-qq", "-o", str(log), "-e", "trace=newfstatat,lstat,statx,stat"]
+    r = sp_run(trace + [BENTO, "validate", "--json", str(path)], capture_output=True, text=True,
+               env=environment(home), timeout=60)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert "credential_aliases" not in doc and "credential_aliases_partial" not in doc
+    assert '"%s/.password-store"' % home not in log.read_text()
+    # a second name of a file in a store: the comparison is made, the alias found
+    os.link(str(home / ".ssh" / "id_rsa"), str(home / "data" / "copy"))
+    r = sp_run(trace + [BENTO, "validate", "--json", str(path)], capture_output=True, text=True,
+               env=environment(home), timeout=60)
+    assert json.loads(r.stdout)["credential_aliases"] == [
+        {"path": "%s/data/copy" % home, "credential": "%s/.ssh/id_rsa" % home}]
+    assert '"%s/.password-store"' % home in log.read_text()
 
 
 def test_trust_warning_for_stamped_manifest(tmp_path, home):

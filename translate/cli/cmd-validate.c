@@ -25,6 +25,7 @@
 #include "report/text.h"
 #include "cli.h"
 #include "commands.h"
+#include "manifest/path.h"
 #include "policy/policy.h"
 #include "manifest/trust.h"
 #include "report/validate.h"
@@ -132,9 +133,16 @@ static int report(const struct validate_opts *o, const struct manifest *m,
         struct bento_err err = {0}, why = {0};
         int r;
 
+        /* One memo of the host's answers (manifest/path.h) for the policy and
+         * the report, as run and translate have: the alias scan looks at the
+         * credential stores the shields just looked at, and nothing here
+         * changes the host. */
+        path_cache_begin();
         if (policy_resolve(m, NULL, &p, &why) < 0)
                 p = NULL;
-        if (validate_report_build(m, p, p ? NULL : why.msg, st, &rep, &err) < 0) {
+        r = validate_report_build(m, p, p ? NULL : why.msg, st, &rep, &err);
+        path_cache_end();
+        if (r < 0) {
                 fprintf(stderr, "bento: %s\n", err.msg);
                 return BENTO_EXIT_REFUSED;
         }

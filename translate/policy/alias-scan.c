@@ -49,6 +49,7 @@ struct ident {
         dev_t dev;
         ino_t ino;
         char *name;
+        bool pending; /* a store directory: dev and ino asked only when compared (settle_creds()) */
 };
 
 struct idents {
@@ -56,10 +57,20 @@ struct idents {
         size_t n;
 };
 
+/* Most scans compare nothing: the grants hold no second link and no mount.
+ * So what the comparisons need is asked of the host only when one is made:
+ * the identity of each credential store directory (whose type the path
+ * memo already knows from a listing) and the devices of the
+ * write-protected rules (one lstat(2) per rule that exists).  With every
+ * store present that was 430 lstat(2) calls of a translate's 1,400 system
+ * calls. */
 struct scan {
         const struct policy *p;
         dev_t *wp_devs; /* devices holding a write-protected (non-credential) shield */
         size_t n_wp_devs;
+        bool wp_collected;  /* wp_devs is complete (collect_wp_devices()) */
+        bool any_wp;        /* a write-protected rule's path exists: wp_devs is not empty */
+        bool creds_pending; /* some creds are pending */
         size_t budget;
         struct alias_scan *out;
         struct idents creds;
@@ -83,7 +94,7 @@ static void add_ident(struct scan *s, struct idents *set, const struct stat *st,
                 return;
         }
         set->v = v;
-        v[set->n] = (struct ident){st->st_dev, st->st_ino, strdup(name)};
+        v[set->n] = (struct ident){st ? st->st_dev : 0, st ? st->st_ino : 0, strdup(name), !st};
         if (!v[set->n].name)
                 s->r = -ENOMEM;
         else
@@ -95,6 +106,33 @@ static void idents_done(struct idents *set)
         for (size_t i = 0; i < set->n; i++)
                 free(set->v[i].name);
         free(set->v);
+}
+
+/* The pending store directories' identities, in place (the order of the
+ * credentials is the order of the answers), a store gone meanwhile
+ * dropped: what collect_credentials() would have found by lstat(2). */
+static void settle_creds(struct scan *s)
+{
+        size_t kept = 0;
+
+        if (!s->creds_pending)
+                return;
+        s->creds_pending = false;
+        for (size_t i = 0; i < s->creds.n; i++) {
+                struct ident *v = &s->creds.v[i];
+                struct stat st;
+
+                if (v->pending && path_lstat(v->name, &st) < 0) {
+                        if (errno != ENOENT && errno != ENOTDIR)
+                                s->out->partial = true;
+                        free(v->name);
+                        continue;
+                }
+                if (v->pending)
+                        *v = (struct ident){st.st_dev, st.st_ino, v->name, false};
+                s->creds.v[kept++] = *v;
+        }
+        s->creds.n = kept;
 }
 
 static const struct ident *find_ident(const struct idents *set, const struct stat *st)
@@ -221,19 +259,29 @@ static bool opted_store(const struct scan *s, const char *path)
 static void add_anchor(struct scan *s, const char *path)
 {
         struct stat st;
+        mode_t type;
 
         if (!path) { /* out of memory building it: the scan cannot vouch */
                 s->out->partial = true;
                 return;
         }
-        if (opted_store(s, path) || path_lstat(path, &st) < 0) {
+        if (opted_store(s, path) || path_type(path, &type) < 0) {
+                if (errno != ENOENT && errno != ENOTDIR)
+                        s->out->partial = true;
+                return;
+        }
+        if (type == S_IFDIR) { /* its identity: settle_creds() */
+                add_ident(s, &s->creds, NULL, path);
+                s->creds_pending = true;
+                walk(s, path, 0, visit_cred, enter_cred, true);
+                return;
+        }
+        if (path_lstat(path, &st) < 0) {
                 if (errno != ENOENT && errno != ENOTDIR)
                         s->out->partial = true;
                 return;
         }
         visit_cred(s, path, &st);
-        if (S_ISDIR(st.st_mode))
-                walk(s, path, 0, visit_cred, enter_cred, true);
 }
 
 /* A rule whose files are credentials: the read side looks for second
@@ -274,15 +322,16 @@ static bool hidden(const struct scan *s, const char *path)
         return r && r->deny == SHIELD_DENY_ALL && !opted_store(s, path);
 }
 
-static bool cred_device(const struct scan *s, dev_t dev)
+static bool cred_device(struct scan *s, dev_t dev)
 {
+        settle_creds(s);
         for (size_t i = 0; i < s->creds.n; i++)
                 if (s->creds.v[i].dev == dev)
                         return true;
         return false;
 }
 
-static bool wp_device(const struct scan *s, dev_t dev)
+static bool known_wp_device(const struct scan *s, dev_t dev)
 {
         for (size_t i = 0; i < s->n_wp_devs; i++)
                 if (s->wp_devs[i] == dev)
@@ -291,11 +340,13 @@ static bool wp_device(const struct scan *s, dev_t dev)
 }
 
 /* The devices the write-protected rules live on: a hard link never leaves
- * its file system, so a write grant elsewhere cannot hold one. */
+ * its file system, so a write grant elsewhere cannot hold one.  Collected
+ * when first asked (wp_device()). */
 static void collect_wp_devices(struct scan *s)
 {
         const struct shield_set *set = s->p->shields;
 
+        s->wp_collected = true;
         for (size_t i = 0; s->r >= 0 && i < set->n_rules; i++) {
                 struct stat st;
                 dev_t *v;
@@ -307,7 +358,7 @@ static void collect_wp_devices(struct scan *s)
                                 s->out->partial = true;
                         continue;
                 }
-                if (wp_device(s, st.st_dev))
+                if (known_wp_device(s, st.st_dev))
                         continue;
                 v = reallocarray(s->wp_devs, s->n_wp_devs + 1, sizeof(*v));
                 if (!v) {
@@ -317,6 +368,35 @@ static void collect_wp_devices(struct scan *s)
                 s->wp_devs = v;
                 v[s->n_wp_devs++] = st.st_dev;
         }
+}
+
+/* Does a write-protected rule's path exist (the memo's type, no lstat(2)
+ * for a name its directory's listing holds)?  Any failure but a missing
+ * name leaves the answer partial, as collect_wp_devices() would. */
+static void note_wp_rules(struct scan *s)
+{
+        const struct shield_set *set = s->p->shields;
+
+        for (size_t i = 0; i < set->n_rules; i++) {
+                mode_t type;
+
+                if (credential_rule(&set->rules[i]))
+                        continue;
+                if (path_type(set->rules[i].path, &type) == 0)
+                        s->any_wp = true;
+                else if (errno != ENOENT && errno != ENOTDIR)
+                        s->out->partial = true;
+        }
+}
+
+/* Only a write grant makes the write side ask (alias_scan()). */
+static bool wp_device(struct scan *s, dev_t dev)
+{
+        if (!s->any_wp)
+                return false;
+        if (!s->wp_collected)
+                collect_wp_devices(s);
+        return known_wp_device(s, dev);
 }
 
 /* Writable in the sandbox, for a path inside a write grant: no shield
@@ -333,6 +413,7 @@ static void visit_grant(struct scan *s, const char *path, const struct stat *st)
 
         if (!S_ISREG(st->st_mode) || st->st_nlink < 2 || hidden(s, path))
                 return;
+        settle_creds(s);
         c = find_ident(&s->creds, st);
         if (c && strcmp(c->name, path) != 0)
                 add_hit(s, path, c->name, false);
@@ -380,7 +461,7 @@ static void walk_grants(struct scan *s)
                 bool writing = i >= p->n_reads;
                 const struct policy_path *g = writing ? &p->writes[i - p->n_reads] : &p->reads[i];
 
-                if (g->exists && g->real && (s->linked || (writing && s->n_wp_devs > 0)))
+                if (g->exists && g->real && (s->linked || (writing && s->any_wp)))
                         walk_grant(s, g->real, writing);
         }
 }
@@ -403,15 +484,16 @@ static bool granted(const struct policy *p, const char *path, size_t first)
 static void visit_mount(struct scan *s, const char *mp, dev_t dev)
 {
         const struct policy *p = s->p;
-        bool cred = cred_device(s, dev) && granted(p, mp, 0);
-        bool wp = wp_device(s, dev) && granted(p, mp, p->n_reads) && writable(s, mp);
+        /* granted() first: the device checks settle what they compare */
+        bool cred = granted(p, mp, 0) && cred_device(s, dev);
+        bool wp = granted(p, mp, p->n_reads) && wp_device(s, dev) && writable(s, mp);
         const struct ident *c = NULL;
         struct stat st;
 
         if ((!cred && !wp) || hidden(s, mp) || stat(mp, &st) < 0)
                 return;
         if (cred)
-                c = find_ident(&s->creds, &st);
+                c = find_ident(&s->creds, &st); /* cred_device() settled them */
         if (c && strcmp(c->name, mp) != 0)
                 add_hit(s, mp, c->name, false);
         else if (!c && wp) {
@@ -560,9 +642,9 @@ int alias_scan(const struct policy *p, size_t budget, struct alias_scan *ret, st
         if (p->shields) {
                 collect_credentials(&s);
                 if (s.r >= 0 && p->n_writes > 0) /* the write side needs a write grant */
-                        collect_wp_devices(&s);
+                        note_wp_rules(&s);
                 walk_grants(&s);
-                if (s.r >= 0 && (s.creds.n > 0 || s.n_wp_devs > 0))
+                if (s.r >= 0 && (s.creds.n > 0 || s.any_wp))
                         scan_mounts(&s);
                 match_write_protected(&s);
         }
