@@ -182,6 +182,26 @@ static int create_temp(int dirfd, const char *name, char *tmp, size_t size)
         return -EEXIST;
 }
 
+/* Put the temporary file tmp at name, as rename(2) would.  Over an
+ * existing file, rename(2) on ext4 (auto_da_alloc) starts the writeback of
+ * the new file inside the call, for a replacement made durable by nobody
+ * (fileio.h): half a millisecond per file on the benchmark VM.  Swapping the
+ * two names (RENAME_EXCHANGE, as atomic for a reader) and removing the old
+ * file under tmp costs none of that.  Nothing at name yet, or a file system
+ * without the swap: the plain rename.  A directory at name, which rename(2)
+ * refuses, is swapped back and refused the same way. */
+static int put_in_place(int dirfd, const char *tmp, const char *name)
+{
+        if (renameat2(dirfd, tmp, dirfd, name, RENAME_EXCHANGE) < 0)
+                return renameat(dirfd, tmp, dirfd, name) < 0 ? -errno : 0;
+        if (unlinkat(dirfd, tmp, 0) == 0)
+                return 0;
+        if (errno != EISDIR)
+                return 0; /* in place; the old file stays under its temporary name */
+        (void) renameat2(dirfd, tmp, dirfd, name, RENAME_EXCHANGE);
+        return -EISDIR;
+}
+
 /* Fill and rename the temporary file (no fsync: see fileio.h); shown is the name used in
  * messages (the whole path for bento_write_file_atomic). */
 static int replace(int dirfd, const char *name, const char *shown, const char *data, size_t len,
@@ -206,7 +226,7 @@ static int replace(int dirfd, const char *name, const char *shown, const char *d
         }
         if (r == 0) {
                 step = "rename into place";
-                r = renameat(dirfd, tmp, dirfd, name) < 0 ? -errno : 0;
+                r = put_in_place(dirfd, tmp, name);
         }
         if (r < 0) {
                 (void) unlinkat(dirfd, tmp, 0);

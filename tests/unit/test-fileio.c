@@ -81,6 +81,36 @@ TEST(replace_existing)
         ASSERT_EQ(entries(), 1);
 }
 
+/* A replacement takes the name only: another hard link keeps the old
+ * content, and a directory in the way is refused and left as it was (the
+ * names are swapped where the file system can, fileio.c put_in_place()). */
+TEST(replace_takes_the_name_only)
+{
+        cleanup_free char *data = NULL, *other = NULL;
+        size_t len = 0;
+        struct stat st;
+        int n = entries();
+
+        ASSERT_OK(bento_write_file_atomic(at("h"), "old", 3, 0600, &err));
+        ASSERT_TRUE(link(at("h"), at("h2")) == 0);
+        ASSERT_OK(bento_write_file_atomic(at("h"), "new", 3, 0600, &err));
+        ASSERT_OK(bento_read_file(at("h"), 100, &data, &len, &err));
+        ASSERT_STREQ(data, "new");
+        ASSERT_OK(bento_read_file(at("h2"), 100, &other, &len, &err));
+        ASSERT_STREQ(other, "old");
+        ASSERT_EQ(entries(), n + 2);
+        ASSERT_TRUE(mkdir(at("d"), 0700) == 0);
+        ASSERT_OK(bento_write_file_atomic(at("d/inside"), "x", 1, 0600, &err));
+        ASSERT_EQ(bento_write_file_atomic(at("d"), "file", 4, 0600, &err), -EISDIR);
+        ASSERT_TRUE(lstat(at("d/inside"), &st) == 0 && S_ISREG(st.st_mode));
+        ASSERT_TRUE(lstat(at("d"), &st) == 0 && S_ISDIR(st.st_mode));
+        ASSERT_EQ(entries(), n + 3); /* no temporary file left */
+        unlink(at("d/inside"));
+        rmdir(at("d"));
+        unlink(at("h"));
+        unlink(at("h2"));
+}
+
 TEST(size_cap)
 {
         char *data = NULL;
