@@ -209,7 +209,8 @@ struct listing {
 };
 
 /* Names looked up in one directory before it is listed, and the most
- * names a listing holds (a larger directory is left to lstat(2)). */
+ * names (besides "." and "..") a listing holds (a larger directory is
+ * left to lstat(2)). */
 #define LIST_AFTER_LOOKUPS 6
 #define LIST_MAX_NAMES     4096
 
@@ -383,13 +384,13 @@ static struct memo *memo_get(const char *s, size_t n, uint64_t h)
         return e;
 }
 
+/* The listing itself and its names are the memo's (memo_alloc()). */
 static void listing_free(struct listing *l)
 {
         if (!l)
                 return;
-        free(l->names); /* the names themselves are the memo's (memo_alloc()) */
+        free(l->names);
         free(l->slots);
-        free(l);
 }
 
 void path_cache_reset(void)
@@ -446,6 +447,8 @@ static int failed_ancestor(const struct memo *e)
 
 static const struct listed_name *listing_find(const struct listing *l, const char *name, size_t n)
 {
+        if (!l->cap) /* empty */
+                return NULL;
         for (size_t i = path_hash(name, n) & (l->cap - 1); l->slots[i];
              i = (i + 1) & (l->cap - 1)) {
                 const struct listed_name *e = &l->names[l->slots[i] - 1];
@@ -502,8 +505,18 @@ static bool listing_complete(int fd)
         }
 }
 
+static bool dot_or_dotdot(const char *name)
+{
+        return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/* "." and ".." are left out: no key of the memo (a clean path) asks for
+ * them, and a credential store is most often empty, so its listing then
+ * needs no array at all. */
 static bool listing_append(struct listing *l, const char *name, unsigned char d_type)
 {
+        if (dot_or_dotdot(name))
+                return true;
         if (l->n == LIST_MAX_NAMES)
                 return false;
         if ((l->n & (l->n - 1)) == 0 && l->n >= 16) { /* full at 16, 32, 64, ... */
@@ -550,7 +563,7 @@ static bool read_names(const char *dir, struct listing *l, bool vouch)
  * than LIST_MAX_NAMES names, not complete (vouch), or out of memory. */
 static struct listing *list_dir(const char *dir, bool vouch)
 {
-        struct listing *l = calloc(1, sizeof(*l));
+        struct listing *l = memo_alloc(sizeof(*l));
         size_t cap = 16;
 
         if (!l)
@@ -559,6 +572,8 @@ static struct listing *list_dir(const char *dir, bool vouch)
                 listing_free(l);
                 return NULL;
         }
+        if (l->n == 0)
+                return l;
         while (cap < 2 * l->n)
                 cap *= 2;
         l->slots = calloc(cap, sizeof(*l->slots));
@@ -642,11 +657,6 @@ static void note_lookup(const struct memo *e)
         dir->list = list_dir(dir->key, true);
 }
 
-static bool dot_or_dotdot(const char *name)
-{
-        return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
-}
-
 /* getdents64(2) itself, as read_names() does: opendir(3) would fstat() the
  * descriptor too, one call more per directory of a granted tree's walk.
  * The buffer is opendir's size, on the heap: a walk nests a listing per
@@ -691,11 +701,8 @@ int path_list(const char *dir, path_list_fn fn, void *userdata)
         l = e->list;
         for (size_t i = 0; i < l->n; i++) {
                 const struct listed_name *name = &l->names[i];
-                int r;
+                int r = fn(name->name, name->type, userdata);
 
-                if (dot_or_dotdot(name->name))
-                        continue;
-                r = fn(name->name, name->type, userdata);
                 if (r)
                         return r;
         }
