@@ -9,9 +9,12 @@
  * cannot block the caller, a device cannot be read), and the size is capped
  * whatever fstat() claims, so /proc files (which report size 0) work too.
  *
- * Writes go to a fresh temporary file in the target's directory and are
- * rename()d over the target, so a reader sees the old content or the new
- * one, never a mix.  Nothing is fsync()ed: these files (state records, pid
+ * Writes go to a fresh temporary file in the target's directory that then
+ * takes the target's name, so a reader sees the old content or the new
+ * one, never a mix: over an existing file the two names are exchanged
+ * (renameat2(RENAME_EXCHANGE)) and the old file removed, since a rename(2)
+ * over a file makes ext4 start writing the new one out; elsewhere a plain
+ * rename(2).  Nothing is fsync()ed: these files (state records, pid
  * files) describe live processes and mean nothing after a crash, and an
  * fsync per create cost measurable time (docs/performance.md).  A caller
  * that needs durability (a manifest rewrite) commits its own temporary file
