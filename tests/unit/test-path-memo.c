@@ -266,6 +266,30 @@ TEST(path_list_names_every_entry_but_dot_and_dotdot)
         ASSERT_STREQ(b.names, "late:f later:f link:l present:f sub:d");
 }
 
+/* path_list_soon() lists at once: the first lookup there is answered from
+ * the listing, and path_list_direct() replays it rather than reading the
+ * directory again; outside a scope it does nothing. */
+TEST(a_directory_listed_soon)
+{
+        char p[512];
+        struct seen a = {0}, b = {0};
+
+        make_sub("m");
+        snprintf(p, sizeof(p), "%s/m", dir);
+        path_list_soon(p); /* no scope: nothing kept */
+        path_cache_begin();
+        path_list_soon(p);
+        touch(at("m", "late"));
+        ASSERT_EQ(lstat_errno(at("m", "late")), ENOENT);
+        ASSERT_EQ(lstat_errno(at("m", "present")), 0);
+        ASSERT_OK(path_list_direct(p, see, &a));
+        ASSERT_STREQ(a.names, "present:f");
+        path_cache_end();
+        ASSERT_OK(path_list_direct(p, see, &b));
+        sort_words(b.names);
+        ASSERT_STREQ(b.names, "late:f present:f");
+}
+
 TEST(path_list_stops_when_asked_and_fails_on_a_missing_directory)
 {
         char p[512];

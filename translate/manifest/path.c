@@ -661,7 +661,7 @@ static void note_lookup(const struct memo *e)
  * descriptor too, one call more per directory of a granted tree's walk.
  * The buffer is opendir's size, on the heap: a walk nests a listing per
  * level. */
-int path_list_direct(const char *dir, path_list_fn fn, void *userdata)
+static int read_direct(const char *dir, path_list_fn fn, void *userdata)
 {
         enum { BUF = 32768 };
         cleanup_close int fd = open(dir, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC);
@@ -685,20 +685,11 @@ int path_list_direct(const char *dir, path_list_fn fn, void *userdata)
         return got < 0 ? -1 : 0;
 }
 
-int path_list(const char *dir, path_list_fn fn, void *userdata)
+/* fn for every name of l.  Taken by the caller before the walk: fn may
+ * look a name up there and so replace the directory's listing
+ * (vouch_listing()). */
+static int replay(const struct listing *l, path_list_fn fn, void *userdata)
 {
-        size_t n = strlen(dir);
-        struct memo *e = dir[0] == '/' ? memo_get(dir, n, path_hash(dir, n)) : NULL;
-        const struct listing *l;
-
-        if (e && !e->list_tried) {
-                e->list_tried = true;
-                e->list = list_dir(e->key, false);
-        }
-        if (!e || !e->list)
-                return path_list_direct(dir, fn, userdata);
-        /* fn may look a name up here and so replace e->list (vouch_listing()) */
-        l = e->list;
         for (size_t i = 0; i < l->n; i++) {
                 const struct listed_name *name = &l->names[i];
                 int r = fn(name->name, name->type, userdata);
@@ -707,6 +698,38 @@ int path_list(const char *dir, path_list_fn fn, void *userdata)
                         return r;
         }
         return 0;
+}
+
+int path_list_direct(const char *dir, path_list_fn fn, void *userdata)
+{
+        size_t n = strlen(dir);
+        const struct memo *e =
+            cache.depth && dir[0] == '/' ? memo_find(dir, n, path_hash(dir, n)) : NULL;
+
+        return e && e->list ? replay(e->list, fn, userdata) : read_direct(dir, fn, userdata);
+}
+
+int path_list(const char *dir, path_list_fn fn, void *userdata)
+{
+        size_t n = strlen(dir);
+        struct memo *e = dir[0] == '/' ? memo_get(dir, n, path_hash(dir, n)) : NULL;
+
+        if (e && !e->list_tried) {
+                e->list_tried = true;
+                e->list = list_dir(e->key, false);
+        }
+        return e && e->list ? replay(e->list, fn, userdata) : read_direct(dir, fn, userdata);
+}
+
+void path_list_soon(const char *dir)
+{
+        size_t n = strlen(dir);
+        struct memo *e = dir[0] == '/' ? memo_get(dir, n, path_hash(dir, n)) : NULL;
+
+        if (e && !e->list_tried) {
+                e->list_tried = true;
+                e->list = list_dir(e->key, true);
+        }
 }
 
 /* The memo of an absolute path (hash h) with its lstat(2) answer filled

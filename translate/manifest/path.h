@@ -85,16 +85,22 @@ int path_access(const char *path, int mode);
 /* fn(name, type, userdata) for each name in the directory dir but "." and
  * "..", in the order readdir(3) gives them; type is the S_IF* type the
  * directory entry says, 0 when it does not.  Inside a scope the names are
- * read once and kept (where listing is sound, see path.c), so a second
- * walk of the same directory, and later lookups of names in it, cost no
- * system call.  Returns 0; -1 with errno when dir cannot be opened or read
- * whole; or the first nonzero value fn returned, which ends the walk. */
+ * read once and kept, so a second walk of the same directory costs no
+ * system call, and nor do later lookups of names in it where listing is
+ * sound (see path.c).  Returns 0; -1 with errno when dir cannot be opened
+ * or read whole; or the first nonzero value fn returned, which ends the
+ * walk. */
 typedef int (*path_list_fn)(const char *name, mode_t type, void *userdata);
 int path_list(const char *dir, path_list_fn fn, void *userdata);
-/* The same read straight from the host and never kept, scope or not: for
- * walks of trees of any size (a memo of two million names would not be
- * small). */
+/* The same, keeping nothing: for walks of trees of any size (a memo of two
+ * million names would not be small).  A listing the scope holds already
+ * is replayed; any other directory is read straight from the host. */
 int path_list_direct(const char *dir, path_list_fn fn, void *userdata);
+/* Several names in the directory dir are about to be looked up (the
+ * workspace shields of a write grant): inside a scope, list it now, where
+ * listing is sound, so that each is answered without a system call of its
+ * own rather than after LIST_AFTER_LOOKUPS (path.c) of them. */
+void path_list_soon(const char *dir);
 
 /* The hash every path table here uses (FNV-1a).  A running hash: feeding
  * path_hash_step() the bytes of a path from PATH_HASH_SEED passes through

@@ -443,7 +443,8 @@ static void walk_grant(struct scan *s, const char *root, bool writing)
 {
         struct stat st;
 
-        if (skipped_tree(root) || hidden(s, root) || lstat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+        if (skipped_tree(root) || hidden(s, root) || path_lstat(root, &st) < 0 ||
+            !S_ISDIR(st.st_mode))
                 return;
         s->writing = writing;
         walk(s, root, 0, visit_grant, enter_grant, false);

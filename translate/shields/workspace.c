@@ -232,6 +232,9 @@ static int ws_grants_find(struct ws_grants *wg, const char *const *writes, size_
                         return -ENOMEM;
                 if (path_stat(g, &st) < 0 || !S_ISDIR(st.st_mode))
                         continue;
+                /* .git, .vscode, .idea and .cargo are asked of it, and the
+                 * alias scan walks it: one listing for all of them */
+                path_list_soon(g);
                 if (!(wg->roots[wg->n] = checkout_root(g)))
                         return -ENOMEM;
                 wg->grants[wg->n++] = TAKE_PTR(g);
