@@ -108,9 +108,28 @@ static void idents_done(struct idents *set)
         free(set->v);
 }
 
-/* The pending store directories' identities, in place (the order of the
- * credentials is the order of the answers), a store gone meanwhile
- * dropped: what collect_credentials() would have found by lstat(2). */
+/* A pending store directory's identity, as collect_credentials() would
+ * have taken it by lstat(2); false when it is gone, or is now neither a
+ * directory nor a file. */
+static bool settle_one(struct scan *s, struct ident *v)
+{
+        struct stat st;
+
+        if (path_lstat(v->name, &st) < 0) {
+                if (errno != ENOENT && errno != ENOTDIR)
+                        s->out->partial = true;
+                return false;
+        }
+        if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) /* replaced meanwhile */
+                return false;
+        v->dev = st.st_dev;
+        v->ino = st.st_ino;
+        v->pending = false;
+        return true;
+}
+
+/* The pending identities, in place (the order of the credentials is the
+ * order of the answers), a store gone meanwhile dropped. */
 static void settle_creds(struct scan *s)
 {
         size_t kept = 0;
@@ -120,16 +139,11 @@ static void settle_creds(struct scan *s)
         s->creds_pending = false;
         for (size_t i = 0; i < s->creds.n; i++) {
                 struct ident *v = &s->creds.v[i];
-                struct stat st;
 
-                if (v->pending && path_lstat(v->name, &st) < 0) {
-                        if (errno != ENOENT && errno != ENOTDIR)
-                                s->out->partial = true;
+                if (v->pending && !settle_one(s, v)) {
                         free(v->name);
                         continue;
                 }
-                if (v->pending)
-                        *v = (struct ident){st.st_dev, st.st_ino, v->name, false};
                 s->creds.v[kept++] = *v;
         }
         s->creds.n = kept;
