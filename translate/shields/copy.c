@@ -36,7 +36,8 @@ static int copy_rules(struct shield_set *c, const struct shield_set *s)
 
                 *d = *r; /* the scalars; source is static */
                 d->path = strdup(r->path);
-                d->literal = strdup(r->literal);
+                /* one string for both when they are equal, as shields_build() keeps them */
+                d->literal = r->literal == r->path ? d->path : strdup(r->literal);
                 d->grant = r->grant ? strdup(r->grant) : NULL;
                 c->n_rules++;
                 if (!d->path || !d->literal || (r->grant && !d->grant))
