@@ -62,10 +62,11 @@ endif
 # (docs/performance.md), and a run starts four of them.  bento-runtime keeps
 # libc shared: it dlopen()s libsystemd for --cgroup-manager systemd, which
 # a static libc cannot do.  The sanitizers need the dynamic loader, so a
-# SANITIZE=1 build keeps libc shared everywhere (mode "static": the
-# libraries alone).
+# SANITIZE=1 build keeps libc shared everywhere.  (The link-mode file
+# below records STATIC alone: a make in a sanitizer build's directory
+# without SANITIZE=1, as the install tests run it, must not relink there.)
 LIBC_STATIC := $(if $(filter 1,$(STATIC)),$(if $(filter 1,$(SANITIZE)),,1))
-LINK_MODE := $(if $(filter 1,$(STATIC)),$(if $(LIBC_STATIC),static-libc,static),shared)
+LINK_MODE := $(if $(filter 1,$(STATIC)),static,shared)
 ARCHIVE_PKG_libyajl_s.a := libyajl-dev
 ARCHIVE_PKG_libseccomp.a := libseccomp-dev
 ARCHIVE_PKG_libcap.a := libcap-dev
