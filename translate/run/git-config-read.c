@@ -120,9 +120,11 @@ static int gitdir_try(struct cfg_pass *c, const char *pattern, size_t prefix, co
                       bool icase)
 {
         enum git_wild m;
+        bool same_prefix =
+            strlen(text) >= prefix &&
+            (icase ? strncasecmp(pattern, text, prefix) == 0 : strncmp(pattern, text, prefix) == 0);
 
-        if (prefix && (strlen(text) < prefix || (icase ? strncasecmp(pattern, text, prefix)
-                                                       : strncmp(pattern, text, prefix))))
+        if (prefix && !same_prefix)
                 return 0;
         m = wild(c, pattern + prefix, text + prefix, icase);
         return m == GIT_WILD_TOO_HARD ? GIT_UNSURE : m == GIT_WILD_YES;

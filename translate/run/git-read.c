@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -56,14 +57,10 @@ int git_read(struct git_work *w, const char *path, char **text, size_t *len)
 char *git_join(const char *a, const char *b)
 {
         size_t la = strlen(a);
-        char *s = malloc(la + strlen(b) + 2);
+        char *s = NULL;
 
-        if (s) {
-                memcpy(s, a, la);
-                if (la == 0 || a[la - 1] != '/')
-                        s[la++] = '/';
-                strcpy(s + la, b);
-        }
+        if (asprintf(&s, "%s%s%s", a, la == 0 || a[la - 1] != '/' ? "/" : "", b) < 0)
+                return NULL;
         return s;
 }
 
@@ -108,9 +105,9 @@ int git_realpath(const char *path, const char *cwd, bool forgiving, char **ret)
         if (!*path)
                 return GIT_FAILS; /* git: the empty string is not a valid path */
         if (path[0] == '/')
-                strcpy(resolved, "/");
+                snprintf(resolved, PATH_MAX, "/");
         else if (strlen(cwd) < PATH_MAX)
-                strcpy(resolved, cwd);
+                snprintf(resolved, PATH_MAX, "%s", cwd);
         else
                 return GIT_FAILS;
         rest = strdup(path);

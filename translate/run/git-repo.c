@@ -142,7 +142,7 @@ static int protected_entry(const char *key, const char *value, void *data)
         if (!strcmp(key, "safe.barerepository")) {
                 if (!value)
                         return GIT_UNSURE; /* git crashes */
-                if (strcmp(value, "explicit") && strcmp(value, "all"))
+                if (strcmp(value, "explicit") != 0 && strcmp(value, "all") != 0)
                         return GIT_FAILS;
                 p->bare_explicit = !strcmp(value, "explicit");
                 return 0;
@@ -294,7 +294,7 @@ static int format_entry(const char *key, const char *value, void *data)
                 if (!strcmp(ext, "partialclone"))
                         return value ? 0 : GIT_UNSURE;
                 if (!strcmp(ext, "objectformat") &&
-                    (!value || (strcmp(value, "sha1") && strcmp(value, "sha256"))))
+                    (!value || (strcmp(value, "sha1") != 0 && strcmp(value, "sha256") != 0)))
                         return GIT_FAILS;
                 if (!strcmp(ext, "objectformat") || !strcmp(ext, "noop-v1"))
                         f->v1_only = true;

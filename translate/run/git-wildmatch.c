@@ -103,60 +103,75 @@ static int bracket(const unsigned char **pp, int t, bool casefold)
 }
 
 static int match(const unsigned char *p, const unsigned char *t, const unsigned char *start,
+                 bool casefold, unsigned long *budget);
+
+/* The stars at p (one "*", or a "**" between slashes, which may cross
+ * them) and the rest of the pattern after them, against t. */
+static int match_stars(const unsigned char *p, const unsigned char *t, const unsigned char *start,
+                       bool casefold, unsigned long *budget)
+{
+        const unsigned char *stars = p;
+        bool crosses;
+        int r;
+
+        while (p[1] == '*')
+                p++;
+        crosses =
+            p > stars && (stars == start || stars[-1] == '/') && (p[1] == '\0' || p[1] == '/');
+        p++;
+        if (crosses && !*p)
+                return 1;
+        if (crosses) { /* "** /": no directory, or any number of them */
+                for (;;) {
+                        if ((r = match(p + 1, t, start, casefold, budget)) != 0)
+                                return r;
+                        t = (const unsigned char *) strchr((const char *) t, '/');
+                        if (!t)
+                                return 0;
+                        t++;
+                }
+        }
+        for (;; t++) {
+                if ((r = match(p, t, start, casefold, budget)) != 0)
+                        return r;
+                if (!*t || *t == '/')
+                        return 0;
+        }
+}
+
+/* One element of the pattern at *pp ("?", a bracket, an escaped or a plain
+ * byte) against the byte c (not the end of the text): 1 when it matches,
+ * with *pp left on the element's last byte. */
+static int match_one(const unsigned char **pp, unsigned char c, bool casefold)
+{
+        const unsigned char *p = *pp;
+        int r;
+
+        if (*p == '?')
+                return c != '/';
+        if (*p == '[') {
+                p++;
+                r = c == '/' ? 0 : bracket(&p, c, casefold);
+                *pp = p - 1;
+                return r > 0;
+        }
+        if (*p == '\\' && !*++p)
+                return 0; /* a pattern that ends in "\\" matches nothing */
+        *pp = p;
+        return fold(*p, casefold) == fold(c, casefold);
+}
+
+static int match(const unsigned char *p, const unsigned char *t, const unsigned char *start,
                  bool casefold, unsigned long *budget)
 {
         for (; *p; p++, t++) {
                 if (!*budget)
                         return TOO_HARD;
                 --*budget;
-                if (*p == '*') {
-                        const unsigned char *stars = p;
-                        bool crosses;
-                        int r;
-
-                        while (p[1] == '*')
-                                p++;
-                        crosses = p > stars && (stars == start || stars[-1] == '/') &&
-                                  (p[1] == '\0' || p[1] == '/');
-                        p++;
-                        if (crosses && !*p)
-                                return 1;
-                        if (crosses) { /* "** /": no directory, or any number of them */
-                                for (;;) {
-                                        if ((r = match(p + 1, t, start, casefold, budget)) != 0)
-                                                return r;
-                                        t = (const unsigned char *) strchr((const char *) t, '/');
-                                        if (!t)
-                                                return 0;
-                                        t++;
-                                }
-                        }
-                        for (;; t++) {
-                                if ((r = match(p, t, start, casefold, budget)) != 0)
-                                        return r;
-                                if (!*t || *t == '/')
-                                        return 0;
-                        }
-                }
-                if (!*t)
+                if (*p == '*')
+                        return match_stars(p, t, start, casefold, budget);
+                if (!*t || !match_one(&p, *t, casefold))
                         return 0;
-                if (*p == '?') {
-                        if (*t == '/')
-                                return 0;
-                } else if (*p == '[') {
-                        int r;
-
-                        p++;
-                        r = *t == '/' ? 0 : bracket(&p, *t, casefold);
-                        if (r <= 0)
-                                return 0;
-                        p--;
-                } else {
-                        if (*p == '\\' && !*++p)
-                                return 0; /* a pattern that ends in "\\" matches nothing */
-                        if (fold(*p, casefold) != fold(*t, casefold))
-                                return 0;
-                }
         }
         return *t == '\0';
 }
