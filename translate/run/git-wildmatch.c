@@ -145,11 +145,12 @@ static int match_stars(const unsigned char *p, const unsigned char *t, const uns
 static int match_one(const unsigned char **pp, unsigned char c, bool casefold)
 {
         const unsigned char *p = *pp;
-        int r;
 
         if (*p == '?')
                 return c != '/';
         if (*p == '[') {
+                int r;
+
                 p++;
                 r = c == '/' ? 0 : bracket(&p, c, casefold);
                 *pp = p - 1;
