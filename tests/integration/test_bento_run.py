@@ -1321,6 +1321,45 @@ def test_sigint_cancels_and_leaves_nothing(world):
     debris.assert_clean()
 
 
+def test_a_killed_bento_leaves_its_directories_to_the_next_run(world):
+    """docs/cli/bento-run.md, "FILES": a `bento` killed with SIGKILL cannot
+    remove its run directory or its /dev/shm twin. They stay while its
+    sandbox lives (bento-runtime holds the run's claim), a run in between
+    leaves them, and the first run after the sandbox is gone removes them."""
+    m, ws = _shield_world(world, "echo started\n"
+                          "i=0; while [ ! -e ws/go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n"
+                          "echo done > ws/done\n", limits=False)
+    quick = world.manifest("entrypoint: ./q.sh\ninterpreter: sh\n", script="echo quick\n",
+                           name="q.yaml", script_name="q.sh")
+    world.approve(quick)
+    debris = Debris(world, watch=[ws])
+    p, out, err = _start(world, m)
+    try:
+        wait_for(lambda: _said(out, "started"), timeout=30, what="the script to start")
+        debris.during()
+        run_dirs, shm = world.run_dirs(), sorted(debris.run_shm)
+        assert len(run_dirs) == 1 and len(shm) == 1, (run_dirs, shm)
+        p.kill()
+        p.wait(timeout=20)
+        res = world.run(quick)
+        assert res.rc == 0 and "quick" in res.out, res
+        assert all(os.path.isdir(d) for d in run_dirs + shm), "a run removed a live sandbox's directories"
+        assert os.path.exists(os.path.join(shm[0], "state")), "the live runtime's state was removed"
+        world.write(os.path.join(ws, "go"), "")
+        wait_for(lambda: os.path.exists(os.path.join(ws, "done")), timeout=30, what="the sandbox to end")
+        wait_for(lambda: not processes_mentioning(*shm), timeout=30, what="bento-runtime to end")
+        # nobody holds the claim now, and nobody has removed the directories
+        assert all(os.path.isdir(d) for d in run_dirs + shm)
+        res = world.run(m)
+        assert res.rc == 0, res
+    finally:
+        _stop(p)
+    assert not any(os.path.lexists(d) for d in run_dirs + shm), "the killed run's directories are left"
+    os.unlink(os.path.join(ws, "go"))
+    os.unlink(os.path.join(ws, "done"))
+    debris.assert_clean()
+
+
 def test_sigterm_json_ends_with_failed_event(world):
     m, ws = _shield_world(world, "echo started\nwhile :; do sleep 1; done\n", limits=False)
     debris = Debris(world, watch=[ws])

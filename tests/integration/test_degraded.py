@@ -79,6 +79,18 @@ out["home"] = os.environ["HOME"]
 out["tmpdirs"] = [os.environ.get(v) for v in ("TMPDIR", "TMP", "TEMP")]
 out["scratch_mode"] = oct(os.stat(scratch).st_mode & 0o777)
 attempt("subprocess", lambda: subprocess.run(["/bin/true"], check=True))
+fds = {}
+for n in range(3, 1024):  # /proc/self/fd cannot be listed under Landlock
+    try:
+        flags = fcntl.fcntl(n, fcntl.F_GETFL)
+    except OSError:
+        continue
+    try:
+        target = os.readlink("/proc/self/fd/%d" % n)
+    except OSError as e:
+        target = "fd %d: %s" % (n, errno.errorcode.get(e.errno, str(e.errno)))
+    fds[target] = "read-only" if flags & os.O_ACCMODE == os.O_RDONLY else "writable"
+out["fds"] = fds
 print(json.dumps(out))
 '''
 
@@ -186,6 +198,14 @@ def test_l2_confinement(clamped):
     assert scratch.startswith(clamped.tmp + "/bento-run-") and scratch.endswith("/scratch"), got
     assert got["tmpdirs"] == [scratch] * 3, got
     assert got["scratch_mode"] == "0o700", got
+    # the one descriptor bento leaves it: the run's claim, read-only
+    # (docs/degraded.md; docs/cli/bento-run.md, "FILES"); /dev/null is the
+    # probe's own (tcgets_null)
+    inherited = {t: m for t, m in got["fds"].items() if t != "/dev/null"}
+    assert len(inherited) == 1, got
+    (claim, mode), = inherited.items()
+    assert claim.endswith(".claim") and "/bento/runs/" in claim and mode == "read-only", got
+    assert not os.path.exists(claim), claim  # gone with the run
     # ... removed with the run
     assert not os.path.exists(scratch), scratch
     assert clamped.run_dirs() == []

@@ -23,6 +23,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "manifest/path.h"
+#include "private-dir.h"
 
 #define HEADER       "bento-mount-points 1\n"
 #define RECORD_MAX   (256u << 10)
@@ -180,48 +181,13 @@ void point_registry_done(struct point_registry *r)
         *r = (struct point_registry){0};
 }
 
-/* name beneath parent: made 0700 if missing, then it must be a directory
- * of this user's with no access for anyone else. */
-static int private_dir(int parent, const char *name, struct bento_err *err)
-{
-        int r = bento_beneath_make(parent, name, true, 0700, 0, NULL);
-        struct stat st;
-        int fd;
-
-        if (r < 0 && r != -EEXIST)
-                return bento_err_set(err, -r, "cannot create bento's directory \"%s\"", name);
-        fd = bento_beneath_open(parent, name, 0);
-        if (fd < 0)
-                return bento_err_set(err, -fd, "cannot open bento's directory \"%s\"", name);
-        if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
-                close(fd);
-                return bento_err_setx(err, EPERM,
-                                      "\"%s\" is not bento's own private directory, so runs "
-                                      "cannot agree on who removes shield mount points",
-                                      name);
-        }
-        return fd;
-}
-
 /* /run/bento/mount-points as root; $XDG_RUNTIME_DIR/bento/mount-points or
  * /tmp/bento-UID/mount-points otherwise. */
 static int open_private(struct point_locks *l, struct bento_err *err)
 {
-        const char *xdg = getenv("XDG_RUNTIME_DIR");
-        const char *base = geteuid() == 0 ? "/run" : xdg && xdg[0] == '/' ? xdg : "/tmp";
-        char own[32] = "bento";
-        cleanup_close int top = bento_beneath_open_abs(base, 0);
-        cleanup_close int mid = -1, dir = -1;
+        cleanup_close int dir =
+            bento_private_dir("mount-points", "who removes shield mount points", err);
 
-        /* /tmp is everyone's: the name is this user's, and checked so. */
-        if (strcmp(base, "/tmp") == 0)
-                snprintf(own, sizeof(own), "bento-%u", (unsigned) geteuid());
-        if (top < 0)
-                return bento_err_set(err, -top, "cannot open \"%s\" without a symlink", base);
-        mid = private_dir(top, own, err);
-        if (mid < 0)
-                return mid;
-        dir = private_dir(mid, "mount-points", err);
         return dir < 0 ? dir : point_locks_open_at(l, dir, err);
 }
 

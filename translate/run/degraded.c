@@ -98,6 +98,7 @@ int run_degraded_env(struct run_degraded *dg, const struct run_dir *d, const str
         static const char *const tmp_vars[] = {"TMPDIR", "TMP", "TEMP"};
         int r = 0;
 
+        dg->claim = &d->claim;
         dg->scratch = path_join(d->path, "scratch");
         if (!dg->scratch)
                 return bento_err_set(err, ENOMEM, "scratch directory");
@@ -185,6 +186,10 @@ static int build_argv(struct argv_build *a, struct run_degraded *dg, const struc
         arg(a, LAUNCH_VERB);
         arg_pair(a, "--exec", manifest_exec_to_string(m->exec));
         arg_pair(a, "--applied-fd", "3");
+        if (dg->hold_fd >= 0) {
+                snprintf(dg->hold_arg, sizeof(dg->hold_arg), "%d", dg->hold_fd);
+                arg_pair(a, "--hold-fd", dg->hold_arg);
+        }
         if (m->exec != MANIFEST_EXEC_ALL)
                 arg_pair(a, "--gate", gate_socket);
         read_set(a, p);
@@ -363,7 +368,7 @@ static int judge(struct run_degraded *dg, const struct launched *l, int status,
         return 0;
 }
 
-static int spawn_launcher(struct launched *l, const struct argv_build *a,
+static int spawn_launcher(struct launched *l, const struct argv_build *a, int hold_fd,
                           const struct run_stdio *io, char **env, struct bento_err *err)
 {
         struct run_spawn_fds fds = RUN_SPAWN_FDS_NULL;
@@ -381,6 +386,8 @@ static int spawn_launcher(struct launched *l, const struct argv_build *a,
         fds.extra_as = 3;
         fds.own_group = true;
         fds.env = env;
+        fds.keep = &hold_fd;
+        fds.n_keep = hold_fd >= 0 ? 1 : 0;
         close(pipefd[1]);
         if (fds.extra < 0)
                 return bento_err_set(err, errno, "cannot start the launcher");
@@ -425,7 +432,7 @@ int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gat
         struct launched l = {.pidfd = -1, .applied = -1};
         char self[4096];
         ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        cleanup_close int sigfd = -1;
+        cleanup_close int sigfd = -1, hold = -1;
         int status = 0, r;
         sigset_t old;
 
@@ -435,6 +442,12 @@ int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gat
                 return bento_err_set(err, a ? errno : ENOMEM, "cannot find bento's own program");
         }
         self[n] = '\0';
+        /* above 0-3, which the spawn fills */
+        dg->hold_fd = hold = dg->claim ? run_claim_reader(dg->claim, 5) : -1;
+        if (dg->claim && hold < 0) {
+                free(a);
+                return bento_err_set(err, -hold, "cannot hand the run's claim to the launcher");
+        }
         r = build_argv(a, dg, p, dg->gate_socket, self, err);
         if (r >= 0)
                 r = sigfd = run_block_signals(&old, err);
@@ -444,7 +457,7 @@ int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gat
                 r = run_escapees_adopt(err);
         l.adopted = r >= 0;
         if (r >= 0)
-                r = spawn_launcher(&l, a, io, env, err);
+                r = spawn_launcher(&l, a, hold, io, env, err);
         gate->in_use = r >= 0 && gate->pid > 0;
         if (r >= 0)
                 r = wait_launched(&l, io, sigfd, out, &status);

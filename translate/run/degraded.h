@@ -25,6 +25,9 @@ struct run_exposed {
 struct run_degraded {
         char *scratch;           /* <run dir>/scratch, 0700: HOME (by default), TMPDIR, TMP, TEMP */
         const char *gate_socket; /* the exec gate's socket (set by the caller; borrowed) */
+        const struct run_claim *claim; /* the run directory's (run_degraded_env; borrowed) */
+        int hold_fd;                   /* the claim's read-only copy the target keeps */
+        char hold_arg[16];
         int landlock_abi;
         bool started; /* the launcher reached execve() with every layer on */
         /* The hidden shields below a read path that the launcher kept out of

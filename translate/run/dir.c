@@ -7,7 +7,8 @@
  * by bento before the run and removed after it, the very objects it made and only while they are
  * empty, by the last run using their directory (policy/mount-points.h, policy/point-locks.h).
  * Removal of the run directory never follows a symlink and never leaves the run directory's file
- * system.
+ * system.  Both directories are claimed before they are made (claim.h): a bento killed with SIGKILL
+ * leaves them to the next run, which removes them once nothing holds the claim any more.
  *
  * The directory must be out of the sandbox's reach: a TMPDIR inside a
  * grant is bind-mounted into the sandbox with it, and the program could
@@ -109,32 +110,33 @@ static const char *run_dir_parent(const struct policy *p, struct bento_err *err)
  * the CI machine's ext4; so when /dev/shm is a tmpfs bento keeps them
  * there, in a private (0700) directory of its own, and otherwise in the run
  * directory.  NULL when /dev/shm cannot be used. */
-static char *tmpfs_dir(const struct policy *p)
+static char *tmpfs_dir(struct run_dir *d, const struct policy *p)
 {
-        char tmpl[] = "/dev/shm/bento-XXXXXX";
         cleanup_free char *real = NULL;
+        struct bento_err ignored = {0};
         struct statfs sfs;
+        char *dir = NULL;
 
         if (statfs("/dev/shm", &sfs) < 0 || sfs.f_type != TMPFS_MAGIC ||
-            path_resolve("/dev/shm", &real) < 0 || run_visible_through(p, real) || !mkdtemp(tmpl))
+            path_resolve("/dev/shm", &real) < 0 || run_visible_through(p, real) ||
+            run_claim_mkdir(&d->claim, "/dev/shm", "bento-", &dir, &ignored) < 0)
                 return NULL;
-        return strdup(tmpl);
+        return dir;
 }
 
 int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err)
 {
         const char *tmp = run_dir_parent(p, err), *files;
-        cleanup_free char *tmpl = NULL;
 
         if (!tmp)
                 return -err->code;
-        tmpl = path_join(tmp, "bento-run-XXXXXX");
-        if (!tmpl)
-                return bento_err_set(err, ENOMEM, "run directory");
-        if (!mkdtemp(tmpl))
-                return bento_err_set(err, errno, "cannot create a run directory in \"%s\"", tmp);
-        d->path = TAKE_PTR(tmpl);
-        d->shm = tmpfs_dir(p);
+        /* claimed before they exist, so that a kill at any moment leaves
+         * them to the next run's sweep (claim.h) */
+        if (!d->claim.held && run_claim_take(&d->claim, err) < 0)
+                return -err->code;
+        if (run_claim_mkdir(&d->claim, tmp, "bento-run-", &d->path, err) < 0)
+                return -err->code;
+        d->shm = tmpfs_dir(d, p);
         if (d->shm) {
                 d->rootfs = path_join(d->shm, "rootfs");
                 if (!d->rootfs || mkdir(d->rootfs, 0755) < 0)
@@ -178,7 +180,7 @@ void run_remove_mount_points(struct run_dir *d)
 }
 
 /* rm -r below dirfd, staying on dev and never following a symlink. */
-static void remove_tree_at(int dirfd, dev_t dev, unsigned depth)
+static void remove_tree_below(int dirfd, dev_t dev, unsigned depth)
 {
         cleanup_dir DIR *dir = NULL;
         struct dirent *de;
@@ -209,11 +211,16 @@ static void remove_tree_at(int dirfd, dev_t dev, unsigned depth)
                         continue;
                 sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (sub >= 0) {
-                        remove_tree_at(sub, dev, depth + 1);
+                        remove_tree_below(sub, dev, depth + 1);
                         close(sub);
                 }
                 (void) unlinkat(dirfd, de->d_name, AT_REMOVEDIR);
         }
+}
+
+void run_remove_tree_at(int dirfd, dev_t dev)
+{
+        remove_tree_below(dirfd, dev, 0);
 }
 
 /* rm -r dir, staying on its file system. */
@@ -223,7 +230,7 @@ static void remove_tree(const char *dir)
         struct stat st;
 
         if (fd >= 0 && fstat(fd, &st) == 0)
-                remove_tree_at(fd, st.st_dev, 0);
+                run_remove_tree_at(fd, st.st_dev);
         (void) rmdir(dir);
 }
 
@@ -235,6 +242,8 @@ void run_dir_cleanup(struct run_dir *d)
                 remove_tree(d->shm);
         if (d->path)
                 remove_tree(d->path);
+        /* only once what it names is gone */
+        run_claim_drop(&d->claim);
         free(d->shm);
         free(d->rootfs);
         free(d->path);

@@ -63,12 +63,13 @@ static int parse_exec(const char *s, enum manifest_exec *ret)
         return -EINVAL;
 }
 
-enum { OPT_EXEC = 1, OPT_APPLIED_FD, OPT_GATE, OPT_CWD, OPT_RO, OPT_RW, OPT_HIDE };
+enum { OPT_EXEC = 1, OPT_APPLIED_FD, OPT_HOLD_FD, OPT_GATE, OPT_CWD, OPT_RO, OPT_RW, OPT_HIDE };
 
 /* The launcher's words, which bento writes (degraded.c): data, so no --help. */
 static const struct bento_opt launch_opts[] = {
     {"exec", 0, BENTO_OPT_VALUE, OPT_EXEC, "MODE", NULL},
     {"applied-fd", 0, BENTO_OPT_VALUE, OPT_APPLIED_FD, "N", NULL},
+    {"hold-fd", 0, BENTO_OPT_VALUE, OPT_HOLD_FD, "N", NULL},
     {"gate", 0, BENTO_OPT_VALUE, OPT_GATE, "SOCKET", NULL},
     {"cwd", 0, BENTO_OPT_VALUE, OPT_CWD, "DIR", NULL},
     {"ro", 0, BENTO_OPT_VALUE, OPT_RO, "PATH", NULL},
@@ -98,6 +99,8 @@ static int take(struct launch *l, int id, const char *v, bool *exec_set)
                 return parse_exec(v, &l->exec);
         case OPT_APPLIED_FD:
                 return parse_fd(v, &l->applied_fd);
+        case OPT_HOLD_FD:
+                return parse_fd(v, &l->hold_fd);
         case OPT_GATE:
                 l->gate = v;
                 return 0;
@@ -129,7 +132,8 @@ static int parse(int argc, char **argv, struct launch *l)
                 if (take(l, h.id, h.value, &exec_set) < 0)
                         return -EINVAL;
         if (r < 0 || !exec_set || a.i < 2 || strcmp(argv[a.i - 1], "--") != 0 || a.i >= argc ||
-            argv[a.i][0] != '/' || l->applied_fd < 3)
+            argv[a.i][0] != '/' || l->applied_fd < 3 ||
+            (l->hold_fd != -1 && (l->hold_fd < 3 || l->hold_fd == l->applied_fd)))
                 return -EINVAL;
         if (l->exec != MANIFEST_EXEC_ALL && !l->gate)
                 return -EINVAL;
@@ -190,6 +194,21 @@ static int hand_over(int sock, int listener, struct bento_err *err)
         return 0;
 }
 
+/* The run's claim (claim.h) stays open in the target, so that the run's
+ * directories (its scratch among them) outlive a bento killed while the
+ * target runs.  Read-only: the target can let go of it, which costs it
+ * its own scratch at the next run, but never write what the sweep reads. */
+static int hold_claim(int fd, struct bento_err *err)
+{
+        int fl = fcntl(fd, F_GETFL);
+
+        if (fl < 0 || (fl & O_ACCMODE) != O_RDONLY)
+                return bento_err_setx(err, EBADF, "the run's claim is not a read-only descriptor");
+        if (fcntl(fd, F_SETFD, 0) < 0)
+                return bento_err_set(err, errno, "cannot keep the run's claim");
+        return 0;
+}
+
 /* Everything before the exec; 0, or -errno with err saying which layer. */
 static int confine(struct launch *l, struct bento_err *err)
 {
@@ -198,9 +217,11 @@ static int confine(struct launch *l, struct bento_err *err)
         char abi[24];
         int r, listener;
 
-        /* nothing bento holds may reach the target */
+        /* nothing bento holds may reach the target, but the run's claim */
         if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
                 return bento_err_set(err, errno, "cannot close the inherited descriptors");
+        if (l->hold_fd >= 0 && hold_claim(l->hold_fd, err) < 0)
+                return -err->code;
         if (run_screen_stdio(std, err) < 0)
                 return -err->code;
         if (l->cwd && chdir(l->cwd) < 0)
@@ -238,7 +259,7 @@ int launch_main(int argc, char **argv)
 
         if (!l)
                 return BENTO_EXIT_REFUSED;
-        l->applied_fd = -1;
+        l->applied_fd = l->hold_fd = -1;
         if (parse(argc, argv, l) < 0) {
                 fprintf(stderr, "bento: %s is bento's own; it is not for use by hand\n",
                         LAUNCH_VERB);

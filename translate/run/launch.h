@@ -2,17 +2,18 @@
 /*
  * The launcher of the Landlock-only tier (docs/degraded.md): the hidden verb
  *
- *   bento __launch-degraded --exec MODE --applied-fd N [--gate SOCKET]
+ *   bento __launch-degraded --exec MODE --applied-fd N [--hold-fd N] [--gate SOCKET]
  *         [--cwd DIR] [--ro PATH]... [--rw PATH]... [--hide PATH]... -- TARGET...
  *
  * that `bento run --allow-degraded` starts (degraded.c) when admission put
  * the run on that tier.  It runs in the caller's namespaces, in a process
  * group of its own, with the target's environment already made, and
  * confines itself before it becomes the target (launch.c): inherited
- * descriptors closed on exec, the standard descriptors screened, no new
- * privileges, not dumpable, Landlock (launch-landlock.c), the seccomp
- * fences (launch-filter.c), the exec block through bento-exec-gate, and
- * then execve().  Any step that fails refuses the run: nothing is started
+ * descriptors closed on exec (all but the run's claim, read-only,
+ * --hold-fd), the standard descriptors screened, no new privileges, not
+ * dumpable, Landlock (launch-landlock.c), the seccomp fences
+ * (launch-filter.c), the exec block through bento-exec-gate, and then
+ * execve().  Any step that fails refuses the run: nothing is started
  * under a weaker confinement than the one reported.
  *
  * What it tells bento, one line each on the applied descriptor (closed by
@@ -43,6 +44,7 @@
 struct launch {
         enum manifest_exec exec;
         int applied_fd;
+        int hold_fd;      /* the run's claim, read-only (claim.h), or -1: the target keeps it */
         const char *gate; /* the exec gate's socket, NULL under exec: all */
         const char *cwd;
         const char *ro[LAUNCH_PATHS_MAX], *rw[LAUNCH_PATHS_MAX], *hide[LAUNCH_PATHS_MAX];

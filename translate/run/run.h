@@ -20,6 +20,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "claim.h"
 #include "host/admission.h"
 #include "policy/alias-scan.h"
 #include "err.h"
@@ -83,6 +84,9 @@ struct run_dir {
          * so that no other run removes a point under its sandbox; the
          * runtime inherits them (policy/point-locks.h). */
         struct point_locks locks;
+        /* What a killed run leaves for the next one to remove (claim.h);
+         * the runtime inherits it too. */
+        struct run_claim claim;
 };
 
 int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err);
@@ -99,6 +103,8 @@ void run_remove_mount_points(struct run_dir *d);
 /* Remove the mount points created by the run and the run directory.
  * Safe on a partly made or zeroed run_dir; never follows a symlink. */
 void run_dir_cleanup(struct run_dir *d);
+/* rm -r of what is below dirfd, on dev only, never following a symlink. */
+void run_remove_tree_at(int dirfd, dev_t dev);
 
 /* How the target ended. */
 struct run_outcome {

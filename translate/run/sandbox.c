@@ -464,11 +464,12 @@ static void destroy(struct sandbox *sb, const struct report *rep)
         run_gate_stop(sb->gate);
 }
 
-/* The runtime holds the mount point locks too: a bento killed while the
- * sandbox lives leaves them held until the runtime has deleted it
- * (policy/point-locks.h); its container gets none of them.  It gets copies
- * (sharing the lock) above its own descriptors, 0-2, --exit-fd 3 (4 when profiling, with
- * the observer's report at 3), which would otherwise be dup2()ed over one of them. */
+/* The runtime holds the mount point locks and the run's claim too: a bento
+ * killed while the sandbox lives leaves them held until the runtime has
+ * deleted it (policy/point-locks.h, claim.h); its container gets none of
+ * them.  It gets copies (sharing the locks) above its own descriptors, 0-2,
+ * --exit-fd 3 (4 when profiling, with the observer's report at 3), which
+ * would otherwise be dup2()ed over one of them. */
 static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err)
 {
         cleanup_free int *fds = calloc(d->locks.n + 1, sizeof(*fds));
@@ -476,6 +477,8 @@ static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err
 
         if (!fds)
                 return bento_err_set(err, ENOMEM, "mount point locks");
+        if (run_claim_fd(&d->claim) >= 0)
+                fds[n++] = run_claim_fd(&d->claim);
         for (size_t i = 0; i < n; i++) {
                 keep[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 5);
                 if (keep[i] < 0) {
@@ -568,7 +571,7 @@ static int status_pipe(struct sandbox *sb, struct bento_err *err)
 
 static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
 {
-        /* one per mount point lock: lock_copies() fills the first n */
+        /* one per mount point lock and the claim: lock_copies() fills the first n */
         cleanup_free int *keep = calloc(sb->d->locks.n + 1, sizeof(*keep));
         int n, r;
 
