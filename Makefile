@@ -510,6 +510,14 @@ $(BUILDDIR)/fuzz/fuzz-git-config: tests/fuzz/fuzz-git-config.c translate/run/git
 	clang $(FUZZ_CFLAGS) -iquote translate $(call pkg_cflags,$(PKGS_BUNDLE)) -o $@ $^ \
 		$(call pkg_libs,$(PKGS_BUNDLE))
 
+# The run claim target links the reader and what it uses (path cleaning,
+# the identity parser of the point locks).
+$(BUILDDIR)/fuzz/fuzz-run-claim: tests/fuzz/fuzz-run-claim.c \
+    $(filter-out translate/cli/main.c,$(TRANSLATE_SRC)) $(BUNDLE_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -iquote translate $(call pkg_cflags,$(PKGS_TRANSLATE)) -o $@ $^ \
+		$(call pkg_libs,$(PKGS_TRANSLATE))
+
 fuzz: $(FUZZ_TARGETS)
 
 FUZZ_SECONDS ?= 60

@@ -27,15 +27,8 @@
 #define CLAIM_HEADER "bento-run-claim 1\n"
 #define CLAIM_SUFFIX ".claim"
 #define CLAIM_MAX    (16u << 10)
-#define CLAIM_DIRS   8
 #define CLAIM_TRIES  16
 #define RANDOM_CHARS 6
-
-struct claimed {
-        char *path;
-        struct bento_ident id;
-        bool has_id;
-};
 
 static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -72,9 +65,7 @@ static bool run_dir_name(const char *name)
 
 /* ---- the sweep ---- */
 
-/* "dir PATH" and "ident DEV:INO" lines after the header, up to the first
- * line that is not one (a claim cut short by a kill ends in one). */
-static size_t parse_claim(const char *text, size_t len, struct claimed *v, size_t max)
+size_t run_claim_parse(const char *text, size_t len, struct run_claimed *v, size_t max)
 {
         size_t hl = strlen(CLAIM_HEADER), n = 0;
         const char *p = text + hl, *end = text + len;
@@ -96,7 +87,7 @@ static size_t parse_claim(const char *text, size_t len, struct claimed *v, size_
                                 free(path);
                                 break;
                         }
-                        v[n++] = (struct claimed){.path = path};
+                        v[n++] = (struct run_claimed){.path = path};
                 } else if (l > 6 && memcmp(p, "ident ", 6) == 0 && n > 0 && !v[n - 1].has_id &&
                            point_ident_parse(p + 6, l - 6, &v[n - 1].id) == 0) {
                         v[n - 1].has_id = true;
@@ -111,7 +102,7 @@ static size_t parse_claim(const char *text, size_t len, struct claimed *v, size_
 /* Remove one claimed directory: reached without a symlink, this user's,
  * and with an identity that very object (emptied first), else only when
  * it is empty. */
-static void remove_claimed(const struct claimed *c)
+static void remove_claimed(const struct run_claimed *c)
 {
         cleanup_free char *parent = strndup(c->path, (size_t) (strrchr(c->path, '/') - c->path));
         const char *name = strrchr(c->path, '/') + 1;
@@ -140,7 +131,7 @@ static void remove_claimed(const struct claimed *c)
 static void sweep_claim(int dirfd, const char *name)
 {
         cleanup_close int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        struct claimed v[CLAIM_DIRS];
+        struct run_claimed v[RUN_CLAIM_DIRS];
         char text[CLAIM_MAX];
         struct stat a, b;
         ssize_t len;
@@ -154,7 +145,7 @@ static void sweep_claim(int dirfd, const char *name)
             a.st_ino != b.st_ino)
                 return;
         len = pread(fd, text, sizeof(text), 0);
-        n = len > 0 ? parse_claim(text, (size_t) len, v, CLAIM_DIRS) : 0;
+        n = len > 0 ? run_claim_parse(text, (size_t) len, v, RUN_CLAIM_DIRS) : 0;
         for (size_t i = 0; i < n; i++) {
                 remove_claimed(&v[i]);
                 free(v[i].path);

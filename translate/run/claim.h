@@ -30,7 +30,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "beneath.h"
 #include "err.h"
+
+/* The most directories one claim names (a run makes two). */
+#define RUN_CLAIM_DIRS 8
 
 /* All zero is "none taken". */
 struct run_claim {
@@ -62,6 +66,20 @@ int run_claim_reader(const struct run_claim *c, int min);
 /* The claimed directories are gone: remove the claim and let go of it.
  * Calling it again does nothing. */
 void run_claim_drop(struct run_claim *c);
+
+/* One directory a claim names: an absolute, clean path whose last
+ * component is a name bento gives its run directories, and its identity
+ * when the claim got that far. */
+struct run_claimed {
+        char *path;
+        struct bento_ident id;
+        bool has_id;
+};
+
+/* The directories a claim's text names (at most max, paths malloc'd):
+ * "dir PATH" and "ident DEV:INO" lines after the header, up to the first
+ * line that is not one (a claim cut short by a kill ends in one). */
+size_t run_claim_parse(const char *text, size_t len, struct run_claimed *v, size_t max);
 
 /* Remove the directories of every claim no run holds (run_claim_take does
  * this first; dirfd is a runs/ directory; tests call it directly). */
