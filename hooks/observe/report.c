@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -127,31 +126,53 @@ static bool once_room(struct obs_report *r, size_t bytes)
         return true;
 }
 
+/* The longest line the once-set keeps: two words and a path of the tracer's
+ * buffers, unencoded. */
+#define ONCE_KEY_BYTES (64 + 2 * PATH_MAX + 2)
+
+/* "word1 word2 path", the line as the once-set keeps it, into key (a NULL
+ * word or path is empty).  Built by hand rather than with a printf, and on
+ * the stack: this runs for nearly every call the observer sees, and a line
+ * seen before (most of them) then costs no allocation.  Returns its length,
+ * or 0 when it does not fit (the caller writes the line anyway). */
+static size_t once_key(char *key, const char *word1, const char *word2, const char *path)
+{
+        const char *part[3] = {word1, word2 ? word2 : "", path ? path : ""};
+        size_t n = 0;
+
+        for (int i = 0; i < 3; i++) {
+                size_t len = strlen(part[i]);
+
+                if (len >= ONCE_KEY_BYTES - n - 1)
+                        return 0;
+                if (i > 0)
+                        key[n++] = ' ';
+                memcpy(key + n, part[i], len);
+                n += len;
+        }
+        key[n] = '\0';
+        return n;
+}
+
 void obs_report_line_once(struct obs_report *r, const char *word1, const char *word2,
                           const char *path)
 {
-        char *line = NULL;
+        char key[ONCE_KEY_BYTES];
+        size_t n = once_key(key, word1, word2, path);
         unsigned long long h;
-        struct obs_once_slot *s;
+        char *line;
 
-        if (asprintf(&line, "%s %s %s", word1, word2 ? word2 : "", path ? path : "") < 0)
+        if (n == 0)
                 return obs_report_line(r, word1, word2, path);
-        h = hash_of(r->seed, line);
-        if (r->cap_once) {
-                s = slot_for(r->once, r->cap_once, h, line);
-                if (s->line) { /* written before */
-                        free(line);
-                        return;
-                }
-        }
-        if (once_room(r, strlen(line) + 1)) {
-                s = slot_for(r->once, r->cap_once, h, line);
-                *s = (struct obs_once_slot){h, line};
+        h = hash_of(r->seed, key);
+        if (r->cap_once && slot_for(r->once, r->cap_once, h, key)->line)
+                return; /* written before */
+        if (once_room(r, n + 1) && (line = malloc(n + 1)) != NULL) {
+                memcpy(line, key, n + 1);
+                *slot_for(r->once, r->cap_once, h, key) = (struct obs_once_slot){h, line};
                 r->n_once++;
-                r->once_bytes += strlen(line) + 1;
-                line = NULL;
+                r->once_bytes += n + 1;
         }
-        free(line);
         obs_report_line(r, word1, word2, path);
 }
 

@@ -159,6 +159,45 @@ TEST(a_line_once_is_written_once)
         close(p[1]);
 }
 
+/* The longest path the tracer builds (two PATH_MAX parts joined) is still
+ * remembered; one longer than any it builds is written every time; a
+ * missing word or path is a line of its own. */
+TEST(a_line_once_at_the_length_bounds)
+{
+        static struct obs_report r;
+        static char longest[2 * PATH_MAX + 2], too_long[3 * PATH_MAX];
+        int fd = open("/dev/null", O_WRONLY);
+        size_t before;
+
+        ASSERT_TRUE(fd >= 0);
+        memset(longest, 'a', sizeof(longest) - 1);
+        longest[0] = '/';
+        memset(too_long, 'b', sizeof(too_long) - 1);
+        too_long[0] = '/';
+        obs_report_init(&r, fd);
+        for (int i = 0; i < 2; i++) {
+                obs_report_flush(&r);
+                obs_report_line_once(&r, "probe", "unwatched", longest);
+                ASSERT_EQ(r.len > 0, i == 0);
+        }
+        for (int i = 0; i < 2; i++) {
+                obs_report_flush(&r);
+                obs_report_line_once(&r, "probe", "unwatched", too_long);
+                ASSERT_TRUE(r.len > 2 * PATH_MAX); /* written, cut as every line is */
+        }
+        obs_report_flush(&r);
+        obs_report_line_once(&r, "probe", NULL, NULL);
+        before = r.len;
+        obs_report_line_once(&r, "probe", NULL, NULL);
+        obs_report_line_once(&r, "probe", "", NULL); /* the same line as the set keeps it */
+        ASSERT_EQ(r.len, before);
+        obs_report_line_once(&r, "probe", "x", NULL);
+        ASSERT_TRUE(r.len > before);
+        ASSERT_EQ(r.n_once, (size_t) 3);
+        obs_report_done(&r);
+        close(fd);
+}
+
 /* Many lines: the set grows; past OBS_ONCE_MAX every line is written. */
 TEST(the_once_set_grows_and_is_bounded)
 {
