@@ -496,6 +496,105 @@ TEST(a_scope_resolves_as_the_walk_from_the_root_does)
                 free(outside[i]);
 }
 
+/* The memo keeps part of lstat(2)'s answer (not times or block counts):
+ * what it keeps must be the host's, for each kind of name, the first time
+ * and when replayed. */
+TEST(the_memo_keeps_what_lstat_said)
+{
+        const char *names[] = {"file", "second", "sub", "link"};
+        char p[512];
+        int fd;
+
+        make_sub("m");
+        fd = open(at("m", "file"), O_WRONLY | O_CREAT | O_CLOEXEC, 0640);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(write(fd, "12345", 5), 5);
+        close(fd);
+        ASSERT_OK(link(at("m", "file"), at("m", "second")));
+        snprintf(p, sizeof(p), "%s/m/sub", dir);
+        ASSERT_OK(mkdir(p, 0700));
+        ASSERT_OK(symlink("file", at("m", "link")));
+        path_cache_begin();
+        for (int round = 0; round < 2; round++) {
+                for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+                        struct stat want, got;
+
+                        ASSERT_OK(lstat(at("m", names[i]), &want));
+                        ASSERT_OK(path_lstat(at("m", names[i]), &got));
+                        ASSERT_EQ(got.st_dev, want.st_dev);
+                        ASSERT_EQ(got.st_ino, want.st_ino);
+                        ASSERT_EQ(got.st_mode, want.st_mode);
+                        ASSERT_EQ(got.st_nlink, want.st_nlink);
+                        ASSERT_EQ(got.st_uid, want.st_uid);
+                        ASSERT_EQ(got.st_gid, want.st_gid);
+                        ASSERT_EQ(got.st_size, want.st_size);
+                        ASSERT_EQ(got.st_rdev, want.st_rdev);
+                }
+        }
+        {
+                struct stat want, got;
+
+                /* a device's number; and stat(2) follows the link */
+                ASSERT_OK(lstat("/dev/null", &want));
+                ASSERT_OK(path_lstat("/dev/null", &got));
+                ASSERT_EQ(got.st_rdev, want.st_rdev);
+                ASSERT_TRUE(S_ISCHR(got.st_mode));
+                ASSERT_OK(path_stat(at("m", "link"), &got));
+                ASSERT_OK(lstat(at("m", "file"), &want));
+                ASSERT_EQ(got.st_ino, want.st_ino);
+                ASSERT_EQ(got.st_nlink, 2);
+        }
+        path_cache_end();
+}
+
+/* access(2) is asked once per mode in a scope, and replayed. */
+TEST(access_is_replayed_inside_a_scope)
+{
+        make_sub("n");
+        ASSERT_OK(chmod(at("n", "present"), 0644));
+        path_cache_begin();
+        ASSERT_TRUE(path_access(at("n", "present"), X_OK) < 0 && errno == EACCES);
+        ASSERT_OK(path_access(at("n", "present"), F_OK));
+        ASSERT_OK(chmod(at("n", "present"), 0755));
+        ASSERT_TRUE(path_access(at("n", "present"), X_OK) < 0 && errno == EACCES);
+        path_cache_end();
+        ASSERT_OK(path_access(at("n", "present"), X_OK));
+}
+
+/* A directory replaced by a symlink between two scopes: the second scope
+ * must see the link (and follow it), never the directory the first one
+ * memoised; inside one scope a name resolved beneath a link lands where
+ * the link points. */
+TEST(a_symlink_where_a_directory_was)
+{
+        cleanup_free char *before = NULL, *after = NULL, *again = NULL;
+        char inner[512], elsewhere[512];
+        mode_t t = 0;
+
+        make_sub("o");
+        snprintf(inner, sizeof(inner), "%s/o/inner", dir);
+        snprintf(elsewhere, sizeof(elsewhere), "%s/o/elsewhere", dir);
+        ASSERT_OK(mkdir(inner, 0755));
+        ASSERT_OK(mkdir(elsewhere, 0755));
+        path_cache_begin();
+        ASSERT_OK(path_resolve(at("o", "inner/secret"), &before));
+        ASSERT_STREQ(before, at("o", "inner/secret"));
+        ASSERT_OK(path_type(inner, &t));
+        ASSERT_EQ(t, S_IFDIR);
+        path_cache_end();
+        ASSERT_OK(rmdir(inner));
+        ASSERT_OK(symlink("elsewhere", inner));
+        path_cache_begin();
+        ASSERT_OK(path_resolve(at("o", "inner/secret"), &after));
+        ASSERT_STREQ(after, at("o", "elsewhere/secret"));
+        ASSERT_OK(path_type(inner, &t));
+        ASSERT_EQ(t, S_IFLNK);
+        /* the answer beneath the link is replayed, not rebuilt as the key */
+        ASSERT_OK(path_resolve(at("o", "inner/secret"), &again));
+        ASSERT_STREQ(again, at("o", "elsewhere/secret"));
+        path_cache_end();
+}
+
 /* path_clean() hands back a path path_is_clean() vouches for as it is: the two must agree with
  * the full clean on every spelling of '/', '.' and a name up to seven bytes (exactly for an
  * absolute path).  A trailing slash takes the full clean (it is never clean) and changes

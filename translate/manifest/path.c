@@ -184,8 +184,9 @@ enum {
         HAVE_LSTAT = 1u << 0,
         HAVE_LINK = 1u << 1,
         HAVE_RESOLVED = 1u << 2,
-        HAVE_ACCESS = 1u << 3, /* shifted by the access(2) mode, 0..7 */
-        HAVE_TYPE = 1u << 11,  /* type_hint, from the parent's listing */
+        HAVE_ACCESS = 1u << 3,      /* shifted by the access(2) mode, 0..7 */
+        HAVE_TYPE = 1u << 11,       /* type_hint, from the parent's listing */
+        HAVE_LIST_TRIED = 1u << 12, /* listing it was attempted (rare->list may be NULL) */
 };
 
 /* The names in one directory with their d_type, as an open-addressing
@@ -214,23 +215,46 @@ struct listing {
 #define LIST_AFTER_LOOKUPS 6
 #define LIST_MAX_NAMES     4096
 
+/* What lstat(2) said of an existing name, as much of struct stat as
+ * anyone asks of the memo (type and permissions, identity, links, owner,
+ * size): most names a scope asks about are missing, and a whole struct
+ * stat in every entry was most of the memo's memory (10,000 write grants:
+ * 45 MB to fault in); the 144 bytes of one are three times these. */
+struct memo_stat {
+        dev_t dev;
+        ino_t ino;
+        nlink_t nlink;
+        off_t size;
+        dev_t rdev;
+        mode_t mode;
+        uid_t uid;
+        gid_t gid;
+};
+
+/* What few entries need: a listing (directories), a link's text (links),
+ * an answer to access(2) (the interpreter and the entrypoint), a resolved
+ * path other than the key (names beneath a link).  Made when first
+ * needed, so the entry of a plain name stays small. */
+struct memo_rare {
+        struct listing *list; /* the names inside key, once listed */
+        char *link;           /* readlink text; NULL when it failed */
+        char *resolved;       /* path_resolve() of key when it is not key itself */
+        unsigned char access_errno[8];
+};
+
 /* The fields are as narrow as their values allow: a translate makes a
  * couple of thousand entries, and every page of them is a page fault
- * (about 10 us on a virtual machine, as much as five lstat(2) calls). */
+ * (about 10 us on a virtual machine, as much as five lstat(2) calls).
+ * The hash is the table slot's alone: the entry is reached through its
+ * slot, or from a child by its parent pointer. */
 struct memo {
         char *key;
         /* The entry of key's directory (made with it), NULL for "/" and a
          * relative key: the walks up the failure check and the listing take
          * are then pointer steps, not one table probe per ancestor. */
         struct memo *parent;
-        uint64_t hash;
-        struct listing *list; /* the names inside key, once listed */
-        /* lstat(2)'s answer when it had one: most names a scope asks
-         * about are missing, and a struct stat in every entry was most of
-         * the memo's memory (10,000 write grants: 45 MB to fault in). */
-        struct stat *lst;
-        char *link;     /* readlink text; NULL when it failed */
-        char *resolved; /* path_resolve() of key: key itself when the same */
+        struct memo_stat *lst; /* lstat(2)'s answer when it had one */
+        struct memo_rare *rare;
         uint32_t len;
         uint16_t have;
         uint16_t type_hint;           /* HAVE_TYPE: key's S_IFMT type, as its directory listed it */
@@ -238,8 +262,6 @@ struct memo {
         unsigned char lstat_errno;    /* 0: lst holds the answer; errno values are below 256 */
         unsigned char resolved_links; /* HAVE_RESOLVED: the links its walk followed */
         unsigned char resolved_end;   /* HAVE_RESOLVED: how that walk ended (enum walk_end) */
-        bool list_tried;              /* listing it was attempted (list may be NULL) */
-        unsigned char access_errno[8];
 };
 
 /* The memo's entries and strings come from chunks that the end of the
@@ -296,10 +318,9 @@ static void *memo_alloc_aligned(size_t n, size_t align)
         return memset(p, 0, n);
 }
 
-static void *memo_alloc(size_t n)
-{
-        return memo_alloc_aligned(n, _Alignof(max_align_t));
-}
+/* A zeroed object of the given type, aligned for it alone (not to
+ * max_align_t: 16 bytes would make an entry of 56 take 64). */
+#define MEMO_NEW(type) ((type *) memo_alloc_aligned(sizeof(type), _Alignof(type)))
 
 /* Strings are packed: no alignment. */
 static char *memo_strndup(const char *s, size_t n)
@@ -371,12 +392,11 @@ static struct memo *memo_get(const char *s, size_t n, uint64_t h)
                 return NULL;
         if ((cache.n + 1) * 2 > cache.cap && memo_grow() < 0)
                 return NULL;
-        e = memo_alloc(sizeof(*e));
+        e = MEMO_NEW(struct memo);
         if (!e || !(e->key = memo_strndup(s, n)))
                 return NULL;
         e->parent = parent;
         e->len = (uint32_t) n;
-        e->hash = h;
         for (i = h & (cache.cap - 1); cache.slots[i].e; i = (i + 1) & (cache.cap - 1))
                 ;
         cache.slots[i] = (struct memo_slot){h, e};
@@ -384,7 +404,28 @@ static struct memo *memo_get(const char *s, size_t n, uint64_t h)
         return e;
 }
 
-/* The listing itself and its names are the memo's (memo_alloc()). */
+/* The rare part of e, made when first asked for; NULL when out of
+ * memory. */
+static struct memo_rare *memo_rare(struct memo *e)
+{
+        if (!e->rare)
+                e->rare = MEMO_NEW(struct memo_rare);
+        return e->rare;
+}
+
+/* The listing of the names inside e, NULL when there is none. */
+static struct listing *memo_listing(const struct memo *e)
+{
+        return e->rare ? e->rare->list : NULL;
+}
+
+/* path_resolve() of e, once HAVE_RESOLVED. */
+static const char *memo_resolved(const struct memo *e)
+{
+        return e->rare && e->rare->resolved ? e->rare->resolved : e->key;
+}
+
+/* The listing itself and its names are the memo's (MEMO_NEW()). */
 static void listing_free(struct listing *l)
 {
         if (!l)
@@ -400,7 +441,7 @@ void path_cache_reset(void)
 
                 if (!e)
                         continue;
-                listing_free(e->list);
+                listing_free(memo_listing(e));
         }
         while (cache.retired) {
                 struct listing *next = cache.retired->retired;
@@ -563,7 +604,7 @@ static bool read_names(const char *dir, struct listing *l, bool vouch)
  * than LIST_MAX_NAMES names, not complete (vouch), or out of memory. */
 static struct listing *list_dir(const char *dir, bool vouch)
 {
-        struct listing *l = memo_alloc(sizeof(*l));
+        struct listing *l = MEMO_NEW(struct listing);
         size_t cap = 16;
 
         if (!l)
@@ -617,29 +658,46 @@ enum listed { LISTED_UNKNOWN, LISTED_ABSENT, LISTED_TYPE };
  * listing stays alive: a walk may still be going through it. */
 static void vouch_listing(struct memo *dir)
 {
-        dir->list->retired = cache.retired;
-        cache.retired = dir->list;
-        dir->list = list_dir(dir->key, true);
+        struct memo_rare *rare = dir->rare; /* a listing lives there */
+
+        rare->list->retired = cache.retired;
+        cache.retired = rare->list;
+        rare->list = list_dir(dir->key, true);
+}
+
+/* List dir once (vouch: for lookups, see list_dir()). */
+static void memo_list(struct memo *dir, bool vouch)
+{
+        struct memo_rare *rare;
+
+        if (dir->have & HAVE_LIST_TRIED)
+                return;
+        dir->have |= HAVE_LIST_TRIED;
+        rare = memo_rare(dir);
+        if (rare)
+                rare->list = list_dir(dir->key, vouch);
 }
 
 static enum listed listed_lookup(const struct memo *e, mode_t *type)
 {
         struct memo *dir = e->parent;
+        const struct listing *l = dir ? memo_listing(dir) : NULL;
         const struct listed_name *hit;
         size_t dir_len, at;
 
-        if (!split_last(e->key, e->len, &dir_len, &at) || !dir || !dir->list)
+        if (!l || !split_last(e->key, e->len, &dir_len, &at))
                 return LISTED_UNKNOWN;
-        hit = listing_find(dir->list, e->key + at, e->len - at);
-        if (!hit && !dir->list->vouched) {
+        hit = listing_find(l, e->key + at, e->len - at);
+        if (!hit && !l->vouched) {
                 vouch_listing(dir);
-                if (!dir->list)
+                l = memo_listing(dir);
+                if (!l)
                         return LISTED_UNKNOWN;
-                hit = listing_find(dir->list, e->key + at, e->len - at);
+                hit = listing_find(l, e->key + at, e->len - at);
         }
         if (!hit)
                 return LISTED_ABSENT;
-        if (!dir->list->vouched) /* there: lstat(2) says of what type */
+        if (!l->vouched) /* there: lstat(2) says of what type */
                 return LISTED_UNKNOWN;
         *type = hit->type;
         return hit->type ? LISTED_TYPE : LISTED_UNKNOWN;
@@ -651,10 +709,9 @@ static void note_lookup(const struct memo *e)
 {
         struct memo *dir = e->parent;
 
-        if (!dir || dir->list_tried || ++dir->lookups < LIST_AFTER_LOOKUPS)
+        if (!dir || (dir->have & HAVE_LIST_TRIED) || ++dir->lookups < LIST_AFTER_LOOKUPS)
                 return;
-        dir->list_tried = true;
-        dir->list = list_dir(dir->key, true);
+        memo_list(dir, true);
 }
 
 /* getdents64(2) itself, as read_names() does: opendir(3) would fstat() the
@@ -705,20 +762,22 @@ int path_list_direct(const char *dir, path_list_fn fn, void *userdata)
         size_t n = strlen(dir);
         const struct memo *e =
             cache.depth && dir[0] == '/' ? memo_find(dir, n, path_hash(dir, n)) : NULL;
+        const struct listing *l = e ? memo_listing(e) : NULL;
 
-        return e && e->list ? replay(e->list, fn, userdata) : read_direct(dir, fn, userdata);
+        return l ? replay(l, fn, userdata) : read_direct(dir, fn, userdata);
 }
 
 int path_list(const char *dir, path_list_fn fn, void *userdata)
 {
         size_t n = strlen(dir);
         struct memo *e = dir[0] == '/' ? memo_get(dir, n, path_hash(dir, n)) : NULL;
+        const struct listing *l = NULL;
 
-        if (e && !e->list_tried) {
-                e->list_tried = true;
-                e->list = list_dir(e->key, false);
+        if (e) {
+                memo_list(e, false);
+                l = memo_listing(e);
         }
-        return e && e->list ? replay(e->list, fn, userdata) : read_direct(dir, fn, userdata);
+        return l ? replay(l, fn, userdata) : read_direct(dir, fn, userdata);
 }
 
 void path_list_soon(const char *dir)
@@ -726,10 +785,72 @@ void path_list_soon(const char *dir)
         size_t n = strlen(dir);
         struct memo *e = dir[0] == '/' ? memo_get(dir, n, path_hash(dir, n)) : NULL;
 
-        if (e && !e->list_tried) {
-                e->list_tried = true;
-                e->list = list_dir(e->key, true);
+        if (e)
+                memo_list(e, true);
+}
+
+static void memo_stat_keep(struct memo_stat *m, const struct stat *st)
+{
+        *m = (struct memo_stat){
+            .dev = st->st_dev,
+            .ino = st->st_ino,
+            .nlink = st->st_nlink,
+            .size = st->st_size,
+            .rdev = st->st_rdev,
+            .mode = st->st_mode,
+            .uid = st->st_uid,
+            .gid = st->st_gid,
+        };
+}
+
+/* The kept answer as a struct stat; what is not kept (times, block
+ * counts) reads as zero. */
+static void memo_stat_give(const struct memo_stat *m, struct stat *st)
+{
+        *st = (struct stat){
+            .st_dev = m->dev,
+            .st_ino = m->ino,
+            .st_nlink = m->nlink,
+            .st_size = m->size,
+            .st_rdev = m->rdev,
+            .st_mode = m->mode,
+            .st_uid = m->uid,
+            .st_gid = m->gid,
+        };
+}
+
+/* Fill in e's lstat(2) answer, given what its ancestors (failed, from
+ * failed_ancestor()) and its directory's listing (listed, from
+ * listed_lookup(); LISTED_UNKNOWN when failed) already said: only when
+ * neither settles it is the host asked. */
+static void memo_lstat_settle(struct memo *e, int failed, enum listed listed)
+{
+        struct stat st;
+
+        e->have |= HAVE_LSTAT;
+        if (failed || listed == LISTED_ABSENT) {
+                e->lstat_errno = (unsigned char) (failed ? failed : ENOENT);
+                return;
         }
+        if (lstat(e->key, &st) < 0)
+                e->lstat_errno = (unsigned char) errno;
+        else if (!(e->lst = MEMO_NEW(struct memo_stat)))
+                e->lstat_errno = ENOMEM;
+        else
+                memo_stat_keep(e->lst, &st);
+        note_lookup(e);
+}
+
+/* e (an absolute path's entry) with its lstat(2) answer filled in. */
+static struct memo *memo_lstat_e(struct memo *e)
+{
+        int failed;
+
+        if (e->have & HAVE_LSTAT)
+                return e;
+        failed = failed_ancestor(e);
+        memo_lstat_settle(e, failed, failed ? LISTED_UNKNOWN : listed_lookup(e, &(mode_t){0}));
+        return e;
 }
 
 /* The memo of an absolute path (hash h) with its lstat(2) answer filled
@@ -741,55 +862,39 @@ static struct memo *memo_lstat_h(const char *s, size_t n, uint64_t h)
         if (cache.depth == 0 || s[0] != '/')
                 return NULL;
         e = memo_get(s, n, h);
-        if (!e || (e->have & HAVE_LSTAT))
-                return e;
-        e->lstat_errno = (unsigned char) failed_ancestor(e);
-        if (!e->lstat_errno && listed_lookup(e, &(mode_t){0}) == LISTED_ABSENT) {
-                e->lstat_errno = ENOENT;
-        } else if (!e->lstat_errno) {
-                struct stat st;
-
-                if (lstat(e->key, &st) < 0)
-                        e->lstat_errno = (unsigned char) errno;
-                else if (!(e->lst = memo_alloc(sizeof(st))))
-                        e->lstat_errno = ENOMEM;
-                else
-                        *e->lst = st;
-                note_lookup(e);
-        }
-        e->have |= HAVE_LSTAT;
-        return e;
+        return e ? memo_lstat_e(e) : NULL;
 }
 
-/* The type of an absolute path s[0..n) (hash h) as lstat(2) would give
- * it: 0 and *type, or an errno.  A listed directory answers without a
- * system call.  *ret: the memo, NULL outside a scope. */
-static int memo_type(const char *s, size_t n, uint64_t h, mode_t *type, struct memo **ret)
+/* The type of e's path as lstat(2) would give it: 0 and *type, or an
+ * errno.  A listed directory answers without a system call. */
+static int memo_type_e(struct memo *e, mode_t *type)
 {
-        struct memo *e = cache.depth && s[0] == '/' ? memo_get(s, n, h) : NULL;
-        struct stat st;
+        if (!(e->have & (HAVE_LSTAT | HAVE_TYPE))) {
+                int failed = failed_ancestor(e);
+                enum listed listed = failed ? LISTED_UNKNOWN : listed_lookup(e, type);
 
-        *ret = e;
-        if (!e) {
-                if (lstat(s, &st) < 0)
-                        return errno;
-                *type = st.st_mode & S_IFMT;
-                return 0;
+                if (listed == LISTED_TYPE) {
+                        e->type_hint = (uint16_t) *type;
+                        e->have |= HAVE_TYPE;
+                } else {
+                        memo_lstat_settle(e, failed, listed);
+                }
         }
-        if (!(e->have & (HAVE_LSTAT | HAVE_TYPE)) && !failed_ancestor(e) &&
-            listed_lookup(e, type) == LISTED_TYPE) {
-                e->type_hint = (uint16_t) *type;
-                e->have |= HAVE_TYPE;
-        }
-        if (!(e->have & HAVE_LSTAT) && (e->have & HAVE_TYPE)) {
+        if (!(e->have & HAVE_LSTAT)) { /* HAVE_TYPE */
                 *type = e->type_hint;
                 return 0;
         }
-        e = memo_lstat_h(s, n, h);
         if (e->lstat_errno)
                 return e->lstat_errno;
-        *type = e->lst->st_mode & S_IFMT;
+        *type = e->lst->mode & S_IFMT;
         return 0;
+}
+
+/* The entry of s[0..n) (hash h) when s is absolute and a scope is open;
+ * NULL otherwise, or when out of memory (the host is asked then). */
+static struct memo *memo_entry(const char *s, size_t n, uint64_t h)
+{
+        return cache.depth && s[0] == '/' ? memo_get(s, n, h) : NULL;
 }
 
 static struct memo *memo_lstat(const char *s, size_t n)
@@ -807,15 +912,20 @@ int path_lstat(const char *path, struct stat *st)
                 errno = e->lstat_errno;
                 return -1;
         }
-        *st = *e->lst;
+        memo_stat_give(e->lst, st);
         return 0;
 }
 
 int path_type(const char *path, mode_t *type)
 {
-        struct memo *e;
-        int r = memo_type(path, strlen(path), path_hash(path, strlen(path)), type, &e);
+        size_t n = strlen(path);
+        struct memo *e = memo_entry(path, n, path_hash(path, n));
+        struct stat st;
+        int r;
 
+        if (!e)
+                return lstat(path, &st) < 0 ? -1 : (*type = st.st_mode & S_IFMT, 0);
+        r = memo_type_e(e, type);
         if (r) {
                 errno = r;
                 return -1;
@@ -843,13 +953,13 @@ int path_stat(const char *path, struct stat *st)
 {
         const struct memo *e = memo_lstat(path, strlen(path));
 
-        if (!e || (!e->lstat_errno && S_ISLNK(e->lst->st_mode)))
+        if (!e || (!e->lstat_errno && S_ISLNK(e->lst->mode)))
                 return stat(path, st);
         if (e->lstat_errno) {
                 errno = e->lstat_errno;
                 return -1;
         }
-        *st = *e->lst;
+        memo_stat_give(e->lst, st);
         return 0;
 }
 
@@ -859,15 +969,16 @@ int path_access(const char *path, int mode)
         struct memo *e = mode >= 0 && mode < 8 && path[0] == '/' && cache.depth
                              ? memo_get(path, n, path_hash(path, n))
                              : NULL;
+        struct memo_rare *rare = e ? memo_rare(e) : NULL;
 
-        if (!e)
+        if (!rare)
                 return access(path, mode);
         if (!(e->have & (HAVE_ACCESS << mode))) {
-                e->access_errno[mode] = (unsigned char) (access(path, mode) < 0 ? errno : 0);
+                rare->access_errno[mode] = (unsigned char) (access(path, mode) < 0 ? errno : 0);
                 e->have |= HAVE_ACCESS << mode;
         }
-        if (e->access_errno[mode]) {
-                errno = e->access_errno[mode];
+        if (rare->access_errno[mode]) {
+                errno = rare->access_errno[mode];
                 return -1;
         }
         return 0;
@@ -1059,26 +1170,44 @@ enum step_kind {
 };
 
 /* *own receives the link text when it is not memoised (caller frees). */
-static enum step_kind step_lookup(const char *next, size_t n, uint64_t h, const char **target,
-                                  char **own)
+/* A link's text straight from the host, kept by the caller (*own). */
+static enum step_kind host_link(const char *path, const char **target, char **own)
 {
-        struct memo *e;
+        *target = *own = read_link(path, false);
+        return *own ? STEP_LINK : STEP_MISSING;
+}
+
+static enum step_kind step_lookup_e(struct memo *e, const char **target, char **own)
+{
+        struct memo_rare *rare;
         mode_t type = 0;
 
-        if (memo_type(next, n, h, &type, &e) != 0)
+        if (memo_type_e(e, &type) != 0)
                 return STEP_MISSING;
         if (type != S_IFLNK)
                 return STEP_ENTER;
-        if (!e) {
-                *target = *own = read_link(next, false);
-                return *own ? STEP_LINK : STEP_MISSING;
-        }
+        rare = memo_rare(e);
+        if (!rare)
+                return host_link(e->key, target, own);
         if (!(e->have & HAVE_LINK)) {
-                e->link = read_link(e->key, true);
+                rare->link = read_link(e->key, true);
                 e->have |= HAVE_LINK;
         }
-        *target = e->link;
-        return e->link ? STEP_LINK : STEP_MISSING;
+        *target = rare->link;
+        return rare->link ? STEP_LINK : STEP_MISSING;
+}
+
+static enum step_kind step_lookup(const char *next, size_t n, uint64_t h, const char **target,
+                                  char **own)
+{
+        struct memo *e = memo_entry(next, n, h);
+        struct stat st;
+
+        if (e)
+                return step_lookup_e(e, target, own);
+        if (lstat(next, &st) < 0)
+                return STEP_MISSING;
+        return S_ISLNK(st.st_mode) ? host_link(next, target, own) : STEP_ENTER;
 }
 
 /* The resolved prefix of a walk: a clean absolute path, at least "/", and
@@ -1282,7 +1411,7 @@ static bool resolve_in_place(struct memo *e, const struct memo *dir)
         unsigned char links = 0;
 
         if (end == WALK_ENTERED) {
-                switch (step_lookup(e->key, e->len, e->hash, &target, &own)) {
+                switch (step_lookup_e(e, &target, &own)) {
                 case STEP_ENTER:
                         break;
                 case STEP_MISSING:
@@ -1293,67 +1422,76 @@ static bool resolve_in_place(struct memo *e, const struct memo *dir)
                 }
                 links = dir->resolved_links;
         }
-        e->resolved = e->key;
         e->resolved_end = (unsigned char) end;
         e->resolved_links = links;
         e->have |= HAVE_RESOLVED;
         return true;
 }
 
-static struct memo *memo_resolve(const char *s, size_t n, uint64_t h)
+/* Keep out as e's path_resolve() answer; false when out of memory. */
+static bool memo_keep_resolved(struct memo *e, const char *out, enum walk_end end, unsigned links)
 {
-        struct memo *e = memo_get(s, n, h), *dir;
+        /* most paths resolve to themselves: no second copy then */
+        if (strcmp(out, e->key) != 0) {
+                struct memo_rare *rare = memo_rare(e);
+
+                if (!rare || !(rare->resolved = memo_strndup(out, strlen(out))))
+                        return false;
+        }
+        e->resolved_end = (unsigned char) end;
+        e->resolved_links = (unsigned char) links;
+        e->have |= HAVE_RESOLVED;
+        return true;
+}
+
+/* e (a clean absolute path's entry) with its path_resolve() answer, or
+ * NULL (out of memory).  Its directory is e->parent, made with it, so the
+ * walk up takes no table probe. */
+static struct memo *memo_resolve_e(struct memo *e)
+{
+        const char *s = e->key, *dir_resolved;
+        size_t n = e->len, dir_len, at;
         struct walk w = {0};
         struct walk_run r = {.w = &w};
         cleanup_free char *out = NULL;
-        size_t dir_len, at;
+        struct memo *dir = e->parent;
 
-        if (!e || (e->have & HAVE_RESOLVED))
+        if (e->have & HAVE_RESOLVED)
                 return e;
-        if (!split_last(s, n, &dir_len, &at)) { /* "/" */
+        if (!dir || !split_last(s, n, &dir_len, &at)) { /* "/" */
                 out = strdup("/");
                 r.end = WALK_ENTERED;
-        } else if (!(dir = memo_resolve(s, dir_len, path_hash(s, dir_len)))) {
+        } else if (!memo_resolve_e(dir)) {
                 return NULL;
-        } else if (dir->resolved == dir->key && resolve_in_place(e, dir)) {
+        } else if ((dir_resolved = memo_resolved(dir)) == dir->key && resolve_in_place(e, dir)) {
                 return e;
         } else if (dir->resolved_end == WALK_MISSING) {
-                cleanup_free char *name = strndup(s + at, n - at);
-
-                out = name ? path_join(dir->resolved, name) : NULL;
+                out = path_join(dir_resolved, s + at);
                 r.end = WALK_MISSING;
         } else if (dir->resolved_end == WALK_LOOP) {
                 out = strndup(s, n);
                 r.end = WALK_LOOP;
         } else {
-                cleanup_free char *p = strndup(s, n);
                 int k;
 
-                w.len = strlen(dir->resolved);
+                w.len = strlen(dir_resolved);
                 w.cap = w.len + (n - at) + 2;
                 w.s = malloc(w.cap);
                 r.rest = strndup(s + at - 1, n - at + 1); /* "/" + the last name */
                 r.links = dir->resolved_links;
-                k = p && w.s && r.rest ? 0 : -ENOMEM;
+                k = w.s && r.rest ? 0 : -ENOMEM;
                 if (k == 0) {
-                        memcpy(w.s, dir->resolved, w.len + 1);
+                        memcpy(w.s, dir_resolved, w.len + 1);
                         w.h = path_hash(w.s, w.len);
-                        k = walk_on(p, &r, NULL, &out);
+                        k = walk_on(s, &r, NULL, &out);
                 }
                 free(r.rest);
                 free(w.s);
                 if (k < 0)
                         return NULL;
         }
-        if (!out)
+        if (!out || !memo_keep_resolved(e, out, r.end, r.links))
                 return NULL;
-        /* most paths resolve to themselves: no second copy then */
-        e->resolved = strcmp(out, e->key) == 0 ? e->key : memo_strndup(out, strlen(out));
-        if (!e->resolved)
-                return NULL;
-        e->resolved_end = (unsigned char) r.end;
-        e->resolved_links = (unsigned char) r.links;
-        e->have |= HAVE_RESOLVED;
         return e;
 }
 
@@ -1373,9 +1511,9 @@ int path_resolve(const char *p, char **ret)
                 return -ENOMEM;
         n = strlen(clean);
         if (cache.depth && clean[0] == '/')
-                e = memo_resolve(clean, n, path_hash(clean, n));
-        if (e) {
-                *ret = strdup(e->resolved);
+                e = memo_get(clean, n, path_hash(clean, n));
+        if (e && memo_resolve_e(e)) {
+                *ret = strdup(memo_resolved(e));
                 return *ret ? 0 : -ENOMEM;
         }
         r = resolve_walk(clean, &w, NULL, &out);

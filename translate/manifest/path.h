@@ -70,7 +70,10 @@ void path_cache_end(void);
 void path_cache_reset(void);
 
 /* lstat(2), stat(2), access(2), with their return and errno, memoised for
- * absolute paths inside a scope (the system call itself outside one). */
+ * absolute paths inside a scope (the system call itself outside one).
+ * Inside a scope the memo keeps the type and permissions, identity (st_dev,
+ * st_ino), links, owner, size and st_rdev of a struct stat; times and block
+ * counts read as zero there, so whoever needs them calls lstat(2) itself. */
 int path_lstat(const char *path, struct stat *st);
 /* lstat(2)'s answer to "what is it" alone: 0 and the S_IF* type in *type,
  * or -1 with errno.  Inside a scope a listed directory answers it without
