@@ -823,6 +823,48 @@ TEST(path_index)
         path_index_done(&ix);
 }
 
+/* Keys of 63, 64 and more bytes (the index notes the lengths of its keys
+ * below 64 one by one, longer ones together): every one must still be found
+ * as a parent, as itself and by equality, and a prefix of a length no key
+ * has must find nothing. */
+TEST(path_index_keys_of_every_length)
+{
+        char k63[64], k64[65], k100[101], child[160];
+        const char *keys[3] = {k63, k64, k100};
+        struct path_index ix, none;
+        size_t lo, hi, n[2] = {0, 0};
+
+        memset(k63, 'a', sizeof(k63));
+        memset(k64, 'b', sizeof(k64));
+        memset(k100, 'c', sizeof(k100));
+        k63[0] = k64[0] = k100[0] = '/';
+        k63[63] = k64[64] = k100[100] = '\0';
+        ASSERT_OK(path_index_init(&ix, keys, 3));
+        for (size_t i = 0; i < 3; i++) {
+                size_t len = strlen(keys[i]);
+
+                snprintf(child, sizeof(child), "%s/x", keys[i]);
+                n[0] = n[1] = 0;
+                path_index_within(&ix, child, count_runs, n);
+                ASSERT_TRUE(n[0] == 1 && n[1] == 0);
+                n[0] = n[1] = 0;
+                path_index_within(&ix, keys[i], count_runs, n);
+                ASSERT_TRUE(n[0] == 1 && n[1] == 1);
+                path_index_equal(&ix, child, len, &lo, &hi);
+                ASSERT_TRUE(hi - lo == 1 && ix.e[lo].id == i);
+                ASSERT_TRUE(path_index_holds(&ix, child));
+                /* one byte short of the key: no key that long, no match */
+                path_index_equal(&ix, keys[i], len - 1, &lo, &hi);
+                ASSERT_EQ(hi - lo, 0);
+        }
+        ASSERT_TRUE(!path_index_holds(&ix, "/a"));
+        ASSERT_TRUE(!path_index_holds(&ix, "/aaaa/x"));
+        path_index_done(&ix);
+        ASSERT_OK(path_index_init(&none, keys, 0));
+        ASSERT_TRUE(!path_index_holds(&none, k100));
+        path_index_done(&none);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
         (void) st, (void) flag, (void) f;

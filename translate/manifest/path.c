@@ -1011,11 +1011,21 @@ static bool key_is(const char *key, const char *s, size_t n)
         return strncmp(key, s, n) == 0 && key[n] == '\0';
 }
 
+/* Might some key be n bytes long? */
+static bool key_len_known(const struct path_index *ix, size_t n)
+{
+        return n < 64 ? (ix->key_lens >> n) & 1 : ix->long_keys;
+}
+
 /* The run of entries whose key equals s[0..n) (hash h): true and [*lo,
  * *hi) when there is one. */
 static bool run_find(const struct path_index *ix, const char *s, size_t n, uint64_t h, size_t *lo,
                      size_t *hi)
 {
+        /* most prefixes asked about (every parent of a path) have a length
+         * no key has: no probe then */
+        if (!key_len_known(ix, n))
+                return false;
         for (size_t j = h & (ix->cap_runs - 1); ix->runs[j]; j = (j + 1) & (ix->cap_runs - 1)) {
                 size_t i = ix->runs[j] - 1;
 
@@ -1042,8 +1052,15 @@ int path_index_init(struct path_index *ix, const char *const *keys, size_t n)
                 path_index_done(ix);
                 return -ENOMEM;
         }
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+                size_t len = strlen(keys[i]);
+
                 ix->e[i] = (struct path_index_entry){keys[i], i};
+                if (len < 64)
+                        ix->key_lens |= UINT64_C(1) << len;
+                else
+                        ix->long_keys = true;
+        }
         ix->n = n;
         if (n)
                 qsort(ix->e, n, sizeof(*ix->e), entry_cmp);

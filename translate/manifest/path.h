@@ -141,6 +141,10 @@ struct path_index {
         size_t n;
         size_t *runs; /* hash of the distinct keys: 1 + the first entry of each */
         size_t cap_runs;
+        /* bit k: some key is k bytes long (k < 64); long_keys: some key is
+         * longer.  A prefix of a length no key has is not probed for. */
+        uint64_t key_lens;
+        bool long_keys;
 };
 
 /* Returns 0 or -ENOMEM. */
