@@ -865,6 +865,44 @@ TEST(path_index_keys_of_every_length)
         path_index_done(&none);
 }
 
+/* The index's order is (key, id) whatever order the keys come in: many
+ * equal keys, runs already sorted, reversed, shuffled, and every size
+ * from none to a few hundred (the merges of every width and remainder). */
+TEST(path_index_orders_by_key_then_id)
+{
+        static const char *const words[] = {"/", "/a", "/a/b", "/a/b/c", "/ab", "/b", "/b/a"};
+        static const char *keys[300];
+        unsigned seed = 7;
+
+        for (size_t n = 0; n <= 300; n += n < 40 ? 1 : 37) {
+                for (int shape = 0; shape < 3; shape++) {
+                        struct path_index ix;
+
+                        for (size_t i = 0; i < n; i++) {
+                                size_t w = shape == 0   ? i * 7 / (n ? n : 1)
+                                           : shape == 1 ? 6 - i * 7 / (n ? n : 1)
+                                                        : (size_t) rand_r(&seed) % 7;
+
+                                keys[i] = words[w];
+                        }
+                        ASSERT_OK(path_index_init(&ix, keys, n));
+                        ASSERT_EQ(ix.n, n);
+                        for (size_t i = 1; i < n; i++) {
+                                int c = strcmp(ix.e[i - 1].key, ix.e[i].key);
+
+                                if (c > 0 || (c == 0 && ix.e[i - 1].id >= ix.e[i].id))
+                                        TAP_FAIL("n %zu shape %d: %s#%zu before %s#%zu", n, shape,
+                                                 ix.e[i - 1].key, ix.e[i - 1].id, ix.e[i].key,
+                                                 ix.e[i].id);
+                        }
+                        for (size_t i = 0; i < n; i++)
+                                if (keys[ix.e[i].id] != ix.e[i].key)
+                                        TAP_FAIL("n %zu: entry %zu lost its id", n, i);
+                        path_index_done(&ix);
+                }
+        }
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
         (void) st, (void) flag, (void) f;
