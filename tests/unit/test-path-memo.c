@@ -595,6 +595,37 @@ TEST(a_symlink_where_a_directory_was)
         path_cache_end();
 }
 
+/* path_resolve_changed(): NULL exactly when the answer is the path as
+ * given, inside a scope and outside one; otherwise path_resolve()'s. */
+TEST(resolve_changed_says_null_for_the_same_path)
+{
+        char link[512], unclean[512];
+
+        make_sub("q");
+        snprintf(link, sizeof(link), "%s/q/link", dir);
+        ASSERT_OK(symlink("present", link));
+        snprintf(unclean, sizeof(unclean), "%s/q/./present", dir);
+        for (int scope = 0; scope < 2; scope++) {
+                cleanup_free char *same = NULL, *moved = NULL, *cleaned = NULL, *missing = NULL;
+
+                if (scope)
+                        path_cache_begin();
+                same = (char *) 1;
+                ASSERT_OK(path_resolve_changed(at("q", "present"), &same));
+                ASSERT_TRUE(same == NULL);
+                ASSERT_OK(path_resolve_changed(at("q", "nothing/here"), &missing));
+                ASSERT_TRUE(missing == NULL);
+                ASSERT_OK(path_resolve_changed(link, &moved));
+                ASSERT_TRUE(moved != NULL);
+                ASSERT_STREQ(moved, at("q", "present"));
+                ASSERT_OK(path_resolve_changed(unclean, &cleaned));
+                ASSERT_TRUE(cleaned != NULL);
+                ASSERT_STREQ(cleaned, at("q", "present"));
+                if (scope)
+                        path_cache_end();
+        }
+}
+
 /* path_clean() hands back a path path_is_clean() vouches for as it is: the two must agree with
  * the full clean on every spelling of '/', '.' and a name up to seven bytes (exactly for an
  * absolute path).  A trailing slash takes the full clean (it is never clean) and changes

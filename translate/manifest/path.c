@@ -1549,7 +1549,9 @@ static struct memo *memo_resolve_e(struct memo *e)
         return e;
 }
 
-int path_resolve(const char *p, char **ret)
+/* path_resolve()'s answer for p: *answer, which is the memo's (valid while
+ * the scope is open) or, outside a scope, *own, a heap string. */
+static int resolve_answer(const char *p, const char **answer, char **own)
 {
         size_t n = strlen(p);
         /* most paths come clean already: cleaning them would only copy */
@@ -1558,7 +1560,6 @@ int path_resolve(const char *p, char **ret)
         const char *clean = is_clean ? p : copy;
         struct walk w = {0};
         struct memo *e = NULL;
-        char *out = NULL;
         int r;
 
         if (!clean)
@@ -1567,15 +1568,44 @@ int path_resolve(const char *p, char **ret)
         if (cache.depth && clean[0] == '/')
                 e = memo_get(clean, n, path_hash(clean, n));
         if (e && memo_resolve_e(e)) {
-                *ret = strdup(memo_resolved(e));
-                return *ret ? 0 : -ENOMEM;
+                *answer = memo_resolved(e);
+                return 0;
         }
-        r = resolve_walk(clean, &w, NULL, &out);
+        r = resolve_walk(clean, &w, NULL, own);
         free(w.s);
         if (r < 0)
                 return r;
-        *ret = out;
-        return 0;
+        *answer = *own;
+        return *own ? 0 : -ENOMEM;
+}
+
+/* resolve_answer() of p as a heap string in *ret; when unchanged, NULL
+ * there instead of p's copy. */
+static int resolve_to_heap(const char *p, bool unchanged_null, char **ret)
+{
+        const char *answer = NULL;
+        char *own = NULL;
+        int r = resolve_answer(p, &answer, &own);
+
+        if (r < 0)
+                return r;
+        if (unchanged_null && strcmp(answer, p) == 0) {
+                free(own);
+                *ret = NULL;
+                return 0;
+        }
+        *ret = own ? own : strdup(answer);
+        return *ret ? 0 : -ENOMEM;
+}
+
+int path_resolve(const char *p, char **ret)
+{
+        return resolve_to_heap(p, false, ret);
+}
+
+int path_resolve_changed(const char *p, char **ret)
+{
+        return resolve_to_heap(p, true, ret);
 }
 
 int path_walk_links(const char *p, path_link_fn fn, void *userdata)

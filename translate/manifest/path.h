@@ -45,6 +45,10 @@ bool path_parent_len(const char *child, size_t n);
  * exists, resolve a dangling link against its resolved parent, append the missing rest lexically,
  * and give a path that loops back cleaned but unresolved. Returns 0 or -ENOMEM. */
 int path_resolve(const char *p, char **ret);
+/* The same, saving the copy most callers would compare with p and free:
+ * *ret is NULL when the answer is p itself (as spelled), else a heap
+ * string.  Returns 0 or -ENOMEM. */
+int path_resolve_changed(const char *p, char **ret);
 
 /* Called for each symbolic link a walk steps on: link is its path as
  * resolved so far, dir the (resolved) directory that holds it.  A negative

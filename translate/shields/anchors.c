@@ -105,17 +105,18 @@ static int add_home_rules(struct shield_set *s, struct bento_err *err)
         for (size_t a = 0; a < s->n_anchors; a++) {
                 for (size_t i = 0; i < shield_home_rules_n; i++) {
                         const struct shield_home_rule *h = &shield_home_rules[i];
-                        cleanup_free char *p = path_join(s->anchors[a], h->rel);
+                        char *p = path_join(s->anchors[a], h->rel); /* clean */
                         int r;
 
                         if (!p)
                                 return bento_err_set(err, ENOMEM, "home rules");
-                        r = shield_set_add(s, p,
-                                           &(struct shield_rule_spec){.deny = h->deny,
-                                                                      .dir = h->dir,
-                                                                      .holds = h->holds,
-                                                                      .origin = SHIELD_ORIGIN_HOME},
-                                           err);
+                        r = shield_set_take(
+                            s, p,
+                            &(struct shield_rule_spec){.deny = h->deny,
+                                                       .dir = h->dir,
+                                                       .holds = h->holds,
+                                                       .origin = SHIELD_ORIGIN_HOME},
+                            err);
                         if (r < 0)
                                 return r;
                 }

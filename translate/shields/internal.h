@@ -32,6 +32,12 @@ struct shield_rule_spec {
 int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
                    struct bento_err *err);
 
+/* The same for a literal already spelled as path_clean() spells it (a
+ * path_join() of clean parts), which the set takes over (frees) in every
+ * case: the home rules, a thousand of them, are not copied again. */
+int shield_set_take(struct shield_set *s, char *clean_literal, const struct shield_rule_spec *spec,
+                    struct bento_err *err);
+
 /* Room for `more` rules beyond those in s, in the rule array and the
  * table that finds them, made at once rather than by doubling: each
  * doubling copies the rules into pages that fault in afresh.  -ENOMEM. */

@@ -205,28 +205,42 @@ int shield_set_reserve(struct shield_set *s, size_t more)
 int shield_set_add(struct shield_set *s, const char *literal, const struct shield_rule_spec *spec,
                    struct bento_err *err)
 {
-        cleanup_free char *lit = path_clean(literal), *path = NULL, *g = NULL;
+        char *lit = path_clean(literal);
+
+        if (!lit)
+                return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
+        return shield_set_take(s, lit, spec, err);
+}
+
+int shield_set_take(struct shield_set *s, char *clean_literal, const struct shield_rule_spec *spec,
+                    struct bento_err *err)
+{
+        /* path: where lit resolves, NULL when to itself (almost always: one
+         * string then serves both) */
+        cleanup_free char *lit = clean_literal, *path = NULL, *g = NULL;
+        const char *where;
         struct shield_rule *r;
         int dup;
 
-        if (!lit || path_resolve(lit, &path) < 0 || (spec->grant && !(g = strdup(spec->grant))))
-                return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
-        if (strcmp(path, "/") == 0)
+        if (path_resolve_changed(lit, &path) < 0 || (spec->grant && !(g = strdup(spec->grant))))
+                return bento_err_set(err, ENOMEM, "shield rule \"%s\"", lit);
+        where = path ? path : lit; /* clean: resolved */
+        if (strcmp(where, "/") == 0)
                 return 1; /* cppcheck-suppress memleak */
-        /* path is clean: resolved */
-        if (!shieldable_against(s->resolved_anchors, s->n_anchors, path) &&
-            !(spec->origin == SHIELD_ORIGIN_HOME && on_nested_anchor(s, path)))
+        if (!shieldable_against(s->resolved_anchors, s->n_anchors, where) &&
+            !(spec->origin == SHIELD_ORIGIN_HOME && on_nested_anchor(s, where)))
                 return 1; /* cppcheck-suppress memleak */
-        dup = merge_duplicate(s, path, spec->deny, spec->dir, spec->source, spec->origin);
+        dup = merge_duplicate(s, where, spec->deny, spec->dir, spec->source, spec->origin);
         if (dup > 0)
                 return 0; /* cppcheck-suppress memleak */
         if (dup < 0 ||
             bento_grow((void **) &s->rules, &s->cap_rules, s->n_rules, sizeof(*s->rules)) < 0)
                 /* cppcheck-suppress memleak */
-                return bento_err_set(err, ENOMEM, "shield rule \"%s\"", literal);
+                return bento_err_set(err, ENOMEM, "shield rule \"%s\"", lit);
+        if (path && spec->origin == SHIELD_ORIGIN_WORKSPACE)
+                s->n_redirected_workspace++;
         r = &s->rules[s->n_rules++];
         *r = (struct shield_rule){
-            .path = TAKE_PTR(path),
             .literal = TAKE_PTR(lit),
             .deny = spec->deny,
             .dir = spec->dir,
@@ -236,12 +250,7 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
             .grant = TAKE_PTR(g),
             .reads_as_dot = spec->reads_as_dot,
         };
-        if (strcmp(r->literal, r->path) == 0) { /* almost always: one string serves both */
-                free(r->literal);
-                r->literal = r->path;
-        } else if (r->origin == SHIELD_ORIGIN_WORKSPACE) {
-                s->n_redirected_workspace++;
-        }
+        r->path = path ? TAKE_PTR(path) : r->literal;
         hash_catch_up(s); /* merge_duplicate() made the room */
         return 0;
 }
