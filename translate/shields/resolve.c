@@ -51,10 +51,14 @@ const char *shield_env_get(const struct shield_env *env, const char *name)
 
 static bool shieldable_against(char *const *anchors, size_t n, const char *path)
 {
+        size_t len = strlen(path);
+
         if (strcmp(path, "/") == 0 || strcmp(path, "/dev/null") == 0)
                 return false;
+        /* path must not be an anchor or hold one: only a path no longer
+         * than the anchor can (the home rules, all longer, skip the rest) */
         for (size_t i = 0; i < n; i++)
-                if (path_within(path, anchors[i]))
+                if (len <= strlen(anchors[i]) && path_within(path, anchors[i]))
                         return false;
         return true;
 }
@@ -91,13 +95,18 @@ static bool on_nested_anchor(const struct shield_set *s, const char *path)
  * constant time: the duplicate check on every add and shields_covering()'s
  * lookup of each parent of a path would otherwise each cost a pass over
  * the thousand home rules plus one per write grant. */
-static void hash_insert(size_t *slots, size_t cap, const struct shield_rule *rules, size_t i)
+static void hash_insert_at(size_t *slots, size_t cap, uint64_t h, size_t i)
 {
-        size_t j = path_hash(rules[i].path, strlen(rules[i].path)) & (cap - 1);
+        size_t j = h & (cap - 1);
 
         while (slots[j])
                 j = (j + 1) & (cap - 1);
         slots[j] = i + 1;
+}
+
+static void hash_insert(size_t *slots, size_t cap, const struct shield_rule *rules, size_t i)
+{
+        hash_insert_at(slots, cap, path_hash(rules[i].path, strlen(rules[i].path)), i);
 }
 
 static void hash_catch_up(struct shield_set *s)
@@ -165,16 +174,17 @@ static bool equal_better(const struct shield_set *s, size_t i, size_t best, cons
 /* An equal rule is merged: a default claim (no source) wins over a
  * relocation's, since the source is diagnostic only.  -ENOMEM, 0 no
  * equal rule, 1 merged. */
-static int merge_duplicate(struct shield_set *s, const char *path, enum shield_deny deny, bool dir,
-                           const char *source, enum shield_origin origin)
+static int merge_duplicate(struct shield_set *s, const char *path, uint64_t h,
+                           enum shield_deny deny, bool dir, const char *source,
+                           enum shield_origin origin)
 {
         struct shield_rule *r;
         size_t i;
 
         if (hash_reserve(s, s->n_rules) < 0)
                 return -ENOMEM;
-        i = best_at(s, path, strlen(path), path_hash(path, strlen(path)), equal_better,
-                    &(struct equal_query){deny, dir}, SIZE_MAX);
+        i = best_at(s, path, strlen(path), h, equal_better, &(struct equal_query){deny, dir},
+                    SIZE_MAX);
         if (i == SIZE_MAX)
                 return 0;
         r = &s->rules[i];
@@ -220,6 +230,7 @@ int shield_set_take(struct shield_set *s, char *clean_literal, const struct shie
         cleanup_free char *lit = clean_literal, *path = NULL, *g = NULL;
         const char *where;
         struct shield_rule *r;
+        uint64_t h;
         int dup;
 
         if (path_resolve_changed(lit, &path) < 0 || (spec->grant && !(g = strdup(spec->grant))))
@@ -230,7 +241,8 @@ int shield_set_take(struct shield_set *s, char *clean_literal, const struct shie
         if (!shieldable_against(s->resolved_anchors, s->n_anchors, where) &&
             !(spec->origin == SHIELD_ORIGIN_HOME && on_nested_anchor(s, where)))
                 return 1; /* cppcheck-suppress memleak */
-        dup = merge_duplicate(s, where, spec->deny, spec->dir, spec->source, spec->origin);
+        h = path_hash(where, strlen(where));
+        dup = merge_duplicate(s, where, h, spec->deny, spec->dir, spec->source, spec->origin);
         if (dup > 0)
                 return 0; /* cppcheck-suppress memleak */
         if (dup < 0 ||
@@ -251,7 +263,8 @@ int shield_set_take(struct shield_set *s, char *clean_literal, const struct shie
             .reads_as_dot = spec->reads_as_dot,
         };
         r->path = path ? TAKE_PTR(path) : r->literal;
-        hash_catch_up(s); /* merge_duplicate() made the room */
+        /* merge_duplicate() made the room and hashed every rule before */
+        hash_insert_at(s->hashed, s->cap_hashed, h, s->n_hashed++);
         return 0;
 }
 
