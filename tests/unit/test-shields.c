@@ -708,6 +708,65 @@ TEST(needed_decisions)
         ASSERT_TRUE(mount_of(m, n, at("home/.ssh")) == NULL);
 }
 
+/* The needed mounts of the home's own rules for exposures seen from inside
+ * the home (decided once per anchor for the rules inside it): a key inside
+ * the home reaches the rules it holds or lies beneath and no other, a key
+ * holding the home reaches them all, and so do many keys inside it (then
+ * asked of the index itself). */
+static bool needs(const struct shield_set *s, const char *const *exposed, size_t n_exposed,
+                  const char *const *writes, size_t n_writes, const char *path)
+{
+        cleanup_free struct shield_mount *m = NULL;
+        size_t n = 0;
+
+        if (shields_needed(s, &(struct shield_exposure){exposed, n_exposed, writes, n_writes, NULL},
+                           &m, &n, &err) < 0)
+                return false;
+        return mount_of(m, n, path) != NULL;
+}
+
+TEST(needed_seen_from_inside_the_home)
+{
+        cleanup_shield_set struct shield_set *s = NULL;
+        struct shield_env env = make_env(at("home"));
+        char many[10][600];
+        const char *exposed[10];
+        const char *vars[] = {NULL};
+
+        set_env(vars);
+        ASSERT_OK_ERR(shields_build(&env, &s, &err));
+        exposed[0] = at("home/work");
+        ASSERT_TRUE(!needs(s, exposed, 1, NULL, 0, at("home/.ssh")));
+        ASSERT_TRUE(!needs(s, exposed, 1, NULL, 0, at("home/.netrc")));
+        exposed[0] = at("home/.ssh/keys"); /* beneath a store */
+        ASSERT_TRUE(needs(s, exposed, 1, NULL, 0, at("home/.ssh")));
+        ASSERT_TRUE(!needs(s, exposed, 1, NULL, 0, at("home/.netrc")));
+        exposed[0] = at("home/.claude"); /* holds a store's file */
+        ASSERT_TRUE(needs(s, exposed, 1, NULL, 0, at("home/.claude/.credentials.json")));
+        ASSERT_TRUE(!needs(s, exposed, 1, NULL, 0, at("home/.ssh")));
+        exposed[0] = at("home/.netrc"); /* the rule itself */
+        ASSERT_TRUE(needs(s, exposed, 1, NULL, 0, at("home/.netrc")));
+        exposed[0] = at("home");
+        ASSERT_TRUE(needs(s, exposed, 1, NULL, 0, at("home/.ssh")));
+        exposed[0] = at(""); /* holds the home */
+        ASSERT_TRUE(needs(s, exposed, 1, NULL, 0, at("home/.ssh")));
+        ASSERT_TRUE(needs(s, exposed, 1, NULL, 0, at("home/.netrc")));
+        /* a missing store is needed where a write grant inside it could
+         * create it, and not for a write grant beside it */
+        exposed[0] = at("home/.aws/x");
+        ASSERT_TRUE(needs(s, exposed, 1, exposed, 1, at("home/.aws")));
+        exposed[0] = at("home/work");
+        ASSERT_TRUE(!needs(s, exposed, 1, exposed, 1, at("home/.aws")));
+        /* ten keys inside the home: the index answers, the same way */
+        for (int i = 0; i < 9; i++) {
+                snprintf(many[i], sizeof(many[i]), "%s/w%d", at("home"), i);
+                exposed[i] = many[i];
+        }
+        exposed[9] = at("home/.ssh/keys");
+        ASSERT_TRUE(needs(s, exposed, 10, NULL, 0, at("home/.ssh")));
+        ASSERT_TRUE(!needs(s, exposed, 10, NULL, 0, at("home/.netrc")));
+}
+
 /* Many write grants: a checkout two of them share is shielded once, for
  * the first; every other grant gets its own rules, found by covering
  * through their parents, and its own mount where two rules lift to one

@@ -25,6 +25,77 @@ static bool reaches(const struct path_index *ix, const char *path)
         return lo < hi;
 }
 
+/* One index as seen from inside one anchor's tree, asked once for all the
+ * rules there (most rules are): a path strictly inside the anchor is
+ * reached when a key holds the anchor, or when a key inside the anchor
+ * holds the path or lies beneath it (a key that holds the path but not the
+ * anchor lies inside the anchor, and so does every key beneath the path).
+ * Only kept when the keys inside are few: with many (hundreds of grants
+ * in a home) the index itself answers faster. */
+#define ANCHOR_VIEW_KEYS_MAX 8
+
+struct anchor_view {
+        const char *anchor;
+        size_t len;
+        bool held;     /* a key equals the anchor or holds it */
+        size_t lo, hi; /* the keys inside the anchor, in ix->e */
+        bool usable;   /* hi - lo <= ANCHOR_VIEW_KEYS_MAX */
+};
+
+static void anchor_view_init(struct anchor_view *v, const struct path_index *ix, const char *anchor)
+{
+        v->anchor = anchor;
+        v->len = strlen(anchor);
+        v->held = path_index_holds(ix, anchor);
+        path_index_beneath(ix, anchor, &v->lo, &v->hi);
+        v->usable = v->hi - v->lo <= ANCHOR_VIEW_KEYS_MAX && strcmp(anchor, "/") != 0;
+}
+
+/* reaches() for a path strictly inside v's anchor. */
+static bool anchor_view_reaches(const struct anchor_view *v, const struct path_index *ix,
+                                const char *path)
+{
+        if (v->held)
+                return true;
+        for (size_t i = v->lo; i < v->hi; i++)
+                if (path_within(ix->e[i].key, path) || path_beneath(path, ix->e[i].key))
+                        return true;
+        return false;
+}
+
+/* The views of one index from each anchor. */
+struct anchor_views {
+        const struct path_index *ix;
+        struct anchor_view *v;
+        size_t n;
+};
+
+static int anchor_views_init(struct anchor_views *av, const struct path_index *ix,
+                             char *const *anchors, size_t n)
+{
+        av->ix = ix;
+        av->n = n;
+        av->v = calloc(n + 1, sizeof(*av->v));
+        if (!av->v)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                anchor_view_init(&av->v[i], ix, anchors[i]);
+        return 0;
+}
+
+/* Does an exposed path (a key of av's index) reach path? */
+static bool reaches_from(const struct anchor_views *av, const char *path)
+{
+        for (size_t i = 0; i < av->n; i++) {
+                const struct anchor_view *v = &av->v[i];
+
+                if (v->usable && strncmp(path, v->anchor, v->len) == 0 && path[v->len] == '/' &&
+                    path[v->len + 1] != '\0')
+                        return anchor_view_reaches(v, av->ix, path);
+        }
+        return reaches(av->ix, path);
+}
+
 /* The paths cleaned once, not once per rule (a large manifest has hundreds
  * of grants and the shields a thousand rules).  NULL when out of memory. */
 static char **clean_all(const char *const *paths, size_t n)
@@ -40,14 +111,14 @@ static char **clean_all(const char *const *paths, size_t n)
 }
 
 /* One decision per rule: 0 not needed, 1 needed. */
-static bool needed(const struct shield_rule *r, bool exists, const struct path_index *exposed,
-                   const struct path_index *writes)
+static bool needed(const struct shield_rule *r, bool exists, const struct anchor_views *exposed,
+                   const struct anchor_views *writes)
 {
-        if (!reaches(exposed, r->path))
+        if (!reaches_from(exposed, r->path))
                 return false;
         if (r->deny == SHIELD_DENY_ALL && exists)
                 return true;
-        return reaches(writes, r->path);
+        return reaches_from(writes, r->path);
 }
 
 static enum shield_mount_kind kind_of(const struct shield_rule *r, bool exists, bool is_dir)
@@ -113,9 +184,12 @@ static int decide(const struct shield_set *s, const struct shield_exposure *x,
 {
         cleanup_strv char **exposed = clean_all(x->exposed, x->n_exposed);
         struct path_index ex = {0};
+        struct anchor_views ex_views = {0}, wr_views = {0};
         int r = -ENOMEM;
 
-        if (exposed && path_index_init(&ex, (const char *const *) exposed, x->n_exposed) >= 0) {
+        if (exposed && path_index_init(&ex, (const char *const *) exposed, x->n_exposed) >= 0 &&
+            anchor_views_init(&ex_views, &ex, s->resolved_anchors, s->n_anchors) >= 0 &&
+            anchor_views_init(&wr_views, &wr->ix, s->resolved_anchors, s->n_anchors) >= 0) {
                 for (size_t i = 0; i < s->n_rules; i++) {
                         const struct shield_rule *rule = &s->rules[i];
                         mode_t type = 0;
@@ -124,10 +198,12 @@ static int decide(const struct shield_set *s, const struct shield_exposure *x,
                         is_dir[i] = exists[i] && type == S_IFDIR;
                         if (rule->deny == SHIELD_DENY_ALL && x->opted && x->opted[i])
                                 continue;
-                        need[i] = needed(rule, exists[i], &ex, &wr->ix);
+                        need[i] = needed(rule, exists[i], &ex_views, &wr_views);
                 }
                 r = 0;
         }
+        free(ex_views.v);
+        free(wr_views.v);
         path_index_done(&ex);
         return r;
 }
