@@ -16,6 +16,7 @@
 
 #include "cleanup.h"
 #include "manifest/path.h"
+#include "shields/internal.h"
 #include "shields/shields.h"
 #include "tap.h"
 
@@ -765,6 +766,28 @@ TEST(needed_seen_from_inside_the_home)
         exposed[9] = at("home/.ssh/keys");
         ASSERT_TRUE(needs(s, exposed, 10, NULL, 0, at("home/.ssh")));
         ASSERT_TRUE(!needs(s, exposed, 10, NULL, 0, at("home/.netrc")));
+}
+
+/* The home's busy directories (the anchor and those holding six rules or
+ * more, .config among them) are listed before any rule is looked up, so a
+ * name made there afterwards is missing for the rest of the scope, as a
+ * listing says; a busy directory that is a symlink is never listed, and
+ * the names through it stay the host's. */
+TEST(busy_directories_are_listed_first)
+{
+        mkdirs(at("busy/.config"));
+        mkdirs(at("busy-elsewhere/cache"));
+        ASSERT_OK(symlink(at("busy-elsewhere/cache"), at("busy/.cache")));
+        path_cache_begin();
+        shields_list_busy_dirs(at("busy"));
+        touch(at("busy/.config/late"));
+        touch(at("busy/late"));
+        touch(at("busy-elsewhere/cache/late"));
+        ASSERT_TRUE(path_type(at("busy/.config/late"), &(mode_t){0}) < 0 && errno == ENOENT);
+        ASSERT_TRUE(path_type(at("busy/late"), &(mode_t){0}) < 0 && errno == ENOENT);
+        ASSERT_OK(path_type(at("busy/.cache/late"), &(mode_t){0}));
+        path_cache_end();
+        ASSERT_OK(path_type(at("busy/.config/late"), &(mode_t){0}));
 }
 
 /* Many write grants: a checkout two of them share is shielded once, for

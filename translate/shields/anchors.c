@@ -103,6 +103,7 @@ static int add_home_rules(struct shield_set *s, struct bento_err *err)
             0)
                 return bento_err_set(err, ENOMEM, "home rules");
         for (size_t a = 0; a < s->n_anchors; a++) {
+                shields_list_busy_dirs(s->anchors[a]);
                 for (size_t i = 0; i < shield_home_rules_n; i++) {
                         const struct shield_home_rule *h = &shield_home_rules[i];
                         char *p = path_join(s->anchors[a], h->rel); /* clean */

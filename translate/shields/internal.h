@@ -38,6 +38,10 @@ int shield_set_add(struct shield_set *s, const char *literal, const struct shiel
 int shield_set_take(struct shield_set *s, char *clean_literal, const struct shield_rule_spec *spec,
                     struct bento_err *err);
 
+/* List, inside the current path memo scope, the directories of anchor that
+ * hold many home rules (busy-dirs.c), before the rules are resolved. */
+void shields_list_busy_dirs(const char *anchor);
+
 /* Room for `more` rules beyond those in s, in the rule array and the
  * table that finds them, made at once rather than by doubling: each
  * doubling copies the rules into pages that fault in afresh.  -ENOMEM. */
