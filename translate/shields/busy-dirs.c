@@ -7,7 +7,8 @@
  * for a directory the rules will ask about dozens of times, those first
  * lookups are system calls for nothing, since the listing comes anyway.
  * The listing is the memo's own, made only where it vouches for it
- * (path_list_soon()), so what a rule's lookup answers does not change.
+ * (path_list_soon()), so what a rule's lookup answers does not change;
+ * a busy directory that is a symlink is left to be looked up name by name.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,8 @@ void shields_list_busy_dirs(const char *anchor)
                 cleanup_free char *dir = rel ? path_join(anchor, rel) : NULL;
                 mode_t type;
 
-                /* a real directory only: never a listing through a link */
+                /* a directory itself, not a symlink to one (whose listing
+                 * would stand for the link's own name) */
                 if (dir && path_type(dir, &type) == 0 && type == S_IFDIR)
                         path_list_soon(dir);
         }
