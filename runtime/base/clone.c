@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* clone3() for the runtime (clone.h). */
+/* clone3() for the runtime, and children that share its memory (clone.h). */
+#include <errno.h>
 #include <linux/sched.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -32,4 +36,38 @@ pid_t rt_clone3_into(uint64_t flags, int cgroup_fd, int *ret_pidfd)
 pid_t rt_clone3(uint64_t flags, int *ret_pidfd)
 {
         return rt_clone3_into(flags, -1, ret_pidfd);
+}
+
+/* Enough for the path buffers and the libc calls of a child that opens
+ * and sends descriptors; a guard page below it stops an overflow. */
+#define VFORK_STACK_SIZE ((size_t) 256 * 1024)
+#define VFORK_GUARD_SIZE ((size_t) 4096)
+
+int rt_vfork_call(int (*fn)(void *), void *arg)
+{
+        char *stack = mmap(NULL, VFORK_STACK_SIZE + VFORK_GUARD_SIZE, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        int status = 0, r;
+        pid_t pid;
+
+        if (stack == MAP_FAILED)
+                return -errno;
+        if (mprotect(stack, VFORK_GUARD_SIZE, PROT_NONE) < 0) {
+                r = -errno;
+                munmap(stack, VFORK_STACK_SIZE + VFORK_GUARD_SIZE);
+                return r;
+        }
+        /* the stack grows down from its top, the guard page at its bottom */
+        pid = clone(fn, stack + VFORK_GUARD_SIZE + VFORK_STACK_SIZE,
+                    CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+        r = pid < 0 ? -errno : 0;
+        while (pid > 0 && waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR) {
+                        r = -errno;
+                        break;
+                }
+        munmap(stack, VFORK_STACK_SIZE + VFORK_GUARD_SIZE);
+        if (r < 0)
+                return r;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -ECHILD;
 }

@@ -16,7 +16,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -138,53 +137,69 @@ int rt_bind_source_open(const struct rt_context *ctx, size_t i, struct bento_err
         return idmapped_clone(m, i, fd, recursive, err);
 }
 
-static int send_batch(int sock, int *fds, size_t *n)
+/* What the opener (below) was given, and what it says back: it shares our
+ * memory, so it writes its failure here. */
+struct opener {
+        const struct rt_context *ctx;
+        pid_t pid;
+        int pidfd;
+        int sock;       /* the init's end of the handshake */
+        bool init_gone; /* a send failed: the init exited, its reason is on sock */
+        struct bento_err err;
+};
+
+/* The descriptors go to the init; ours are closed either way. */
+static int send_batch(struct opener *o, int *fds, size_t *n)
 {
-        int r = rt_sync_send_fds(sock, RT_SYNC_BIND_FDS, (int32_t) *n, fds, *n);
+        int r = rt_sync_send_fds(o->sock, RT_SYNC_BIND_FDS, (int32_t) *n, fds, *n);
 
         for (size_t k = 0; k < *n; k++)
                 close(fds[k]);
         *n = 0;
+        o->init_gone = r < 0;
         return r;
 }
 
-/* The helper process: in the init's mount namespace, at the init's root,
- * with the runtime's credentials; sends the fds in config order. */
-static _Noreturn void run_opener(const struct rt_context *ctx, pid_t pid, int pidfd, int sock)
+/* The opener: a child sharing the runtime's memory (rt_vfork_call), in the
+ * init's mount namespace, at the init's root, with the runtime's
+ * credentials.  It sends the sources to the init itself, in config order,
+ * as the init's mounts take them: no copy of the runtime's page tables,
+ * and no second hop through the runtime.  Exits 0, or 1 with o->err set
+ * (or o->init_gone). */
+static int open_and_send(void *arg)
 {
-        struct bento_err err = {0};
+        struct opener *o = arg;
+        const struct oci_config *cfg = o->ctx->cfg;
         int fds[RT_SYNC_MAX_FDS];
         char path[64];
         size_t n = 0;
         int root;
 
-        snprintf(path, sizeof(path), "/proc/%d/root", (int) pid);
+        snprintf(path, sizeof(path), "/proc/%d/root", (int) o->pid);
         root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (root < 0 || setns(pidfd, CLONE_NEWNS) < 0 || fchdir(root) < 0 || chroot(".") < 0) {
-                bento_err_set(&err, errno,
+        if (root < 0 || setns(o->pidfd, CLONE_NEWNS) < 0 || fchdir(root) < 0 || chroot(".") < 0) {
+                bento_err_set(&o->err, errno,
                               "enter the container's mount namespace to open the "
                               "bind sources");
-                rt_sync_send_err(sock, &err);
-                _exit(1);
+                return 1;
         }
-        for (size_t i = 0; i < ctx->cfg->n_mounts; i++) {
+        for (size_t i = 0; i < cfg->n_mounts; i++) {
                 bool rec;
 
-                if (bind_kind(&ctx->cfg->mounts[i], &rec) != 1)
+                if (bind_kind(&cfg->mounts[i], &rec) != 1)
                         continue;
-                fds[n] = rt_bind_source_open(ctx, i, &err);
+                fds[n] = rt_bind_source_open(o->ctx, i, &o->err);
                 if (fds[n] < 0) {
-                        bento_err_prefix(&err, "mounts[%zu] (%s)", i,
-                                         ctx->cfg->mounts[i].destination);
-                        rt_sync_send_err(sock, &err);
-                        _exit(1);
+                        bento_err_prefix(&o->err, "mounts[%zu] (%s)", i,
+                                         cfg->mounts[i].destination);
+                        return 1;
                 }
-                if (++n == RT_SYNC_MAX_FDS && send_batch(sock, fds, &n) < 0)
-                        _exit(1);
+                if (++n == RT_SYNC_MAX_FDS && send_batch(o, fds, &n) < 0)
+                        return 1;
         }
-        if (n > 0 && send_batch(sock, fds, &n) < 0)
-                _exit(1);
-        _exit(0);
+        if (n > 0 && send_batch(o, fds, &n) < 0)
+                return 1;
+        return 0;
 }
 
 /* The init takes the sources while it mounts, so a send fails when a mount
@@ -204,41 +219,11 @@ static int init_gone(int sock, struct bento_err *err)
         return bento_err_setx(err, EPIPE, "the container process exited during setup");
 }
 
-/* Pass what the helper sends on to the init until all wanted fds went. */
-static int forward(int from, int to, size_t want, struct bento_err *err)
-{
-        while (want > 0) {
-                int fds[RT_SYNC_MAX_FDS];
-                struct rt_sync_msg m;
-                size_t n = 0;
-                int r;
-
-                if (rt_sync_recv_fds(from, &m, fds, RT_SYNC_MAX_FDS, &n) < 0)
-                        return bento_err_setx(err, EPIPE, "the bind-source helper exited");
-                if (m.type == RT_SYNC_ERROR)
-                        return bento_err_setx(err, m.code > 0 ? m.code : EIO, "%s", m.msg);
-                r = m.type == RT_SYNC_BIND_FDS && n > 0 && n <= want ? 0 : -EPROTO;
-                if (r == 0)
-                        r = rt_sync_send_fds(to, RT_SYNC_BIND_FDS, (int32_t) n, fds, n);
-                for (size_t k = 0; k < n; k++)
-                        close(fds[k]);
-                if (r == -EPROTO)
-                        return bento_err_setx(err, EPROTO, "unexpected bind-source message %u",
-                                              m.type);
-                if (r < 0)
-                        return init_gone(to, err);
-                want -= n;
-        }
-        return 0;
-}
-
 int rt_bind_sources_serve(const struct rt_context *ctx, pid_t pid, int pidfd, int sock,
                           struct bento_err *err)
 {
-        cleanup_close int mine = -1;
+        struct opener o = {.ctx = ctx, .pid = pid, .pidfd = pidfd, .sock = sock};
         struct rt_sync_msg m;
-        int pair[2];
-        pid_t helper;
         int r;
 
         if (!runtime_opens(ctx))
@@ -246,22 +231,17 @@ int rt_bind_sources_serve(const struct rt_context *ctx, pid_t pid, int pidfd, in
         r = rt_sync_expect(sock, RT_SYNC_BIND_REQUEST, &m, NULL, err);
         if (r < 0)
                 return r;
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
-                return bento_err_set(err, errno, "socketpair");
-        mine = pair[0];
-        helper = rt_clone3(0, NULL);
-        if (helper < 0) {
-                close(pair[1]);
-                return bento_err_set(err, errno, "cannot fork the bind-source helper");
-        }
-        if (helper == 0) {
-                close(mine);
-                run_opener(ctx, pid, pidfd, pair[1]);
-        }
-        close(pair[1]);
-        r = forward(mine, sock, count_binds(ctx->cfg), err);
-        (void) waitpid(helper, NULL, 0);
-        return r;
+        r = rt_vfork_call(open_and_send, &o);
+        if (r < 0)
+                return bento_err_set(err, -r, "cannot start the bind-source helper");
+        if (r == 0)
+                return 0;
+        if (o.init_gone)
+                return init_gone(sock, err);
+        if (!o.err.code)
+                return bento_err_setx(err, EIO, "the bind-source helper failed");
+        *err = o.err;
+        return -err->code;
 }
 
 int rt_bind_sources_fetch(const struct rt_context *ctx, int sock, struct rt_bind_sources *s,
