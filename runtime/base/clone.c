@@ -57,11 +57,13 @@ int rt_vfork_call(int (*fn)(void *), void *arg)
                 munmap(stack, VFORK_STACK_SIZE + VFORK_GUARD_SIZE);
                 return r;
         }
-        /* the stack grows down from its top, the guard page at its bottom */
-        pid = clone(fn, stack + VFORK_GUARD_SIZE + VFORK_STACK_SIZE,
-                    CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+        /* The stack grows down from its top, the guard page at its bottom.
+         * No exit signal: a caller that ignores SIGCHLD (inherited SIG_IGN)
+         * would have the kernel reap the child at once and lose its status;
+         * a child that sends none is waited for with __WALL. */
+        pid = clone(fn, stack + VFORK_GUARD_SIZE + VFORK_STACK_SIZE, CLONE_VM | CLONE_VFORK, arg);
         r = pid < 0 ? -errno : 0;
-        while (pid > 0 && waitpid(pid, &status, 0) < 0)
+        while (pid > 0 && waitpid(pid, &status, __WALL) < 0)
                 if (errno != EINTR) {
                         r = -errno;
                         break;
