@@ -353,11 +353,13 @@ int rt_container_config_load(const struct rt_container_dir *dir, struct oci_conf
         return 0;
 }
 
-/* A JSON object key equal to "hooks" is spelled out or uses a \u escape:
- * no other escape makes a letter. */
+/* A JSON object key equal to "hooks" is spelled out, quotes and all, or
+ * uses a \u escape: no other escape makes a letter.  The quotes matter:
+ * bento's own annotations (run.oci.hooks.stdout) hold the bare word, and
+ * without them every start and delete parsed the whole config again. */
 static bool may_name_hooks(const char *data, size_t len)
 {
-        return memmem(data, len, "hooks", 5) || memmem(data, len, "\\u", 2);
+        return memmem(data, len, "\"hooks\"", 7) || memmem(data, len, "\\u", 2);
 }
 
 int rt_container_hooks_config_load(const struct rt_container_dir *dir, struct oci_config **ret,
