@@ -16,4 +16,16 @@
  * which is modified. */
 char *bento_passwd_line_home(char *line, uid_t uid);
 
+/* The same line's name field (NULL also when it is empty). */
+char *bento_passwd_line_name(char *line, uid_t uid);
+
+/* /etc/passwd whole (free() it), when it is a regular file of sensible
+ * size; NULL otherwise. */
+char *bento_passwd_read(void);
+
+/* The home or the name of uid's first line in data, a passwd file's text
+ * (modified; the result points into it), or NULL. */
+const char *bento_passwd_home(char *data, uid_t uid);
+const char *bento_passwd_name(char *data, uid_t uid);
+
 #endif

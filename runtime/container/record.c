@@ -3,7 +3,6 @@
 #include "record.h"
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 
 #include "cleanup.h"
 #include "fileio.h"
+#include "passwd.h"
 #include "process/landlock.h"
 #include "notify.h"
 #include "mount/shared-root.h"
@@ -33,14 +33,17 @@ static char *now_rfc3339(void)
         return out;
 }
 
+/* The caller's user name from the host's /etc/passwd (the number when it
+ * has none), read by hand as runc does: NSS would load modules into a
+ * runtime that has libc inside it (bundle/passwd.h). */
 static char *owner_name(void)
 {
-        struct passwd pw, *res = NULL;
-        char buf[1024];
+        cleanup_free char *data = bento_passwd_read();
+        const char *name = data ? bento_passwd_name(data, geteuid()) : NULL;
         char *out = NULL;
 
-        if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &res) == 0 && res)
-                return strdup(res->pw_name);
+        if (name)
+                return strdup(name);
         if (asprintf(&out, "%u", (unsigned) geteuid()) < 0)
                 return NULL;
         return out;

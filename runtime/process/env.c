@@ -24,9 +24,6 @@
 #include "passwd.h"
 #include "base/safe-path.h"
 
-/* A larger /etc/passwd is not looked at (HOME becomes "/"). */
-#define PASSWD_MAX_BYTES (4u << 20)
-
 /* A decimal number from 1 to max, nothing else; 0 otherwise. */
 static long positive_number(const char *s, long max)
 {
@@ -90,37 +87,13 @@ static int env_add(struct oci_process *proc, const char *key, const char *value,
         return 0;
 }
 
-/* /etc/passwd whole, when it is a regular file of sensible size.  A FIFO
- * cannot block the open (O_NONBLOCK) and is refused by the type check; a
- * /proc or /sys file (size 0) is refused too, so a symlink to
- * /proc/self/environ cannot make our own environment the passwd file. */
-static char *read_passwd(void)
-{
-        cleanup_close int fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        struct bento_err ignored;
-        char *data = NULL;
-        struct stat st;
-        size_t len = 0;
-
-        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-            (unsigned long long) st.st_size > PASSWD_MAX_BYTES)
-                return NULL;
-        if (bento_read_fd(fd, "/etc/passwd", PASSWD_MAX_BYTES, &data, &len, &ignored) < 0)
-                return NULL;
-        return data;
-}
-
 /* runc and crun: the home directory of process.user.uid in the
  * container's /etc/passwd, "/" when there is none. */
 static int set_home(struct oci_process *proc, struct bento_err *err)
 {
-        cleanup_free char *data = read_passwd();
-        const char *home = NULL;
+        cleanup_free char *data = bento_passwd_read();
+        const char *home = data ? bento_passwd_home(data, proc->user.uid) : NULL;
 
-        for (char *save = NULL, *line = data ? strtok_r(data, "\n", &save) : NULL; line && !home;
-             line = strtok_r(NULL, "\n", &save))
-                if (line[0] != '#')
-                        home = bento_passwd_line_home(line, proc->user.uid);
         return env_add(proc, "HOME", home && home[0] ? home : "/", err);
 }
 
