@@ -36,6 +36,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sigstate.h"
+
 #define PROG "bento-init"
 
 /* In a sanitizer build, LeakSanitizer's check at exit clones a helper
@@ -101,7 +103,8 @@ static int fail(const char *what, int e)
 struct target {
         char **argv;
         const sigset_t *old;
-        int exec_errno; /* 0 until its exec failed */
+        sigset_t changed; /* the dispositions that are not the default */
+        int exec_errno;   /* 0 until its exec failed */
 };
 
 /* The target: the signal mask and dispositions of a fresh process, then
@@ -111,7 +114,7 @@ static int run_target(void *arg)
         struct target *t = arg;
 
         for (int sig = 1; sig < NSIG; sig++)
-                if (!synchronous(sig))
+                if (!synchronous(sig) && sigismember(&t->changed, sig) == 1)
                         (void) signal(sig, SIG_DFL);
         sigprocmask(SIG_SETMASK, t->old, NULL);
         execv(t->argv[0], t->argv);
@@ -204,6 +207,7 @@ static int serve(int sfd, pid_t target)
 static int start(char **argv, int status_fd)
 {
         sigset_t set, old;
+        struct target t = {.argv = argv, .old = &old};
         pid_t target;
         int sfd, st;
 
@@ -223,7 +227,10 @@ static int start(char **argv, int status_fd)
          * (a bundle without a pid namespace) it asks for them. */
         if (getpid() != 1)
                 (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
-        target = start_target(&(struct target){.argv = argv, .old = &old});
+        /* bento-init installs no handler: what is not the default is what
+         * it inherited ignored, which an exec would pass on (sigstate.h) */
+        bento_signals_not_default(&t.changed);
+        target = start_target(&t);
         if (target < 0)
                 return fail("clone", errno);
         st = serve(sfd, target);

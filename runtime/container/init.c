@@ -30,6 +30,7 @@
 #include "process/process.h"
 #include "process/env.h"
 #include "seccomp/seccomp.h"
+#include "sigstate.h"
 #include "base/sync.h"
 #include "terminal.h"
 
@@ -49,13 +50,15 @@ struct init_state {
  * ignored dispositions survive execve. */
 static void reset_signals(void)
 {
-        sigset_t all;
+        sigset_t changed, none;
 
+        /* only what is not the default already (sigstate.h) */
+        bento_signals_not_default(&changed);
         for (int s = 1; s < NSIG; s++)
-                if (s != SIGKILL && s != SIGSTOP)
+                if (s != SIGKILL && s != SIGSTOP && sigismember(&changed, s) == 1)
                         signal(s, SIG_DFL);
-        sigemptyset(&all);
-        sigprocmask(SIG_SETMASK, &all, NULL);
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
 /* The init inherits every fd `create` had open, among them the locked state
