@@ -258,31 +258,42 @@ void bento_record_put_applied(struct bento_jsonw *w, const struct bento_record *
         bento_jsonw_close_object(w);
 }
 
+void bento_oci_state_put(struct bento_jsonw *w, const struct bento_oci_state *st)
+{
+        const char *status = bento_status_to_string(st->status);
+
+        if (!status) {
+                bento_jsonw_fail(w, EINVAL, "cannot write state: invalid status %d",
+                                 (int) st->status);
+                return;
+        }
+        bento_jsonw_open_object(w);
+        bento_jsonw_kstring(w, "ociVersion", BENTO_OCI_VERSION);
+        bento_jsonw_kstring(w, "id", st->id);
+        bento_jsonw_kstring(w, "status", status);
+        bento_jsonw_kint(w, "pid", st->pid);
+        bento_jsonw_kstring(w, "bundle", st->bundle);
+        bento_jsonw_kstring_opt(w, "rootfs", st->rootfs);
+        bento_jsonw_kstring_opt(w, "created", st->created);
+        bento_jsonw_kstring_opt(w, "owner", st->owner);
+        /* Always present: engines decode it as a map and hooks expect it. */
+        oci_write_kv(w, "annotations", st->cfg ? st->cfg->annotations : NULL,
+                     st->cfg ? st->cfg->n_annotations : 0, true);
+        if (st->rec)
+                bento_record_put_applied(w, st->rec);
+        bento_jsonw_close_object(w);
+}
+
 int bento_oci_state_write(const struct bento_oci_state *st, bool pretty, char **ret_buf,
                           size_t *ret_len, struct bento_err *err)
 {
         cleanup_jsonw struct bento_jsonw w = {0};
-        const char *status = bento_status_to_string(st->status);
 
-        if (!status)
+        if (!bento_status_to_string(st->status))
                 return bento_err_setx(err, EINVAL, "cannot write state: invalid status %d",
                                       (int) st->status);
         if (bento_jsonw_init(&w, pretty, err) < 0)
                 return w.r;
-        bento_jsonw_open_object(&w);
-        bento_jsonw_kstring(&w, "ociVersion", BENTO_OCI_VERSION);
-        bento_jsonw_kstring(&w, "id", st->id);
-        bento_jsonw_kstring(&w, "status", status);
-        bento_jsonw_kint(&w, "pid", st->pid);
-        bento_jsonw_kstring(&w, "bundle", st->bundle);
-        bento_jsonw_kstring_opt(&w, "rootfs", st->rootfs);
-        bento_jsonw_kstring_opt(&w, "created", st->created);
-        bento_jsonw_kstring_opt(&w, "owner", st->owner);
-        /* Always present: engines decode it as a map and hooks expect it. */
-        oci_write_kv(&w, "annotations", st->cfg ? st->cfg->annotations : NULL,
-                     st->cfg ? st->cfg->n_annotations : 0, true);
-        if (st->rec)
-                bento_record_put_applied(&w, st->rec);
-        bento_jsonw_close_object(&w);
+        bento_oci_state_put(&w, st);
         return bento_jsonw_finish(&w, ret_buf, ret_len);
 }

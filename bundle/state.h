@@ -144,6 +144,11 @@ int bento_oci_state_write(const struct bento_oci_state *st, bool pretty, char **
 
 struct bento_jsonw;
 
+/* The same object into one w is writing (as a value: after a key, or in an
+ * array), so that a message that carries it needs no second pass; an
+ * invalid status is w's sticky error. */
+void bento_oci_state_put(struct bento_jsonw *w, const struct bento_oci_state *st);
+
 /* The "bento" member alone (key and object), exactly as the state object
  * above carries it, into an object w is writing: for `run --report`, which
  * hands a caller the same facts without a `state` call.  Failures are

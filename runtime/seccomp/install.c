@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "json.h"
 #include "jsonw.h"
 #include "state.h"
 
@@ -58,17 +57,11 @@ static int process_state(const struct rt_seccomp *s, const struct oci_config *cf
 {
         struct bento_oci_state st = {
             .id = id, .status = BENTO_STATUS_CREATING, .pid = pid, .bundle = bundle, .cfg = cfg};
-        cleanup_bento_json struct bento_json *tree = NULL;
         cleanup_jsonw struct bento_jsonw w = {0};
-        cleanup_free char *inner = NULL;
         size_t len = 0;
         int r;
 
-        r = bento_oci_state_write(&st, false, &inner, &len, err);
-        if (r >= 0)
-                r = bento_json_parse(inner, len, len, &tree, err);
-        if (r >= 0)
-                r = bento_jsonw_init(&w, false, err);
+        r = bento_jsonw_init(&w, false, err);
         if (r < 0)
                 return bento_err_prefix(err, "seccomp agent message");
         bento_jsonw_open_object(&w);
@@ -79,7 +72,9 @@ static int process_state(const struct rt_seccomp *s, const struct oci_config *cf
         bento_jsonw_close_array(&w);
         bento_jsonw_kint(&w, "pid", pid);
         bento_jsonw_kstring_opt(&w, "metadata", s->listener_metadata);
-        bento_jsonw_ktree_opt(&w, "state", tree);
+        /* the state object straight in, not written, parsed and written again */
+        bento_jsonw_key(&w, "state");
+        bento_oci_state_put(&w, &st);
         bento_jsonw_close_object(&w);
         r = bento_jsonw_finish(&w, ret, &len);
         return r < 0 ? bento_err_prefix(err, "seccomp agent message") : 0;

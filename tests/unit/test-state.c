@@ -6,11 +6,13 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
 #include "json.h"
+#include "jsonw.h"
 #include "state.h"
 #include "tap.h"
 
@@ -326,6 +328,54 @@ TEST(oci_state_refuses_bad_input)
         st.bundle = "/b";
         st.id = "\xc3";
         ASSERT_EQ(bento_oci_state_write(&st, false, &out, &len, &err), -EILSEQ);
+        ASSERT_TRUE(out == NULL);
+}
+
+/* The state put into a message is the object bento_oci_state_write makes,
+ * byte for byte, and what its parse written again (how the seccomp agent's
+ * message carried it before) makes: escapes, sorted annotations, numbers. */
+TEST(oci_state_put_is_the_written_object)
+{
+        struct oci_kv kv[] = {{"org.z", "quote \" and \\ and \u00e9"}, {"io.a", "tab\there"}};
+        struct oci_config cfg = {.annotations = kv, .n_annotations = 2};
+        struct bento_oci_state st = {.id = "c1",
+                                     .status = BENTO_STATUS_CREATING,
+                                     .pid = 123456,
+                                     .bundle = "/b/\u00fc",
+                                     .cfg = &cfg};
+        cleanup_bento_json struct bento_json *tree = NULL;
+        cleanup_jsonw struct bento_jsonw w = {0}, w2 = {0};
+        cleanup_free char *alone = NULL, *put = NULL, *again = NULL, *want = NULL;
+        size_t len = 0;
+
+        ASSERT_OK(bento_oci_state_write(&st, false, &alone, &len, &err));
+        ASSERT_OK(bento_jsonw_init(&w, false, &err));
+        bento_jsonw_open_object(&w);
+        bento_jsonw_key(&w, "state");
+        bento_oci_state_put(&w, &st);
+        bento_jsonw_close_object(&w);
+        ASSERT_OK(bento_jsonw_finish(&w, &put, &len));
+        ASSERT_TRUE(asprintf(&want, "{\"state\":%s}", alone) > 0);
+        ASSERT_STREQ(put, want);
+        ASSERT_OK(bento_json_parse(alone, strlen(alone), 1 << 20, &tree, &err));
+        ASSERT_OK(bento_jsonw_init(&w2, false, &err));
+        bento_jsonw_open_object(&w2);
+        bento_jsonw_ktree_opt(&w2, "state", tree);
+        bento_jsonw_close_object(&w2);
+        ASSERT_OK(bento_jsonw_finish(&w2, &again, &len));
+        ASSERT_STREQ(again, put);
+}
+
+TEST(oci_state_put_refuses_a_bad_status)
+{
+        struct bento_oci_state st = {.id = "c1", .status = _BENTO_STATUS_MAX, .bundle = "/b"};
+        cleanup_jsonw struct bento_jsonw w = {0};
+        char *out = NULL;
+        size_t len = 0;
+
+        ASSERT_OK(bento_jsonw_init(&w, false, &err));
+        bento_oci_state_put(&w, &st);
+        ASSERT_TRUE(bento_jsonw_finish(&w, &out, &len) < 0);
         ASSERT_TRUE(out == NULL);
 }
 
