@@ -182,7 +182,10 @@ TEST(the_child_starts_with_default_signals_and_only_the_descriptors_it_is_given)
         signal(SIGUSR1, SIG_DFL);
         signal(SIGUSR2, SIG_DFL);
         ASSERT_OK(r);
-        ASSERT_CONTAINS(buf, "SigIgn 0000000000000000\n");
+        /* glibc's own two (32 and 33) cannot be set by a program, and its
+         * posix_spawn leaves them ignored: a harness may pass them on so */
+        ASSERT_TRUE(strstr(buf, "SigIgn ") != NULL);
+        ASSERT_EQ(strtoull(strstr(buf, "SigIgn ") + 7, NULL, 16) & ~0x180000000ull, 0);
         ASSERT_CONTAINS(buf, "SigBlk 0000000000000000\n");
         ASSERT_CONTAINS(buf, "own-group\n");
         ASSERT_CONTAINS(buf, "stdin \n"); /* /dev/null: nothing to read */
