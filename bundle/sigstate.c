@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -46,4 +47,20 @@ void bento_signals_not_default(sigset_t *set)
         for (int sig = 1; sig < NSIG && sig <= 64; sig++)
                 if ((ign | cgt) & ((uint64_t) 1 << (sig - 1)))
                         sigaddset(set, sig);
+}
+
+void bento_signals_reset_raw(const sigset_t *set, const sigset_t *mask)
+{
+        /* the kernel's struct sigaction all zero (handler, flags, restorer
+         * where there is one, mask: 24 or 32 bytes): SIG_DFL, nothing else */
+        static const uint64_t dfl[4];
+        uint64_t bits = 0;
+
+        for (int sig = 1; sig < NSIG && sig <= 64; sig++) {
+                if (sig != SIGKILL && sig != SIGSTOP && sigismember(set, sig) == 1)
+                        (void) syscall(SYS_rt_sigaction, sig, dfl, NULL, sizeof(uint64_t));
+                if (sigismember(mask, sig) == 1)
+                        bits |= (uint64_t) 1 << (sig - 1);
+        }
+        (void) syscall(SYS_rt_sigprocmask, SIG_SETMASK, &bits, NULL, sizeof(uint64_t));
 }

@@ -17,4 +17,12 @@
  * at least as thorough as resetting each signal. */
 void bento_signals_not_default(sigset_t *set);
 
+/* Set each signal of set (but SIGKILL and SIGSTOP) to its default
+ * disposition, and then the mask to mask, with the system calls
+ * themselves: for a child that shares its parent's memory until its exec
+ * (CLONE_VM|CLONE_VFORK), where a wrapper a sanitizer or libc adds
+ * (per-thread state, glibc's refusal of its own two signals) must not
+ * run. */
+void bento_signals_reset_raw(const sigset_t *set, const sigset_t *mask);
+
 #endif

@@ -114,9 +114,9 @@ static int run_target(void *arg)
         struct target *t = arg;
 
         for (int sig = 1; sig < NSIG; sig++)
-                if (!synchronous(sig) && sigismember(&t->changed, sig) == 1)
-                        (void) signal(sig, SIG_DFL);
-        sigprocmask(SIG_SETMASK, t->old, NULL);
+                if (synchronous(sig))
+                        sigdelset(&t->changed, sig);
+        bento_signals_reset_raw(&t->changed, t->old);
         execv(t->argv[0], t->argv);
         t->exec_errno = errno;
         return errno == ENOENT ? INIT_EXIT_NOT_FOUND : INIT_EXIT_CANNOT;
