@@ -22,7 +22,7 @@ import pytest
 
 import harness
 from test_bento_run import World  # noqa: F401  (the fixture's class)
-from test_bento_run import prose, world  # noqa: F401  (pytest fixture)
+from test_bento_run import BENTO, prose, world  # noqa: F401  (pytest fixture)
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -358,3 +358,77 @@ def test_limits_reported_not_applied_and_run_id_refused(clamped):
     assert res.rc == 125, res
     assert "the Landlock-only tier makes no cgroup: drop --run-id" in prose(res.err), res
     assert "read_grant" not in res.out
+
+
+SWEPT_PY = r"""
+import fcntl, os, time
+# the run's claim, the one descriptor bento leaves the target: let go of it
+claim = [n for n in range(3, 1024)
+         if os.path.exists("/proc/self/fd/%d" % n) and os.readlink("/proc/self/fd/%d" % n).endswith(".claim")]
+fcntl.flock(claim[0], fcntl.LOCK_UN)
+# and leave the sweep links out of the scratch directory, at every depth
+scratch = os.environ["TMPDIR"]
+victim = os.path.join(os.environ["REALHOME"], "victim")
+os.symlink(victim, os.path.join(scratch, "link"))
+os.makedirs(os.path.join(scratch, "sub", "deeper"))
+os.symlink(victim, os.path.join(scratch, "sub", "deeper", "link"))
+os.symlink(os.path.join(victim, "keep.txt"), os.path.join(scratch, "sub", "file-link"))
+out = os.environ["OUTDIR"]
+def said(name, text):
+    with open(os.path.join(out, name), "w") as f:
+        f.write(text)
+said("ready", scratch)
+for step in ("go1", "go2"):
+    while not os.path.exists(os.path.join(out, step)):
+        time.sleep(0.05)
+    said(step + ".seen", str(os.path.exists(scratch)))
+"""
+
+
+def test_a_target_that_drops_its_claim_loses_only_its_scratch(clamped):
+    """docs/degraded.md, step 6: the target can let go of its read-only copy
+    of the claim.  While bento lives it still holds the claim, so another
+    run's sweep leaves the scratch directory; once bento is killed, the next
+    sweep removes it, and never follows what the target left there
+    (symlinks to a directory and a file it can read, at several depths)."""
+    victim = os.path.join(clamped.home, "victim")
+    clamped.write(os.path.join(victim, "keep.txt"), "kept\n")
+    clamped.write(os.path.join(victim, "sub", "deep.txt"), "kept\n")
+    os.makedirs(clamped.outdir, exist_ok=True)
+    m = manifest(clamped, script=SWEPT_PY)
+    quick = clamped.manifest("entrypoint: ./q.sh\ninterpreter: sh\n", script="echo quick\n",
+                             name="q.yaml", script_name="q.sh")
+    clamped.approve(quick)
+    out = clamped.outdir
+
+    def step(name):
+        open(os.path.join(out, name), "w").close()
+        seen = os.path.join(out, name + ".seen")
+        harness.wait_for(lambda: os.path.exists(seen) and os.path.getsize(seen) > 0, timeout=30,
+                         what="the target to look at its scratch")
+        with open(seen) as f:
+            return f.read()
+
+    p = subprocess.Popen(CLAMP + [BENTO, "run", "--allow-degraded", m], cwd=clamped.work,
+                         env=dict(clamped.env), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        harness.wait_for(lambda: os.path.exists(os.path.join(out, "ready")), timeout=60,
+                         what="the target to drop its claim")
+        res = run(clamped, quick, "--allow-degraded")
+        assert res.rc == 0 and "quick" in res.out, res
+        assert step("go1") == "True", "a live bento's scratch was swept"
+        p.kill()  # SIGKILL: the target lives on, holding nothing
+        p.wait(20)
+        res = run(clamped, quick, "--allow-degraded")
+        assert res.rc == 0 and "quick" in res.out, res
+        assert step("go2") == "False", "the dead bento's scratch was not swept"
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(10)
+    with open(os.path.join(victim, "keep.txt")) as f:
+        assert f.read() == "kept\n"
+    with open(os.path.join(victim, "sub", "deep.txt")) as f:
+        assert f.read() == "kept\n"
+    assert clamped.run_dirs() == []
