@@ -166,13 +166,16 @@ EMBED_SO := $(BUILDDIR)/lib/libbento-embed.so.$(VERSION)
 EMBED_A := $(BUILDDIR)/lib/libbento-embed.a
 EMBED_LIBS := $(EMBED_SO) $(EMBED_A)
 pic_obj = $(patsubst %.c,$(BUILDDIR)/obj-pic/%.o,$(1))
+# the observer's preload library (its rule is below)
+SHIM_SO := $(BUILDDIR)/lib/bento/bento-observe-shim.so
+SHIM_SRC := $(wildcard hooks/observe/shim/*.c) hooks/observe/pathcheck.c
 PIC_CFLAGS := $(filter-out -fPIE,$(ALL_CFLAGS)) -fPIC
 
 .PHONY: audit bench all debug check check-unit check-integration check-adversarial check-debug check-layering lint fuzz \
         check-soak check-repro check-vm \
         fuzz-smoke demo install clean deps docs check-docs
 
-all: $(BINS) $(EMBED_LIBS)
+all: $(BINS) $(EMBED_LIBS) $(SHIM_SO)
 
 $(BUILDDIR)/obj/bundle/%.o: bundle/%.c
 	@mkdir -p $(dir $@)
@@ -219,6 +222,25 @@ $(EMBED_SO): $(call pic_obj,$(EMBED_SRC)) $(BUILDDIR)/lib/libbento-pic.a embed/l
 		$(call pic_obj,$(EMBED_SRC)) $(BUILDDIR)/lib/libbento-pic.a $(call pkg_libs,yajl) -lpthread
 	ln -sf $(notdir $@) $(BUILDDIR)/lib/$(EMBED_SONAME)
 	ln -sf $(EMBED_SONAME) $(BUILDDIR)/lib/libbento-embed.so
+
+# The observer's preload library (hooks/observe/shim/, docs/profile.md "The
+# preload library").  It is loaded into the profiled program, so it is built
+# apart from everything else: without libc (it names no library, and loads
+# into any program), and without a sanitizer or a stack protector (neither
+# runtime is the program's).  bento
+# looks for it in ../lib/bento/ from its own directory, in the build tree
+# as where `make install` puts it.
+SHIM_CFLAGS := -std=gnu17 -D_GNU_SOURCE -O2 -g $(WARN) -fPIC -fvisibility=hidden \
+               -fno-stack-protector -fcf-protection -MMD -MP $(REPRO_CFLAGS)
+shim_obj = $(patsubst %.c,$(BUILDDIR)/obj-shim/%.o,$(1))
+
+$(BUILDDIR)/obj-shim/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_CFLAGS) -c -o $@ $<
+
+$(SHIM_SO): $(call shim_obj,$(SHIM_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) -shared -nostdlib -Wl,-z,relro,-z,now,-z,noexecstack $(LDFLAGS) -o $@ $^
 
 # The static library carries the bundle helpers it needs in itself.
 $(EMBED_A): $(call pic_obj,$(EMBED_SRC)) $(call pic_obj,$(BUNDLE_SRC))
@@ -592,6 +614,8 @@ install: all $(COMPLETIONS)
 	ln -sf $(notdir $(EMBED_SO)) $(DESTDIR)$(LIBDIR)/$(EMBED_SONAME)
 	ln -sf $(EMBED_SONAME) $(DESTDIR)$(LIBDIR)/libbento-embed.so
 	install -m 0644 $(EMBED_A) $(DESTDIR)$(LIBDIR)/
+	install -d $(DESTDIR)$(PREFIX)/lib/bento
+	install -m 0644 $(SHIM_SO) $(DESTDIR)$(PREFIX)/lib/bento/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 		-e 's|@VERSION@|$(VERSION)|' embed/bento.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/bento.pc
 	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/bento.pc

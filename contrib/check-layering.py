@@ -6,7 +6,9 @@ docs/architecture.md ("The tree") explains the order; this script is what
 `make check-layering` runs.  Every quoted #include is checked:
 
   * bundle/ includes only bundle/ (it is linked into every program);
-  * a hook (hooks/<name>/) includes its own folder and bundle/;
+  * a hook (hooks/<name>/) includes its own folder and bundle/; a part of a
+    hook in a folder of its own (hooks/observe/shim/, a library built apart)
+    includes that folder and its hook's, as "../name.h";
   * translate/ and runtime/ are made of stage folders in a fixed order.  A
     file includes its own folder by bare name ("policy.h"), an earlier
     stage by folder ("manifest/manifest.h"), and bundle/ by bare name;
@@ -64,7 +66,10 @@ def main():
                 bad(path, line, '"%s": bundle/ includes only bundle/' % inc)
 
     for path in sources("hooks"):
-        here = set(os.listdir(os.path.dirname(path)))
+        folder = os.path.dirname(path)
+        here = set(os.listdir(folder))
+        if os.path.dirname(folder) != "hooks":  # a part of a hook: its hook's too
+            here |= {"../" + name for name in os.listdir(os.path.dirname(folder))}
         for line, inc in includes(path):
             if inc not in here and inc not in bundle:
                 bad(path, line, '"%s": a hook includes its own folder and bundle/ only' % inc)

@@ -11,6 +11,7 @@
 #define BENTO_OBSERVE_FILTER_H
 
 #include <linux/filter.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Room for the filter: 5 instructions of prologue and epilogue, one per
@@ -19,9 +20,10 @@
 
 /* Build the filter into prog (OBS_FILTER_MAX instructions), returning
  * action (SECCOMP_RET_USER_NOTIF or SECCOMP_RET_TRACE) for the calls the
- * observer sees.  Returns the number of instructions, or 0 if the table
+ * observer sees; with gadget, the lookups the preload library makes from
+ * its gadget (ring.h) pass.  Returns the number of instructions, or 0 if the table
  * does not fit (a jump offset of classic BPF is 8 bits). */
-size_t obs_filter_build(struct sock_filter *prog, unsigned int action);
+size_t obs_filter_build(struct sock_filter *prog, unsigned int action, bool gadget);
 
 /* Install the SECCOMP_RET_USER_NOTIF filter on the calling thread, after
  * PR_SET_NO_NEW_PRIVS, with a listener whose waiters only a fatal signal
@@ -29,9 +31,9 @@ size_t obs_filter_build(struct sock_filter *prog, unsigned int action);
  * trace.c relies on it).  Returns the listener's descriptor or -errno:
  * EBUSY when a filter of the chain already has a listener (only one may),
  * EINVAL on a kernel older than 5.19. */
-int obs_filter_install_notify(void);
+int obs_filter_install_notify(bool gadget);
 
 /* Install the SECCOMP_RET_TRACE filter instead.  Returns 0 or -errno. */
-int obs_filter_install_trace(void);
+int obs_filter_install_trace(bool gadget);
 
 #endif

@@ -21,7 +21,8 @@
 static void print_help(void)
 {
         printf("usage: " PROG
-               " --report-fd N [--ptrace-only] [--no-result-under DIR]... -- COMMAND [ARG...]\n"
+               " --report-fd N [--ptrace-only] [--no-result-under DIR]... [--shim LIB]\n"
+               "                     -- COMMAND [ARG...]\n"
                "\n"
                "The observer of `bento profile`.  Runs COMMAND under ptrace with a seccomp\n"
                "filter that stops only the system calls naming files, execs and AF_UNIX\n"
@@ -44,6 +45,10 @@ static void print_help(void)
                "                  DIR are reported as soon as they are seen, with the\n"
                "                  result 'unwatched', saving the stop at the call's exit\n"
                "                  (bento passes the system trees its proposal skips)\n"
+               "  --shim LIB      preload LIB (bento-observe-shim.so, as the target sees\n"
+               "                  it) into the target's programs: it records those reads\n"
+               "                  and probes itself, in a ring shared with the observer,\n"
+               "                  and they run without a stop\n"
                "  -h, --help      this text\n"
                "  -V, --version   the version\n");
 }
@@ -75,12 +80,13 @@ static bool parse_fd(const char *s, int *ret)
         return true;
 }
 
-enum { OPT_REPORT_FD = 0x100, OPT_NO_RESULT, OPT_PTRACE_ONLY };
+enum { OPT_REPORT_FD = 0x100, OPT_NO_RESULT, OPT_PTRACE_ONLY, OPT_SHIM };
 
 static const struct bento_opt options[] = {
     {"report-fd", 0, BENTO_OPT_VALUE, OPT_REPORT_FD, "N", NULL},
     {"no-result-under", 0, BENTO_OPT_VALUE, OPT_NO_RESULT, "DIR", NULL},
     {"ptrace-only", 0, BENTO_OPT_FLAG, OPT_PTRACE_ONLY, NULL, NULL},
+    {"shim", 0, BENTO_OPT_VALUE, OPT_SHIM, "LIB", NULL},
     {"help", 'h', BENTO_OPT_FLAG, 'h', NULL, NULL},
     {"version", 'V', BENTO_OPT_FLAG, 'V', NULL, NULL},
     {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
@@ -105,6 +111,12 @@ static int parse_option(int c, const char *value, struct observe_opts *o)
                 return -1;
         case OPT_PTRACE_ONLY:
                 o->ptrace_only = true;
+                return -1;
+        case OPT_SHIM:
+                /* the dynamic loader takes a list: one absolute name only */
+                if (value[0] != '/' || strpbrk(value, ": \t\n"))
+                        return usage_error("--shim: '%s' is not one absolute path", value);
+                o->shim = value;
                 return -1;
         case 'h':
                 print_help();

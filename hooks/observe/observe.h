@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "pathcheck.h"
 #include "report.h"
+#include "ring.h"
 
 /* Exit statuses of the observer itself; otherwise it exits with the
  * target's status, 128+N when the target was killed by signal N. */
@@ -35,18 +37,37 @@ struct observe_opts {
         const char *no_result[OBS_NO_RESULT_MAX];
         size_t n_no_result;
         bool ptrace_only; /* --ptrace-only: SECCOMP_RET_TRACE stops, no listener */
+        const char *shim; /* --shim: the preload library's path in the target, or NULL */
 };
+
+/* ring.c: the preload library's ring (ring.h), as the observer holds it. */
+struct obs_ring {
+        int fd;                     /* the memfd (close-on-exec here), or -1 */
+        struct obs_ring_head *head; /* mapped, or NULL */
+};
+
+/* Make the ring, naming trees (n of them) as the ones the library may
+ * record in.  Returns 0, or -errno (the target then runs without the
+ * library). */
+int obs_ring_open(struct obs_ring *g, const char *const *trees, size_t n);
+
+/* Write what the ring holds to the report (once the target has ended). */
+void obs_ring_report(const struct obs_ring *g, const struct observe_opts *o, struct obs_report *r);
+
+void obs_ring_close(struct obs_ring *g);
 
 /* Start the target, trace it to the end, write the report.  Returns the
  * exit status for the observer. */
 int observe_run(const struct observe_opts *o);
 
 /* spawn.c: fork the target, let it install the filter, seize it with the
- * tracing options and let it exec command.  The filter is the notification
- * one unless ptrace_only or the kernel refuses a listener (an outer filter
- * has one, or the kernel is older than 5.19); *listener is then its
- * descriptor, else -1 (SECCOMP_RET_TRACE).  Returns the pid or -errno. */
-pid_t obs_spawn(char **command, int report_fd, bool ptrace_only, int *listener);
+ * tracing options and let it exec o->command.  The filter is the
+ * notification one unless o->ptrace_only or the kernel refuses a listener
+ * (an outer filter has one, or the kernel is older than 5.19); *listener
+ * is then its descriptor, else -1 (SECCOMP_RET_TRACE).  With ring_fd (not
+ * -1) the target inherits it and loads o->shim, and the filter lets the
+ * library's gadget by.  Returns the pid or -errno. */
+pid_t obs_spawn(const struct observe_opts *o, int ring_fd, int *listener);
 
 /* decode.c: read a NUL-terminated string of the tracee at addr into buf
  * (PATH_MAX bytes).  Returns its length, or -1 when it is unreadable or
@@ -63,13 +84,5 @@ int obs_read_mem(pid_t pid, unsigned long long addr, void *buf, size_t len);
  * anchor itself.  Returns 0 with out (OBS_PATH_BUF bytes) set, or -1 when
  * the anchor is not a path (a socket, a deleted directory...). */
 int obs_anchor(pid_t pid, long long dirfd, bool has_dirfd, const char *rel, char *out);
-
-/* decode.c: whether the absolute path p has no "." or ".." component, no
- * "//" and no trailing '/', so that a prefix comparison decides what it
- * is beneath (anything else is conservatively "not clean"). */
-bool obs_path_clean(const char *p);
-
-/* decode.c: whether p is clean and at or beneath one of the trees. */
-bool obs_path_under(const char *p, const char *const *trees, size_t n);
 
 #endif

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -82,21 +83,54 @@ static int recv_mode(int sock, int *fd)
         return 0;
 }
 
+/* The target's environment with the preload library: LD_PRELOAD gets shim
+ * first (before the program's own), and OBS_RING_ENV the ring's number.
+ * NULL when out of memory. */
+static char **shim_environ(const char *shim, int ring_fd)
+{
+        extern char **environ;
+        const char *old = getenv("LD_PRELOAD");
+        size_t n = 0, k = 0;
+        char **env;
+
+        while (environ[n])
+                n++;
+        env = calloc(n + 3, sizeof(*env));
+        if (!env)
+                return NULL;
+        if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", shim, old && *old ? ":" : "", old ? old : "") <
+                0 ||
+            asprintf(&env[k++], OBS_RING_ENV "=%d", ring_fd) < 0) {
+                free(env[0]); /* NULL or the first one */
+                free(env);
+                return NULL;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+                    strncmp(environ[i], OBS_RING_ENV "=", sizeof(OBS_RING_ENV)) != 0)
+                        env[k++] = environ[i];
+        return env;
+}
+
 static __attribute__((noreturn)) void child(char **command, int report_fd, bool ptrace_only,
-                                            int sock, int go_fd)
+                                            int sock, int go_fd, int ring_fd, char **env)
 {
         char go;
         int r = 0, listener = -1;
+        bool gadget = ring_fd >= 0;
 
         close(report_fd);
+        /* the ring is the one descriptor of the observer's the target keeps */
+        if (gadget && fcntl(ring_fd, F_SETFD, 0) < 0)
+                _exit(OBS_EXIT_FAILED);
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
                 fprintf(stderr, "bento-observe: PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
                 _exit(OBS_EXIT_FAILED);
         }
         if (!ptrace_only)
-                listener = obs_filter_install_notify();
+                listener = obs_filter_install_notify(gadget);
         if (listener < 0)
-                r = obs_filter_install_trace();
+                r = obs_filter_install_trace(gadget);
         if (r < 0) {
                 fprintf(stderr, "bento-observe: installing the seccomp filter: %s\n", strerror(-r));
                 _exit(OBS_EXIT_FAILED);
@@ -111,18 +145,22 @@ static __attribute__((noreturn)) void child(char **command, int report_fd, bool 
         if (read(go_fd, &go, 1) != 1)
                 _exit(OBS_EXIT_FAILED);
         close(go_fd);
-        execvp(command[0], command);
+        execvpe(command[0], command, env);
         fprintf(stderr, "bento-observe: %s: %s\n", command[0], strerror(errno));
         _exit(errno == ENOENT ? 127 : 126);
 }
 
-pid_t obs_spawn(char **command, int report_fd, bool ptrace_only, int *listener)
+pid_t obs_spawn(const struct observe_opts *o, int ring_fd, int *listener)
 {
+        extern char **environ;
         int go[2], sv[2];
         pid_t pid;
         cleanup_close int go_w = -1, sock = -1, fd = -1;
+        char **env = ring_fd >= 0 ? shim_environ(o->shim, ring_fd) : environ;
 
         *listener = -1;
+        if (!env)
+                return -ENOMEM;
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
                 return -errno;
         sock = sv[0];
@@ -142,10 +180,15 @@ pid_t obs_spawn(char **command, int report_fd, bool ptrace_only, int *listener)
         if (pid == 0) {
                 close(go_w);
                 close(sock);
-                child(command, report_fd, ptrace_only, sv[1], go[0]);
+                child(o->command, o->report_fd, o->ptrace_only, sv[1], go[0], ring_fd, env);
         }
         close(go[0]);
         close(sv[1]);
+        if (env != environ) {
+                free(env[0]);
+                free(env[1]);
+                free(env);
+        }
         /* nothing received: the child could not install the filter and exits
          * (closing go_w makes a child that did exit unexeced) */
         if (recv_mode(sock, &fd) < 0)

@@ -128,5 +128,5 @@ const struct obs_syscall *obs_syscall_find(int nr)
 
 bool obs_open_flags_write(unsigned long long flags)
 {
-        return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)) != 0;
+        return (flags & OBS_OPEN_WRITE_FLAGS) != 0;
 }

@@ -51,6 +51,10 @@ const struct obs_syscall *obs_syscall_find(int nr);
 /* The whole table, in ascending nr order, for the filter. */
 const struct obs_syscall *obs_syscall_table(size_t *n);
 
+/* The open flags that ask for write access (O_TMPFILE needs O_WRONLY or
+ * O_RDWR); the includer brings the O_ constants. */
+#define OBS_OPEN_WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
+
 /* Whether open flags ask for write access: any of O_WRONLY, O_RDWR,
  * O_CREAT, O_TRUNC, O_APPEND (O_TMPFILE implies O_WRONLY or O_RDWR). */
 bool obs_open_flags_write(unsigned long long flags);

@@ -75,8 +75,9 @@ struct tracer {
         struct obs_tracee **t;
         size_t n, cap;
         pid_t root;
-        int root_status; /* wait status of the root; -1 while it runs */
-        int listener;    /* the notification transport's descriptor, or -1 */
+        int root_status;      /* wait status of the root; -1 while it runs */
+        int listener;         /* the notification transport's descriptor, or -1 */
+        struct obs_ring ring; /* the preload library's (--shim), or fd -1 */
         struct seccomp_notif *req;
         struct seccomp_notif_resp *resp;
         size_t req_size, resp_size;
@@ -627,6 +628,7 @@ static int report_end(struct tracer *tr)
         while (tr->n > 0)
                 forget(tr, tr->t[0]->pid);
         free(tr->t);
+        obs_ring_report(&tr->ring, tr->opts, tr->report);
         if (st == -1) { /* never seen to end: no end line, the report is cut */
                 obs_report_flush(tr->report);
                 fputs("bento-observe: the target's end was not seen\n", stderr);
@@ -641,7 +643,8 @@ static int report_end(struct tracer *tr)
 int observe_run(const struct observe_opts *o)
 {
         static struct obs_report report;
-        struct tracer tr = {.opts = o, .report = &report, .root_status = -1, .listener = -1};
+        struct tracer tr = {
+            .opts = o, .report = &report, .root_status = -1, .listener = -1, .ring = {.fd = -1}};
         struct obs_tracee *root;
         pid_t pid;
         int r;
@@ -649,10 +652,14 @@ int observe_run(const struct observe_opts *o)
         obs_report_init(&report, o->report_fd);
         obs_report_line(&report, "observe", OBS_REPORT_VERSION, NULL);
         obs_report_flush(&report);
-        pid = obs_spawn(o->command, o->report_fd, o->ptrace_only, &tr.listener);
+        /* without a ring the library stays idle: every call is notified */
+        if (o->shim && o->n_no_result > 0)
+                (void) obs_ring_open(&tr.ring, o->no_result, o->n_no_result);
+        pid = obs_spawn(o, tr.ring.fd, &tr.listener);
         if (pid < 0) {
                 fprintf(stderr, "bento-observe: starting %s: %s\n", o->command[0],
                         strerror((int) -pid));
+                obs_ring_close(&tr.ring);
                 return OBS_EXIT_FAILED;
         }
         tr.root = pid;
@@ -676,6 +683,7 @@ int observe_run(const struct observe_opts *o)
         free(tr.req);
         free(tr.resp);
         r = report_end(&tr);
+        obs_ring_close(&tr.ring);
         obs_report_done(&report);
         return r;
 }

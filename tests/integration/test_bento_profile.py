@@ -159,6 +159,28 @@ def test_profile_validate_approve_run(world):
     assert os.path.exists(script)
 
 
+def test_the_observers_library_changes_the_speed_not_the_draft(world):
+    """bento profile preloads the observer's library (docs/profile.md, "The preload
+    library") into the script's programs; without it (BENTO_OBSERVE_SHIM naming no file)
+    the observer sees every call itself.  The draft is the same either way."""
+    world.probe()
+    world.write("env.py", "#!/usr/bin/python3\nimport os\nprint('preload=[%s]' % "
+                          "os.environ.get('LD_PRELOAD', ''))\n", 0o755)
+    res = world.bento("profile", "--out", "e.yaml", "./env.py")
+    assert res.rc == 0 and "preload=[/.bento/observe-shim.so]" in res.out, res
+    docs = []
+    for shim in (None, "/nonexistent/bento-observe-shim.so"):
+        if shim:
+            world.env["BENTO_OBSERVE_SHIM"] = shim
+        res = world.bento("profile", "--json", "--out", "p-%d.yaml" % len(docs), "./probe.py")
+        assert res.rc == 0, res
+        docs.append(json.loads(res.out))
+    res = world.bento("profile", "--out", "e2.yaml", "./env.py")
+    assert res.rc == 0 and "preload=[]" in res.out, res
+    for key in ("policy", "withheld", "flagged", "complete"):
+        assert docs[0][key] == docs[1][key], key
+
+
 def test_merge_into_existing_out_and_refusals(world):
     world.probe()
     # another script's manifest at --out: refused, untouched

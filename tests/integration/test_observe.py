@@ -21,6 +21,7 @@ listener) and with --ptrace-only (SECCOMP_RET_TRACE stops, what the
 observer falls back to where it cannot have a listener).
 """
 
+import collections
 import os
 import re
 import signal
@@ -33,6 +34,7 @@ import pytest
 import harness
 
 OBSERVE = os.path.join(harness.BUILD, "bin", "bento-observe")
+SHIM = os.path.join(harness.BUILD, "lib", "bento", "bento-observe-shim.so")
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "observe", "target.c")
 
 
@@ -332,6 +334,111 @@ def test_a_missing_command(data):
     assert res.rc == 127
     assert has(rep, "exec", "absent", "/nonexistent/cmd")
     assert rep[-1] == ["end", "exit", "127"]
+
+
+# -- the preload library (--shim) ------------------------------------------------
+
+
+def with_shim(data, *options):
+    return ["--no-result-under", data] + list(options) + ["--shim", SHIM]
+
+
+def lines_besides_the_library(rep):
+    return collections.Counter(" ".join(w) for w in rep if w[-1] != SHIM)
+
+
+@pytest.mark.parametrize("what", ["files", "children", "threads"])
+def test_the_library_reports_what_the_observer_reports(target, data, what):
+    """With the preload library the report holds the same lines as without
+    it (the calls it records itself are folded as the observer folds
+    them), besides the loader's read of the library."""
+    res_a, rep_a = run_ok([target, what, data], options=["--no-result-under", data])
+    for name in ("out", "renamed", "hardlink", "symlink", "newdir", "from-thread"):
+        subprocess.run(["rm", "-rf", os.path.join(data, name)], check=True)
+    res_b, rep_b = run_ok([target, what, data], options=with_shim(data))
+    assert res_a.rc == res_b.rc == 0 and res_a.out == res_b.out, (res_a, res_b)
+    assert ["read", "ok", SHIM] in rep_b
+    assert lines_besides_the_library(rep_a) == lines_besides_the_library(rep_b)
+
+
+def notifications_and_stops(target, data, tmp_path, options, result="unwatched"):
+    log = str(tmp_path / "strace.log")
+    res, rep = run_ok([target, "shim-stat", data, "2000"], options=options,
+                      prefix=["strace", "-o", log, "-e", "trace=ioctl,ptrace"])
+    assert res.rc == 0 and "shim-stat 2000/2000" in res.out, res
+    assert has(rep, "probe", result, data + "/in") and has(rep, "read", result, data + "/in")
+    recv, stops = ioctls_and_ptrace(log)
+    return len(recv) + len(stops)
+
+
+def test_the_library_spares_the_stops(target, data, tmp_path):
+    """4,000 lookups in a --no-result-under tree: each is a notification (or
+    a ptrace stop) without the library, and none is with it."""
+    without = notifications_and_stops(target, data, tmp_path, ["--no-result-under", data])
+    with_it = notifications_and_stops(target, data, tmp_path, with_shim(data))
+    assert without >= 4000 and with_it < 100, (without, with_it)
+
+
+def test_a_lookup_outside_the_trees_still_stops(target, data, tmp_path):
+    """The library records only in the trees it was given: the same program
+    with another tree makes every lookup a notification, with its result."""
+    other = str(tmp_path / "elsewhere")
+    os.mkdir(other)
+    n = notifications_and_stops(target, data, tmp_path, with_shim(other), result="ok")
+    assert n >= 4000, n
+
+
+def test_records_the_target_forges_are_checked(target, data):
+    """A target can write the ring itself: a record as the library writes
+    it is an access like any it could make, anything else is a dropped
+    access; reading stops at a record reserved and never written, and the
+    ring cannot be shrunk under the observer (it is sealed)."""
+    res, rep = run_ok([target, "shim-forge", data], options=with_shim(data))
+    assert res.rc == 0 and "forged" in res.out, res
+    assert "truncate -1" in res.out
+    assert has(rep, "read", "unwatched", data + "/in")
+    assert not any(w[-1] in ("/etc/shadow", data + "/verb", data + "/after") for w in rep), rep
+    assert rep.count(["dropped", "shim", "invalid-record"]) == 3, rep
+    assert rep.count(["dropped", "shim", "torn-record"]) == 1, rep
+    assert rep[-1] == ["end", "exit", "0"]
+
+
+def test_writes_from_the_gadget_are_watched(target, data):
+    """The gadget lets by a stat, a faccessat and a read-only openat and
+    nothing else: an unlink, an open for writing and a mkdir made from it
+    stop as anywhere else, and are reported with their results."""
+    res, rep = run_ok([target, "shim-gadget", data], options=with_shim(data))
+    assert res.rc == 0 and "unlink 0" in res.out and "create 1" in res.out, res
+    assert has(rep, "write", "ok", data + "/victim")  # the touch, then the unlink
+    assert rep.count(["write", "ok", data + "/victim"]) == 2, rep
+    assert has(rep, "write", "ok", data + "/made")
+    assert has(rep, "write", "ok", data + "/newdir")
+
+
+def test_a_program_that_reuses_the_rings_number_gets_an_idle_library(target, data):
+    """A program that closes the ring's descriptor and opens a file of its
+    own under that number, then executes: the library in the new program
+    finds no ring (the file is not one), writes nothing into the file, and
+    its lookups reach the observer as notifications."""
+    res, rep = run_ok([target, "shim-reuse", data], options=with_shim(data))
+    assert res.rc == 0 and "shim-stat 50/50" in res.out, res
+    assert os.path.getsize(os.path.join(data, "decoy")) == 0
+    assert has(rep, "probe", "unwatched", data + "/in") and has(rep, "read", "unwatched",
+                                                                   data + "/in")
+
+
+def test_the_library_is_loaded_only_by_its_option(target, data):
+    """Without --shim nothing is preloaded and the target sees no ring; a
+    --shim that is not one absolute name is refused."""
+    res, rep = run_ok(["sh", "-c", 'echo "[$LD_PRELOAD][$BENTO_OBSERVE_RING]"'])
+    assert res.out.strip() == "[][]", res
+    res, rep = run_ok(["sh", "-c", 'echo "[$LD_PRELOAD]"'], options=with_shim(data))
+    assert res.out.strip() == "[%s]" % SHIM, res
+    with tempfile.TemporaryFile() as rep:
+        for bad in ("lib.so", "/a.so:/b.so", "/a b.so"):
+            r = harness.run_cmd([OBSERVE, "--report-fd", str(rep.fileno()), "--shim", bad, "--",
+                                 "true"], pass_fds=(rep.fileno(),))
+            assert r.rc == 2 and "is not one absolute path" in r.err, (bad, r)
 
 
 # -- the hostile target ------------------------------------------------------------

@@ -16,6 +16,7 @@
 
 #include "bpf-eval.h"
 #include "filter.h"
+#include "ring.h"
 #include "systab.h"
 #include "tap.h"
 
@@ -172,15 +173,21 @@ TEST(open_flag_classification)
         ASSERT_TRUE(obs_open_flags_write((1ULL << 40) | O_WRONLY));
 }
 
-/* Run the filter on one call (bpf-eval.h). */
-static unsigned int run_args(const struct sock_filter *p, size_t n, unsigned int arch,
-                             unsigned int nr, const uint64_t *args)
+/* Run the filter on one call made from ip (bpf-eval.h). */
+static unsigned int run_at(const struct sock_filter *p, size_t n, unsigned int arch,
+                           unsigned int nr, const uint64_t *args, uint64_t ip)
 {
-        struct seccomp_data d = {.nr = (int) nr, .arch = arch};
+        struct seccomp_data d = {.nr = (int) nr, .arch = arch, .instruction_pointer = ip};
 
         if (args)
                 memcpy(d.args, args, sizeof(d.args));
         return bpf_eval(p, n, &d);
+}
+
+static unsigned int run_args(const struct sock_filter *p, size_t n, unsigned int arch,
+                             unsigned int nr, const uint64_t *args)
+{
+        return run_at(p, n, arch, nr, args, 0x7f0000001234ULL);
 }
 
 static unsigned int run(const struct sock_filter *p, size_t n, unsigned int arch, unsigned int nr)
@@ -188,15 +195,18 @@ static unsigned int run(const struct sock_filter *p, size_t n, unsigned int arch
         return run_args(p, n, arch, nr, NULL);
 }
 
-/* Both transports' filters give the same verdicts, with their action. */
-static void check_verdicts(unsigned int act)
+/* Both transports' filters give the same verdicts, with their action, with
+ * the preload library's gadget block or without it, for calls made from
+ * anywhere but the gadget. */
+static void check_verdicts(unsigned int act, bool gadget)
 {
         struct sock_filter p[OBS_FILTER_MAX];
-        size_t n = obs_filter_build(p, act), rows;
+        size_t n = obs_filter_build(p, act, gadget), rows;
         const struct obs_syscall *t = obs_syscall_table(&rows);
 
-        /* 5 head, 3 per descriptor form (newfstatat, statx), a row each, 2 rets */
-        ASSERT_EQ(n, rows + 13);
+        /* 5 head, 3 per descriptor form (newfstatat, statx), a row each, 2 rets;
+         * the gadget's block is 11 */
+        ASSERT_EQ(n, rows + 13 + (gadget ? 11 : 0));
         for (size_t i = 0; i < rows; i++)
                 ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, (unsigned) t[i].nr), act);
         ASSERT_EQ(run(p, n, AUDIT_ARCH_X86_64, SYS_read), SECCOMP_RET_ALLOW);
@@ -211,15 +221,64 @@ static void check_verdicts(unsigned int act)
 
 TEST(filter_verdicts)
 {
-        check_verdicts(SECCOMP_RET_TRACE);
-        check_verdicts(SECCOMP_RET_USER_NOTIF);
+        check_verdicts(SECCOMP_RET_TRACE, false);
+        check_verdicts(SECCOMP_RET_USER_NOTIF, false);
+        check_verdicts(SECCOMP_RET_TRACE, true);
+        check_verdicts(SECCOMP_RET_USER_NOTIF, true);
+}
+
+/* From the gadget only the library's own lookups pass: a stat, a
+ * faccessat, an openat without a write flag; every other watched call
+ * still stops, and so does the same lookup from a neighbouring address or
+ * another ABI.  Without the block the gadget is an address like another. */
+TEST(gadget_passes_only_the_library_lookups)
+{
+        struct sock_filter p[OBS_FILTER_MAX], q[OBS_FILTER_MAX];
+        unsigned int act = SECCOMP_RET_USER_NOTIF;
+        size_t n = obs_filter_build(p, act, true), m = obs_filter_build(q, act, false);
+        const uint64_t g = OBS_SHIM_GADGET_IP;
+        uint64_t stat_args[6] = {AT_FDCWD, 0x1000, 0x2000, 0};
+        uint64_t ro[6] = {AT_FDCWD, 0x1000, O_RDONLY | O_CLOEXEC | O_DIRECTORY};
+        const int writes[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_TMPFILE | O_RDWR};
+        size_t rows;
+        const struct obs_syscall *t = obs_syscall_table(&rows);
+
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, SYS_newfstatat, stat_args, g), SECCOMP_RET_ALLOW);
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, SYS_faccessat, stat_args, g), SECCOMP_RET_ALLOW);
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, SYS_openat, ro, g), SECCOMP_RET_ALLOW);
+        for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
+                uint64_t w[6] = {AT_FDCWD, 0x1000, (uint64_t) writes[i]};
+
+                ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, SYS_openat, w, g), act);
+        }
+        /* every other watched call, from the gadget too */
+        for (size_t i = 0; i < rows; i++) {
+                unsigned nr = (unsigned) t[i].nr;
+
+                if (nr != SYS_newfstatat && nr != SYS_faccessat && nr != SYS_openat)
+                        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, nr, stat_args, g), act);
+        }
+        /* an address that differs in either word, another ABI, x32 */
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, SYS_newfstatat, stat_args, g + 1), act);
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, SYS_newfstatat, stat_args, g - 2), act);
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, SYS_newfstatat, stat_args, g + (1ULL << 32)),
+                  act);
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, SYS_newfstatat, stat_args, g & 0xffffffffULL),
+                  act);
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_I386, 5 /* ia32 open */, ro, g), act);
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, 0x40000000U | SYS_openat, ro, g), act);
+        /* the calls that pass anywhere still pass from the gadget */
+        ASSERT_EQ(run_at(p, n, AUDIT_ARCH_X86_64, SYS_read, NULL, g), SECCOMP_RET_ALLOW);
+        /* a filter built without the block stops the gadget's lookups */
+        ASSERT_EQ(run_at(q, m, AUDIT_ARCH_X86_64, SYS_newfstatat, stat_args, g), act);
+        ASSERT_EQ(run_at(q, m, AUDIT_ARCH_X86_64, SYS_openat, ro, g), act);
 }
 
 /* fstat() on a descriptor passes; the same calls with a path stop. */
 TEST(descriptor_forms_pass_without_a_stop)
 {
         struct sock_filter p[OBS_FILTER_MAX];
-        size_t n = obs_filter_build(p, SECCOMP_RET_TRACE);
+        size_t n = obs_filter_build(p, SECCOMP_RET_TRACE, false);
         uint64_t fstat_form[6] = {3, 0, 0, AT_EMPTY_PATH};
         uint64_t path_form[6] = {AT_FDCWD, 0x1000, 0, AT_SYMLINK_NOFOLLOW};
         uint64_t statx_fd[6] = {3, 0, AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT};

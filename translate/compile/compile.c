@@ -24,23 +24,39 @@
 
 #define OCI_VERSION "1.0.2"
 
-char *compile_helper_path(const char *env_name, const char *program)
+/* The path given in env_name when it is absolute, else rel under the directory
+ * `up` levels above bento's own (0: bento's directory), or under /usr/local/bin's
+ * when bento cannot name itself. */
+static char *installed_path(const char *env_name, int up, const char *rel)
 {
         const char *given = getenv(env_name);
-        char self[4096];
+        char self[4096] = "/usr/local/bin/bento";
         ssize_t len;
-        char *slash;
 
         if (given && given[0] == '/')
                 return strdup(given);
         len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        if (len <= 0)
-                return path_join("/usr/local/bin", program);
-        self[len] = '\0';
-        slash = strrchr(self, '/');
-        if (slash)
-                *slash = '\0';
-        return path_join(self, program);
+        if (len > 0)
+                self[len] = '\0';
+        for (int i = 0; i <= up; i++) {
+                char *slash = strrchr(self, '/');
+
+                if (slash && slash != self)
+                        *slash = '\0';
+        }
+        return path_join(self, rel);
+}
+
+char *compile_helper_path(const char *env_name, const char *program)
+{
+        return installed_path(env_name, 0, program);
+}
+
+char *compile_library_path(const char *env_name, const char *library)
+{
+        cleanup_free char *rel = path_join("lib/bento", library);
+
+        return rel ? installed_path(env_name, 1, rel) : NULL;
 }
 
 static void write_egress_hook(struct bento_jsonw *w, const struct manifest *m,

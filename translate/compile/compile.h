@@ -34,6 +34,10 @@
  * observable (no exec filter, no Landlock: the tracer must see every exec and open as the
  * kernel sees it), with an empty home and the egress proxy always there to record. */
 #define COMPILE_OBSERVE_BOX_PATH "/.bento/observe"
+/* The observer's preload library, as installed (compile_library_path()), and
+ * where it is bound when profiling. */
+#define COMPILE_OBSERVE_SHIM          "bento-observe-shim.so"
+#define COMPILE_OBSERVE_SHIM_BOX_PATH "/.bento/observe-shim.so"
 /* The descriptor the observer writes its report to, inside the box. */
 #define COMPILE_OBSERVE_FD "3"
 /* Where bento-init (hooks/init), the box's process 1, is bound read-only
@@ -50,6 +54,9 @@
 
 struct compile_profile {
         const char *observe; /* absolute host path of bento-observe, bound read-only */
+        /* absolute host path of its preload library, bound read-only and passed with
+         * --shim; NULL: the observer runs without it */
+        const char *shim;
         /* The real $HOME (absolute, resolved), covered by an empty tmpfs so that home
          * exists and is writable scratch while its files stay absent unless granted;
          * NULL: none. */
@@ -173,5 +180,10 @@ int compile_check_bundle_dir(const char *dir, struct bento_err *err);
  * bento-egress, bento-exec-gate), or the one an environment variable names
  * ($BENTO_RUNTIME, ...) when it is absolute.  Heap string, NULL on ENOMEM. */
 char *compile_helper_path(const char *env_name, const char *program);
+
+/* The same for a library of bento's own (bento-observe-shim.so): in lib/bento/
+ * beside the directory bento is in (build/lib/bento in the build tree,
+ * PREFIX/lib/bento installed), or the one env_name names. */
+char *compile_library_path(const char *env_name, const char *library);
 
 #endif

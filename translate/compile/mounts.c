@@ -471,14 +471,26 @@ static int add_shields(const struct policy *p, const char *shield_file, const ch
 
 /* Profiling (compile.h, struct compile_profile): an empty tmpfs over the real home, before
  * any grant, so grants and shields inside home land on it and nothing else of home is
- * there; and the observer, bound read-only at a fixed path inside the rootfs (no host path
- * is named there, so it carries no identity). */
+ * there; and the observer with its preload library. */
 static int add_profile_home(const struct compile_profile *pr, struct compile_plan *plan,
                             struct bento_err *err)
 {
         if (!pr || !pr->home)
                 return 0;
         return add_mount(plan, pr->home, "tmpfs", "tmpfs", opts_home, err);
+}
+
+/* A file of bento's own installation (the observer, its library, bento-init), bound
+ * read-only at a fixed path inside the rootfs: no host path is named there, so it
+ * carries no identity. */
+static int add_own_file(struct compile_plan *plan, const char *box_path, const char *host,
+                        struct bento_err *err)
+{
+        int r = add_mount(plan, box_path, "bind", host, opts_file_ro, err);
+
+        if (r >= 0)
+                plan->mounts[plan->n_mounts - 1].identity = (struct bento_mount_identity){0};
+        return r;
 }
 
 static int add_profile_observer(const struct compile_profile *pr, struct compile_plan *plan,
@@ -488,29 +500,24 @@ static int add_profile_observer(const struct compile_profile *pr, struct compile
 
         if (!pr)
                 return 0;
-        r = add_mount(plan, COMPILE_OBSERVE_BOX_PATH, "bind", pr->observe, opts_file_ro, err);
-        if (r >= 0)
-                plan->mounts[plan->n_mounts - 1].identity = (struct bento_mount_identity){0};
+        r = add_own_file(plan, COMPILE_OBSERVE_BOX_PATH, pr->observe, err);
+        if (r >= 0 && pr->shim)
+                r = add_own_file(plan, COMPILE_OBSERVE_SHIM_BOX_PATH, pr->shim, err);
         return r;
 }
 
-/* bento-init, bound read-only at a fixed path inside the rootfs, like the observer; a
- * program of bento's own installation, so it carries no identity either. */
+/* bento-init, bound like the observer. */
 static int add_init(const struct policy *p, const struct compile_opts *o, struct compile_plan *plan,
                     struct bento_err *err)
 {
         cleanup_free char *init = NULL;
-        int r;
 
         if (!compile_has_init(p, o))
                 return 0;
         init = o->init ? strdup(o->init) : compile_helper_path("BENTO_INIT", "bento-init");
         if (!init)
                 return bento_err_set(err, ENOMEM, "mounts");
-        r = add_mount(plan, COMPILE_INIT_BOX_PATH, "bind", init, opts_file_ro, err);
-        if (r >= 0)
-                plan->mounts[plan->n_mounts - 1].identity = (struct bento_mount_identity){0};
-        return r;
+        return add_own_file(plan, COMPILE_INIT_BOX_PATH, init, err);
 }
 
 int compile_plan_mounts(const struct policy *p, const struct compile_opts *o,

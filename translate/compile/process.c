@@ -123,6 +123,10 @@ static void write_args(struct bento_jsonw *w, const struct policy *p, const stru
                         bento_jsonw_string(w, "--no-result-under");
                         bento_jsonw_string(w, o->profile->no_result[i]);
                 }
+                if (o->profile->shim) {
+                        bento_jsonw_string(w, "--shim");
+                        bento_jsonw_string(w, COMPILE_OBSERVE_SHIM_BOX_PATH);
+                }
                 bento_jsonw_string(w, "--");
         }
         /* Everywhere else the target runs under bento-init, the box's process 1, so

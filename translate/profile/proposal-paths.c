@@ -40,6 +40,7 @@ static const char *const system_trees[] = {
     "/run",
     "/var/run",
     "/nix/store",
+    "/.bento", /* bento's own programs in the box (the observer, its library) */
     "/etc/nsswitch.conf",
     "/etc/passwd",
     "/etc/group",

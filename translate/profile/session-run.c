@@ -192,9 +192,12 @@ static int write_bundle(struct round_ctx *c, const struct compile_profile *pr,
 static int sandbox(struct round_ctx *c, struct bento_err *err)
 {
         cleanup_free char *observe = compile_helper_path("BENTO_OBSERVE", "bento-observe");
+        cleanup_free char *shim = compile_library_path("BENTO_OBSERVE_SHIM", COMPILE_OBSERVE_SHIM);
         cleanup_free char *home = home_to_cover();
         struct compile_profile pr = {
             .observe = observe,
+            /* without its library the observer is slower, not blinder */
+            .shim = shim && access(shim, R_OK) == 0 ? shim : NULL,
             .home = home,
             .egress = true,
             .no_result = profile_system_trees(),
@@ -204,7 +207,7 @@ static int sandbox(struct round_ctx *c, struct bento_err *err)
         sigset_t set;
         int r;
 
-        if (!observe)
+        if (!observe || !shim)
                 return bento_err_set(err, ENOMEM, "profile");
         if (access(observe, X_OK) < 0)
                 return bento_err_set(err, errno, "cannot use the observer \"%s\"", observe);

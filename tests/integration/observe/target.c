@@ -28,6 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../../hooks/observe/shim/shim.h" /* the gadget, as a target can call it */
+
 static char path_buf[8192];
 
 static const char *at(const char *dir, const char *name)
@@ -337,6 +339,115 @@ static int bench(const char *d, int n, int m)
         return 0;
 }
 
+/* -- the preload library (bento-observe --shim) ---------------------------- */
+
+/* `shim-stat D N`: N stats and N read-only opens of D/in, through libc (and
+ * so through the library when it is loaded). */
+static int shim_stat(const char *d, int n)
+{
+        struct stat st;
+        int ok = 0;
+
+        for (int i = 0; i < n; i++) {
+                int fd = open(at(d, "in"), O_RDONLY);
+
+                ok += stat(at(d, "in"), &st) == 0 && fd >= 0;
+                close(fd);
+        }
+        printf("shim-stat %d/%d\n", ok, n);
+        return 0;
+}
+
+/* The ring the library writes, mapped as the target's own (any program of
+ * the target can, since it inherits the descriptor), or NULL. */
+static struct obs_ring_head *ring_of_mine(int *fd)
+{
+        const char *v = getenv(OBS_RING_ENV);
+        void *m;
+
+        if (!v)
+                return NULL;
+        *fd = atoi(v);
+        m = mmap(NULL, OBS_RING_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+        return m == MAP_FAILED ? NULL : m;
+}
+
+static void forge(struct obs_ring_head *h, uint32_t size, uint8_t verb, const char *path)
+{
+        struct obs_ring_rec *r = (void *) ((char *) h + OBS_RING_HEAD + h->used);
+
+        r->verb = verb;
+        if (path)
+                memcpy(r->path, path, strlen(path) + 1);
+        else
+                memset(r->path, 'A', size - sizeof(*r)); /* no NUL inside */
+        r->size = size;
+        h->used += size;
+}
+
+/* `shim-forge D`: the target writes records of its own into the ring: one
+ * as the library would (D/in, a tree of the observer's), one for a path
+ * outside every tree, one with a verb the library never writes, one with
+ * no NUL, then a reserved record never written, then one more the
+ * observer must not reach.  And it tries to shrink the ring. */
+static int shim_forge(const char *d)
+{
+        int fd = -1;
+        struct obs_ring_head *h = ring_of_mine(&fd);
+        char *p;
+
+        if (!h) {
+                printf("no ring\n");
+                return 1;
+        }
+        printf("truncate %d\n", ftruncate(fd, 4096));
+        forge(h, obs_ring_rec_size((uint32_t) strlen(at(d, "in"))), OBS_RING_READ, at(d, "in"));
+        forge(h, obs_ring_rec_size(11), OBS_RING_READ, "/etc/shadow");
+        p = strdup(at(d, "verb"));
+        forge(h, obs_ring_rec_size((uint32_t) strlen(p)), 'w', p);
+        forge(h, 64, OBS_RING_PROBE, NULL);
+        h->used += 32; /* torn: reserved, size never stored */
+        p = strdup(at(d, "after"));
+        forge(h, obs_ring_rec_size((uint32_t) strlen(p)), OBS_RING_READ, p);
+        printf("forged\n");
+        return 0;
+}
+
+/* `shim-gadget D`: writes made from the gadget are watched like any. */
+static int gadget_calls(const char *d)
+{
+        char *victim = strdup(at(d, "victim")), *made = strdup(at(d, "made"));
+        long fd;
+
+        touch(victim);
+        printf("unlink %ld\n", shim_gadget(SYS_unlinkat, AT_FDCWD, (long) victim, 0, 0));
+        fd = shim_gadget(SYS_openat, AT_FDCWD, (long) made, O_WRONLY | O_CREAT, 0644);
+        printf("create %d\n", fd >= 0);
+        printf("mkdir %ld\n", shim_gadget(SYS_mkdirat, AT_FDCWD, (long) at(d, "newdir"), 0755, 0));
+        return 0;
+}
+
+/* `shim-reuse D`: the target closes the ring's descriptor, opens a file
+ * of its own under that number, and runs `shim-stat D 50`: the library in
+ * the new program must find no ring there (and write nothing into the
+ * file), and the calls still reach the observer. */
+static int shim_reuse(const char *self, const char *d)
+{
+        const char *v = getenv(OBS_RING_ENV);
+        int ring = v ? atoi(v) : -1, fd;
+
+        if (ring < 3) {
+                printf("no ring\n");
+                return 1;
+        }
+        close(ring);
+        fd = open(at(d, "decoy"), O_RDWR | O_CREAT | O_TRUNC, 0644);
+        if (fd != ring && (dup2(fd, ring) < 0 || close(fd) < 0))
+                return 1;
+        execl(self, self, "shim-stat", d, "50", (char *) NULL);
+        return 127;
+}
+
 /* `listener-exec CMD ARG...`: run CMD under a filter that has a
  * user-notification listener already (for a call nobody makes), as an
  * outer sandbox could: the kernel allows one listener per filter chain, so
@@ -400,6 +511,14 @@ int main(int argc, char **argv)
                 r = unix_sockets(d);
         else if (!strcmp(cmd, "sigsys"))
                 r = sigsys(d);
+        else if (!strcmp(cmd, "shim-stat") && argc > 3)
+                r = shim_stat(d, atoi(argv[3]));
+        else if (!strcmp(cmd, "shim-forge"))
+                r = shim_forge(d);
+        else if (!strcmp(cmd, "shim-gadget"))
+                r = gadget_calls(d);
+        else if (!strcmp(cmd, "shim-reuse"))
+                r = shim_reuse(argv[0], d);
         else if (!strcmp(cmd, "bench") && argc > 4)
                 r = bench(d, atoi(argv[3]), atoi(argv[4]));
         return r;
