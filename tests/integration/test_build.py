@@ -92,6 +92,25 @@ def test_the_observer_needs_only_libc():
     assert libs == ([] if libc_inside(link_mode()) else ["libc.so.6"]), libs
 
 
+def test_the_observers_library_needs_nothing():
+    """bento-observe-shim.so is preloaded into whatever program bento profile
+    watches: it names no library (not even libc, whose functions it finds in
+    the program's), exports only what it stands in for, and carries no
+    sanitizer or stack protector even in a sanitizer build."""
+    path = os.path.join(BUILD, "lib", "bento", "bento-observe-shim.so")
+    assert needed(path) == []
+    r = run(["nm", "-D", "--defined-only", path])
+    assert r.returncode == 0, r.stderr
+    exported = sorted(line.split()[-1] for line in r.stdout.splitlines())
+    assert exported == sorted(["__open64_2", "__open_2", "__openat64_2", "__openat_2", "access",
+                               "fstatat", "fstatat64", "lstat", "lstat64", "open", "open64",
+                               "openat", "openat64", "stat", "stat64"]), exported
+    r = run(["nm", "-D", "--undefined-only", path])
+    undefined = sorted(line.split()[-1] for line in r.stdout.splitlines())
+    assert not [u for u in undefined if u.startswith(("__asan", "__ubsan", "__stack_chk"))], \
+        undefined
+
+
 @pytest.fixture
 def no_seccomp_archive(tmp_path):
     """A compiler that answers like gcc without libseccomp.a installed."""
