@@ -84,8 +84,9 @@ static int recv_mode(int sock, int *fd)
 }
 
 /* The target's environment with the preload library: LD_PRELOAD gets shim
- * first (before the program's own), and OBS_RING_ENV the ring's number.
- * NULL when out of memory. */
+ * last (a library of the program's own that stands in for the same
+ * functions comes first, and calls on to the shim's), and OBS_RING_ENV the
+ * ring's number.  NULL when out of memory. */
 static char **shim_environ(const char *shim, int ring_fd)
 {
         extern char **environ;
@@ -98,7 +99,7 @@ static char **shim_environ(const char *shim, int ring_fd)
         env = calloc(n + 3, sizeof(*env));
         if (!env)
                 return NULL;
-        if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", shim, old && *old ? ":" : "", old ? old : "") <
+        if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", old ? old : "", old && *old ? ":" : "", shim) <
                 0 ||
             asprintf(&env[k++], OBS_RING_ENV "=%d", ring_fd) < 0) {
                 free(env[0]); /* NULL or the first one */

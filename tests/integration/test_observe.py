@@ -434,6 +434,13 @@ def test_the_library_is_loaded_only_by_its_option(target, data):
     assert res.out.strip() == "[][]", res
     res, rep = run_ok(["sh", "-c", 'echo "[$LD_PRELOAD]"'], options=with_shim(data))
     assert res.out.strip() == "[%s]" % SHIM, res
+    # after the target's own: a library of its that stands in for stat comes first
+    # (the observer gets LD_PRELOAD too: a sanitizer build's must be told it is ours)
+    asan = ["ASAN_OPTIONS=%s:verify_asan_link_order=0" % os.environ["ASAN_OPTIONS"]] \
+        if "ASAN_OPTIONS" in os.environ else []
+    res, rep = run_ok(["sh", "-c", 'echo "[$LD_PRELOAD]"'], options=with_shim(data),
+                      prefix=["env", "LD_PRELOAD=libm.so.6"] + asan)
+    assert res.out.strip() == "[libm.so.6:%s]" % SHIM, res
     with tempfile.TemporaryFile() as rep:
         for bad in ("lib.so", "/a.so:/b.so", "/a b.so"):
             r = harness.run_cmd([OBSERVE, "--report-fd", str(rep.fileno()), "--shim", bad, "--",
