@@ -540,6 +540,13 @@ $(BUILDDIR)/fuzz/fuzz-run-claim: tests/fuzz/fuzz-run-claim.c \
 	clang $(FUZZ_CFLAGS) -iquote translate $(call pkg_cflags,$(PKGS_TRANSLATE)) -o $@ $^ \
 		$(call pkg_libs,$(PKGS_TRANSLATE))
 
+# The observer's ring target links the reader and the report it writes.
+$(BUILDDIR)/fuzz/fuzz-observe-ring: tests/fuzz/fuzz-observe-ring.c hooks/observe/ring.c \
+    hooks/observe/report.c hooks/observe/pathcheck.c $(BUNDLE_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -iquote hooks/observe $(call pkg_cflags,$(PKGS_BUNDLE)) -o $@ $^ \
+		$(call pkg_libs,$(PKGS_BUNDLE))
+
 fuzz: $(FUZZ_TARGETS)
 
 FUZZ_SECONDS ?= 60
