@@ -68,6 +68,8 @@
  * interrupted, which runs again. */
 #define ERESTARTSYS_FIRST 512
 #define ERESTARTSYS_LAST  516
+#define ERESTARTSYS_CODE  512 /* what an interrupted wait for the listener leaves */
+#define ERESTARTNOINTR    513 /* restarted whatever the handler's SA_RESTART */
 
 struct tracer {
         const struct observe_opts *opts;
@@ -113,6 +115,7 @@ static struct obs_tracee *find_or_add(struct tracer *tr, pid_t pid)
                 abort();
         t->pid = pid;
         t->restart_nr = -1;
+        t->recv_nr = -1;
         tr->t[tr->n++] = t;
         return t;
 }
@@ -261,6 +264,35 @@ static bool is_stop_signal(int sig)
         return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+/* A signal came to a tracee that was waiting for the listener to receive its
+ * call: the kernel gave the wait up (only after the receipt is it killable
+ * only, SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV), the call never ran, and it
+ * left -ERESTARTSYS, which a handler without SA_RESTART turns into EINTR: a
+ * stat() failing with EINTR, which no stat() does unobserved.  So the call
+ * is made to restart whatever the handler (-ERESTARTNOINTR), as it would
+ * have run to its end without the observer.  Only for a call the filter
+ * sends to the observer: one that can block in itself (an open of a FIFO, a
+ * connect) and whose notification was received was interrupted inside
+ * itself, and keeps its EINTR. */
+static void restart_unreceived(struct obs_tracee *t)
+{
+        struct user_regs_struct regs;
+        const struct obs_syscall *sc;
+        bool can_block;
+
+        if (ptrace(PTRACE_GETREGS, t->pid, NULL, &regs) < 0 ||
+            (long long) regs.rax != -ERESTARTSYS_CODE || regs.orig_rax > INT_MAX)
+                return;
+        sc = obs_syscall_find((int) regs.orig_rax);
+        if (!sc)
+                return;
+        can_block = sc->kind == OBS_OPEN || sc->kind == OBS_OPEN_HOW || sc->kind == OBS_CONNECT;
+        if (can_block && t->recv_nr == (int) regs.orig_rax && t->recv_ip == regs.rip)
+                return;
+        regs.rax = (unsigned long long) -ERESTARTNOINTR;
+        ptrace(PTRACE_SETREGS, t->pid, NULL, &regs);
+}
+
 /* PTRACE_EVENT_STOP: a new tracee's first stop, or a group stop. */
 static void on_event_stop(struct obs_tracee *t, int sig)
 {
@@ -318,6 +350,8 @@ static void on_stop(struct tracer *tr, struct obs_tracee *t, int status)
                 if (sig == (SIGTRAP | 0x80))
                         return on_syscall_exit(tr, t);
                 t->started = true;
+                if (notifying)
+                        restart_unreceived(t);
                 return resume(t, sig); /* a signal for the tracee */
         default:
                 return resume(t, 0);
@@ -502,6 +536,8 @@ static void on_notification(struct tracer *tr)
                 answer(tr, ENOSYS);
                 return;
         }
+        t->recv_nr = (int) d->nr;
+        t->recv_ip = d->instruction_pointer;
         if (d->arch != AUDIT_ARCH_X86_64 || (d->nr & X32_SYSCALL_BIT)) {
                 char num[32];
 

@@ -31,6 +31,11 @@ struct obs_tracee {
         int nr;         /* the pending call's number (the notification transport) */
         int restart_nr; /* a call the result stop found restarting (-ERESTART*):
                          * its retry runs without another result stop; or -1 */
+        /* the last call whose notification the observer received (number and
+         * instruction pointer), or -1: a call that can block is interrupted
+         * inside itself only if it was received (trace.c, restart_unreceived) */
+        int recv_nr;
+        unsigned long long recv_ip;
         int n_lines;
         struct obs_line lines[2];
         char path[2][OBS_PATH_BUF];

@@ -531,6 +531,17 @@ def test_a_caught_signal_is_delivered():
     assert rep[-1] == ["end", "exit", "9"]
 
 
+def test_a_signal_never_makes_a_watched_call_fail_with_eintr(target, data):
+    """A signal whose handler has no SA_RESTART, arriving while a call waits
+    for the observer to take its notification, gave the call up with EINTR:
+    a stat() that fails with EINTR, which none does unobserved.  The call is
+    restarted instead (trace.c, restart_unreceived); 3,000 stats under a
+    stream of signals see no EINTR."""
+    res, rep = run_ok([target, "eintr", data, "3000"])
+    assert res.rc == 0 and "eintr 0" in res.out, res
+    assert has(rep, "probe", "ok", data + "/in")
+
+
 def test_a_group_stop_stays_stopped_until_continued(tmp_path):
     mark = tmp_path / "resumed"
     res, rep = run_ok(["sh", "-c", '(sleep 0.3; touch %s; kill -CONT $$) & kill -STOP $$; '

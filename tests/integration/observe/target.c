@@ -339,6 +339,39 @@ static int bench(const char *d, int n, int m)
         return 0;
 }
 
+static void on_usr1(int sig)
+{
+        (void) sig;
+}
+
+/* `eintr D N`: N stats of D/in while a child sends SIGUSR1, whose handler
+ * has no SA_RESTART, as fast as it can: a stat never fails with EINTR
+ * unobserved, and must not under the observer either. */
+static int eintr(const char *d, int n)
+{
+        struct sigaction sa = {.sa_handler = on_usr1}; /* sa_flags 0: no SA_RESTART */
+        struct stat st;
+        int intr = 0, status;
+        pid_t me = getpid(), kid;
+
+        sigaction(SIGUSR1, &sa, NULL);
+        kid = fork();
+        if (kid == 0) {
+                for (;;) {
+                        if (kill(me, SIGUSR1) < 0)
+                                _exit(0);
+                        usleep(200);
+                }
+        }
+        for (int i = 0; i < n; i++)
+                if (stat(at(d, "in"), &st) < 0 && errno == EINTR)
+                        intr++;
+        kill(kid, SIGKILL);
+        waitpid(kid, &status, 0);
+        printf("eintr %d\n", intr);
+        return 0;
+}
+
 /* -- the preload library (bento-observe --shim) ---------------------------- */
 
 /* `shim-stat D N`: N stats and N read-only opens of D/in, through libc (and
@@ -511,6 +544,8 @@ int main(int argc, char **argv)
                 r = unix_sockets(d);
         else if (!strcmp(cmd, "sigsys"))
                 r = sigsys(d);
+        else if (!strcmp(cmd, "eintr") && argc > 3)
+                r = eintr(d, atoi(argv[3]));
         else if (!strcmp(cmd, "shim-stat") && argc > 3)
                 r = shim_stat(d, atoi(argv[3]));
         else if (!strcmp(cmd, "shim-forge"))
