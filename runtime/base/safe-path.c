@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * In-root path resolution (see safe-path.h).  Two implementations give the
- * same answer: openat2() with RESOLVE_IN_ROOT, whose result path is read
+ * same answer: openat2() with RESOLVE_IN_ROOT, whose result path is the
+ * path's own names when no symlink was on the way and is otherwise read
  * back from /proc/self/fd, and a walk that opens one component at a time
  * with O_NOFOLLOW, interprets symlinks itself (absolute targets restart at
  * the root) and handles ".." by re-walking its own canonical path from the
@@ -43,9 +44,11 @@ const char *rt_fd_path(int fd, char *buf, size_t size)
 
 int rt_root_open(struct rt_root *root, const char *path)
 {
+        static unsigned long last_id;
         char proc[32];
         ssize_t n;
 
+        root->id = ++last_id;
         root->fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root->fd < 0)
                 return -errno;
@@ -331,6 +334,38 @@ static int resolve_walk(const struct rt_root *root, const char *path, unsigned i
 
 /* ---- openat2 ---- */
 
+/* The canonical form of a path made only of names (no "." or ".."
+ * component): slashes squeezed, none trailing, "/" for the root.  Resolved
+ * without following any symlink, such a path leads to exactly the object
+ * its names spell, so this is where the object is.  False when a dot
+ * component makes only the kernel know where it led. */
+static bool canonical_by_names(const char *path, char *out)
+{
+        size_t len = 0;
+
+        for (const char *p = path; *p;) {
+                size_t n;
+
+                while (*p == '/')
+                        p++;
+                n = strcspn(p, "/");
+                if (n == 0)
+                        break;
+                if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                if (len + 1 + n >= PATH_MAX)
+                        return false;
+                out[len++] = '/';
+                memcpy(out + len, p, n);
+                len += n;
+                p += n;
+        }
+        if (len == 0)
+                out[len++] = '/';
+        out[len] = '\0';
+        return true;
+}
+
 /* Read back where fd is and express it relative to the root. */
 static int canonical_in_root(const struct rt_root *root, int fd, char *out)
 {
@@ -353,8 +388,7 @@ static int canonical_in_root(const struct rt_root *root, int fd, char *out)
         return 0;
 }
 
-static int resolve_openat2(const struct rt_root *root, const char *path, unsigned int flags,
-                           struct rt_target *ret)
+static int openat2_in_root(const struct rt_root *root, const char *path, unsigned int flags)
 {
         struct open_how how = {
             .flags = O_PATH | O_CLOEXEC | ((flags & RT_SP_NOFOLLOW) ? O_NOFOLLOW : 0),
@@ -368,8 +402,34 @@ static int resolve_openat2(const struct rt_root *root, const char *path, unsigne
                 if (fd >= 0 || errno != EAGAIN)
                         break;
         }
+        return fd < 0 ? -errno : fd;
+}
+
+/* A path of names is tried without symlinks first: nearly every mount
+ * destination has none, and then its canonical path is known without
+ * asking /proc (a readlink of /proc/self/fd/N costs several microseconds).
+ * Only a symlink on the way (ELOOP) sends it, like a path with dot
+ * components, through the resolution that follows links and reads back
+ * where it ended. */
+static int resolve_openat2(const struct rt_root *root, const char *path, unsigned int flags,
+                           struct rt_target *ret)
+{
+        int fd;
+
+        if (canonical_by_names(path, ret->path)) {
+                fd = openat2_in_root(root, path, flags | RT_SP_NOSYMLINKS);
+                if (fd >= 0) {
+                        ret->fd = fd;
+                        return 0;
+                }
+                /* any other failure is the one a link-following lookup
+                 * would meet too: it walks the same names up to a link */
+                if (fd != -ELOOP || (flags & RT_SP_NOSYMLINKS))
+                        return fd;
+        }
+        fd = openat2_in_root(root, path, flags);
         if (fd < 0)
-                return -errno;
+                return fd;
         if (canonical_in_root(root, fd, ret->path) < 0) {
                 close(fd);
                 return -EAGAIN; /* let the walk answer */

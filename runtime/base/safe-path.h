@@ -24,6 +24,7 @@ struct rt_root {
         int fd;              /* O_PATH | O_DIRECTORY */
         char path[PATH_MAX]; /* absolute, no trailing slash except for "/" */
         size_t len;
+        unsigned long id; /* different for every rt_root_open() in this process */
 };
 
 /* A resolved object inside a root. */

@@ -274,7 +274,7 @@ static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
                 return src;
         if (fstat(src, &st) < 0)
                 return bento_err_set(err, errno, "stat bind source %s", m->source);
-        r = rt_verify_source(src, id, m->source, err);
+        r = rt_verify_source(&st, id, m->source, err);
         if (r >= 0)
                 r = rt_resolve_verified_dest(root, m->destination,
                                              S_ISDIR(st.st_mode) ? RT_SP_MKDIR : RT_SP_MKFILE, id,
@@ -283,7 +283,7 @@ static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
                 return r;
         /* an idmapped source is a detached clone that only needs attaching */
         if (m->n_uid_mappings)
-                r = rt_attach_tree_on(t, src);
+                r = rt_attach_tree_on(root, t, src);
         else
                 r = rt_bind_fd_on(root, t, src, o->recursive);
         if (r == 0)

@@ -17,18 +17,73 @@
 
 #define MS_ATIME_MASK (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)
 
-int rt_target_mount_path(const struct rt_root *root, const struct rt_target *t, char *buf)
+/* Whether /proc/self/fd was a procfs when last asked, and through which
+ * root (rt_root.id; 0: not asked since the last mount that could change
+ * it).  Only a mount on "/", /proc or a process directory in /proc can
+ * change what that path names, so the answer holds for every mount made
+ * through the same root until one of those: one statfs per root rather
+ * than one per mount.  A new root (the one opened after pivot_root sees the
+ * container's /proc, or none) asks again. */
+static struct {
+        unsigned long root_id;
+        bool procfs;
+} proc_fds;
+
+static bool proc_fds_usable(const struct rt_root *root)
 {
         struct statfs sf;
-        const char *prefix = root->len == 1 ? "" : root->path;
-        int n;
 
-        if (statfs("/proc/self/fd", &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC) {
+        if (root->id == 0 || proc_fds.root_id != root->id) {
+                proc_fds.procfs =
+                    statfs("/proc/self/fd", &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+                proc_fds.root_id = root->id;
+        }
+        return proc_fds.procfs;
+}
+
+/* The /proc entry a path starting at name (after "/proc/") leads into is
+ * this process's own, or might be: self, thread-self, a process id. */
+static bool names_a_process(const char *name)
+{
+        size_t n = strcspn(name, "/");
+
+        if ((n == 4 && strncmp(name, "self", 4) == 0) ||
+            (n == 11 && strncmp(name, "thread-self", 11) == 0))
+                return true;
+        return n > 0 && strspn(name, "0123456789") >= n;
+}
+
+bool rt_mount_may_cover_proc_fds(const char *abs)
+{
+        if (rt_path_within("/proc", abs)) /* "/" or /proc itself */
+                return true;
+        return rt_path_within(abs, "/proc") && names_a_process(abs + strlen("/proc/"));
+}
+
+static int absolute_path(const struct rt_root *root, const struct rt_target *t, char *buf)
+{
+        const char *prefix = root->len == 1 ? "" : root->path;
+        int n = snprintf(buf, PATH_MAX, "%s%s", prefix, t->path);
+
+        return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* After something was mounted on t. */
+static void proc_fds_mounted_on(const struct rt_root *root, const struct rt_target *t)
+{
+        char abs[PATH_MAX];
+
+        if (absolute_path(root, t, abs) < 0 || rt_mount_may_cover_proc_fds(abs))
+                proc_fds.root_id = 0;
+}
+
+int rt_target_mount_path(const struct rt_root *root, const struct rt_target *t, char *buf)
+{
+        if (proc_fds_usable(root)) {
                 rt_fd_path(t->fd, buf, PATH_MAX);
                 return 0;
         }
-        n = snprintf(buf, PATH_MAX, "%s%s", prefix, t->path);
-        return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+        return absolute_path(root, t, buf);
 }
 
 int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const char *src,
@@ -41,6 +96,7 @@ int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const cha
                 return r;
         if (mount(src, buf, type, flags, data) < 0)
                 return -errno;
+        proc_fds_mounted_on(root, t);
         return 0;
 }
 
@@ -52,11 +108,12 @@ int rt_bind_fd_on(const struct rt_root *root, const struct rt_target *t, int src
                            MS_BIND | (recursive ? MS_REC : 0), NULL);
 }
 
-int rt_attach_tree_on(const struct rt_target *t, int tree_fd)
+int rt_attach_tree_on(const struct rt_root *root, const struct rt_target *t, int tree_fd)
 {
         if (move_mount(tree_fd, "", t->fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
             0)
                 return -errno;
+        proc_fds_mounted_on(root, t);
         return 0;
 }
 

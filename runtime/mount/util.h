@@ -23,8 +23,15 @@
 /* Write into buf (PATH_MAX bytes) the path to give mount(2) for t:
  * /proc/self/fd/N while /proc is a procfs, otherwise root->path + t->path
  * (only happens after pivot_root, when nothing else runs in the container
- * yet).  0 or -ENAMETOOLONG. */
+ * yet).  Whether /proc is a procfs is asked once per root, and again after
+ * a mount through these helpers that may have covered it.  0 or
+ * -ENAMETOOLONG. */
 int rt_target_mount_path(const struct rt_root *root, const struct rt_target *t, char *buf);
+
+/* A mount on the absolute, canonical path abs could change what
+ * /proc/self/fd names: abs is "/", /proc, or in /proc a directory of self,
+ * thread-self or a process id, or below one. */
+bool rt_mount_may_cover_proc_fds(const char *abs);
 
 /* mount(src, t, type, flags, data). */
 int rt_mount_on(const struct rt_root *root, const struct rt_target *t, const char *src,
@@ -36,7 +43,7 @@ int rt_bind_fd_on(const struct rt_root *root, const struct rt_target *t, int src
 
 /* Attach the detached mount tree tree_fd (open_tree OPEN_TREE_CLONE) on t
  * (move_mount). */
-int rt_attach_tree_on(const struct rt_target *t, int tree_fd);
+int rt_attach_tree_on(const struct rt_root *root, const struct rt_target *t, int tree_fd);
 
 /* The id of the mount fd's object is on (statx STATX_MNT_ID).  0 or -errno. */
 int rt_fd_mount_id(int fd, uint64_t *id);

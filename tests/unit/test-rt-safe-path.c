@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Resolution inside a root (runtime/base/safe-path.c) and the rule that
+ * says which mounts can change what /proc/self/fd names
+ * (runtime/mount/util.c).  Each path is resolved twice, by openat2 and by
+ * the walk (RT_SP_WALK), and both must name the same object with the same
+ * canonical path: a path of plain names takes its path from the names,
+ * one with a symlink or dot component from the kernel, and a hostile link
+ * (absolute, climbing above the root, looping) never leads out of the root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/safe-path.h"
+#include "mount/util.h"
+#include "tap.h"
+
+static char top[PATH_MAX]; /* the test's temporary directory */
+
+/* <top>/root: a/b/file, a/b/dir/, link-rel -> a/b, link-abs -> /a/b,
+ * link-up -> ../../../a, loop -> loop, dangling -> missing; and outside the
+ * root <top>/secret, which no resolution may reach. */
+static void make_tree(void)
+{
+        char p[PATH_MAX + 64];
+        int fd;
+
+        snprintf(top, sizeof(top), "%s/rt-safe-path-XXXXXX",
+                 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        if (!mkdtemp(top))
+                abort();
+        snprintf(p, sizeof(p), "%s/root", top);
+        mkdir(p, 0755);
+        snprintf(p, sizeof(p), "%s/root/a", top);
+        mkdir(p, 0755);
+        snprintf(p, sizeof(p), "%s/root/a/b", top);
+        mkdir(p, 0755);
+        snprintf(p, sizeof(p), "%s/root/a/b/dir", top);
+        mkdir(p, 0755);
+        snprintf(p, sizeof(p), "%s/root/a/b/file", top);
+        fd = open(p, O_CREAT | O_WRONLY, 0644);
+        close(fd);
+        snprintf(p, sizeof(p), "%s/root/link-rel", top);
+        (void) !symlink("a/b", p);
+        snprintf(p, sizeof(p), "%s/root/link-abs", top);
+        (void) !symlink("/a/b", p);
+        snprintf(p, sizeof(p), "%s/root/link-up", top);
+        (void) !symlink("../../../a", p);
+        snprintf(p, sizeof(p), "%s/root/loop", top);
+        (void) !symlink("loop", p);
+        snprintf(p, sizeof(p), "%s/root/dangling", top);
+        (void) !symlink("missing", p);
+        snprintf(p, sizeof(p), "%s/secret", top);
+        mkdir(p, 0700);
+}
+
+static int open_root(struct rt_root *root)
+{
+        char p[PATH_MAX + 8];
+
+        snprintf(p, sizeof(p), "%s/root", top);
+        return rt_root_open(root, p);
+}
+
+static void inode_of(int fd, struct stat *st)
+{
+        memset(st, 0, sizeof(*st));
+        (void) fstat(fd, st);
+}
+
+/* Resolve path both ways; expect r, and on success the canonical path want
+ * and the same object from both. */
+static int both(const char *path, unsigned int flags, int want_r, const char *want)
+{
+        cleanup_rt_root struct rt_root root = {.fd = -1};
+        cleanup_rt_target struct rt_target a = {.fd = -1}, w = {.fd = -1};
+        struct stat sa, sw;
+        int ra, rw;
+
+        if (open_root(&root) < 0)
+                return -1;
+        ra = rt_safe_resolve(&root, path, flags, 0644, &a);
+        rw = rt_safe_resolve(&root, path, flags | RT_SP_WALK, 0644, &w);
+        if (ra != want_r || rw != want_r) {
+                printf("#   %s: openat2 %d, walk %d, want %d\n", path, ra, rw, want_r);
+                return -1;
+        }
+        if (want_r < 0)
+                return a.fd == -1 && w.fd == -1 ? 0 : -1;
+        inode_of(a.fd, &sa);
+        inode_of(w.fd, &sw);
+        if (strcmp(a.path, want) != 0 || strcmp(w.path, want) != 0 || sa.st_ino != sw.st_ino ||
+            sa.st_dev != sw.st_dev) {
+                printf("#   %s: openat2 \"%s\", walk \"%s\", want \"%s\"\n", path, a.path, w.path,
+                       want);
+                return -1;
+        }
+        return 0;
+}
+
+TEST(plain_names_give_their_own_canonical_path)
+{
+        make_tree();
+        ASSERT_OK(both("/a/b/file", 0, 0, "/a/b/file"));
+        ASSERT_OK(both("a//b///dir/", 0, 0, "/a/b/dir"));
+        ASSERT_OK(both("/", 0, 0, "/"));
+        ASSERT_OK(both("///", 0, 0, "/"));
+        ASSERT_OK(both("/a/b/dir", RT_SP_NOSYMLINKS, 0, "/a/b/dir"));
+}
+
+TEST(symlinks_are_followed_inside_the_root)
+{
+        ASSERT_OK(both("/link-rel/file", 0, 0, "/a/b/file"));
+        ASSERT_OK(both("/link-abs/dir", 0, 0, "/a/b/dir"));
+        ASSERT_OK(both("/link-abs", 0, 0, "/a/b"));
+        /* climbing above the root stops at it */
+        ASSERT_OK(both("/link-up/b/file", 0, 0, "/a/b/file"));
+        ASSERT_OK(both("/../../secret", 0, -ENOENT, NULL));
+}
+
+TEST(dot_components_are_resolved_by_the_kernel)
+{
+        ASSERT_OK(both("/a/./b/../b/dir", 0, 0, "/a/b/dir"));
+        ASSERT_OK(both("/a/b/..", 0, 0, "/a"));
+        ASSERT_OK(both("/..", 0, 0, "/"));
+        ASSERT_OK(both("/a/b/dir/..", RT_SP_NOSYMLINKS, 0, "/a/b"));
+}
+
+TEST(a_symlink_is_refused_where_none_is_allowed)
+{
+        ASSERT_OK(both("/link-rel/file", RT_SP_NOSYMLINKS, -ELOOP, NULL));
+        ASSERT_OK(both("/a/../link-abs", RT_SP_NOSYMLINKS, -ELOOP, NULL));
+        ASSERT_OK(both("/loop", 0, -ELOOP, NULL));
+        ASSERT_OK(both("/dangling", 0, -ENOENT, NULL));
+}
+
+TEST(the_last_link_itself_with_nofollow)
+{
+        cleanup_rt_root struct rt_root root = {.fd = -1};
+        cleanup_rt_target struct rt_target t = {.fd = -1};
+        struct stat st;
+
+        ASSERT_OK(both("/link-abs", RT_SP_NOFOLLOW, 0, "/link-abs"));
+        ASSERT_OK(both("/dangling", RT_SP_NOFOLLOW, 0, "/dangling"));
+        ASSERT_OK(open_root(&root));
+        ASSERT_OK(rt_safe_resolve(&root, "/link-abs", RT_SP_NOFOLLOW, 0, &t));
+        inode_of(t.fd, &st);
+        ASSERT_TRUE(S_ISLNK(st.st_mode));
+}
+
+TEST(missing_components_are_created_only_when_asked)
+{
+        cleanup_rt_root struct rt_root root = {.fd = -1};
+        cleanup_rt_target struct rt_target t = {.fd = -1};
+        struct stat st;
+
+        ASSERT_OK(both("/new/dir", 0, -ENOENT, NULL));
+        ASSERT_OK(open_root(&root));
+        ASSERT_OK(rt_safe_resolve(&root, "/new//dir/", RT_SP_MKDIR, 0, &t));
+        ASSERT_STREQ(t.path, "/new/dir");
+        inode_of(t.fd, &st);
+        ASSERT_TRUE(S_ISDIR(st.st_mode));
+        rt_target_close(&t);
+        /* through a link: created where the link leads, inside the root */
+        ASSERT_OK(rt_safe_resolve(&root, "/link-abs/made/file", RT_SP_MKFILE, 0600, &t));
+        ASSERT_STREQ(t.path, "/a/b/made/file");
+        inode_of(t.fd, &st);
+        ASSERT_TRUE(S_ISREG(st.st_mode));
+        ASSERT_OK(both("/a/b/made/file", 0, 0, "/a/b/made/file"));
+}
+
+TEST(overlong_names_are_refused)
+{
+        char path[PATH_MAX + 16];
+        char name[NAME_MAX + 2];
+
+        memset(name, 'n', sizeof(name) - 1);
+        name[sizeof(name) - 1] = '\0';
+        snprintf(path, sizeof(path), "/a/%s", name);
+        ASSERT_OK(both(path, 0, -ENAMETOOLONG, NULL));
+}
+
+TEST(mounts_that_may_cover_proc_self_fd)
+{
+        ASSERT_TRUE(rt_mount_may_cover_proc_fds("/"));
+        ASSERT_TRUE(rt_mount_may_cover_proc_fds("/proc"));
+        ASSERT_TRUE(rt_mount_may_cover_proc_fds("/proc/self"));
+        ASSERT_TRUE(rt_mount_may_cover_proc_fds("/proc/self/fd"));
+        ASSERT_TRUE(rt_mount_may_cover_proc_fds("/proc/thread-self"));
+        ASSERT_TRUE(rt_mount_may_cover_proc_fds("/proc/1"));
+        ASSERT_TRUE(rt_mount_may_cover_proc_fds("/proc/4242/fd/7"));
+        ASSERT_TRUE(!rt_mount_may_cover_proc_fds("/proc/kcore"));
+        ASSERT_TRUE(!rt_mount_may_cover_proc_fds("/proc/sys/kernel"));
+        ASSERT_TRUE(!rt_mount_may_cover_proc_fds("/proc/12a"));
+        ASSERT_TRUE(!rt_mount_may_cover_proc_fds("/proc/selfish"));
+        ASSERT_TRUE(!rt_mount_may_cover_proc_fds("/procfs"));
+        ASSERT_TRUE(!rt_mount_may_cover_proc_fds("/tmp/proc/self"));
+        ASSERT_TRUE(!rt_mount_may_cover_proc_fds("/dev/shm/bento-x/rootfs/proc"));
+}
+
+TEST(cleanup)
+{
+        char cmd[PATH_MAX + 16];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+        ASSERT_EQ(system(cmd), 0);
+}
+
+TAP_MAIN()
