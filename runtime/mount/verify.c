@@ -26,10 +26,14 @@ int rt_mount_identities(const struct oci_config *cfg, struct bento_mount_identit
         return bento_mount_identity_parse(text, cfg->n_mounts, ret, err);
 }
 
+static bool is_recorded(const struct stat *st, const struct bento_mount_identity *id)
+{
+        return (uint64_t) st->st_dev == id->dev && (uint64_t) st->st_ino == id->ino;
+}
+
 static bool same_object(int fd, const struct bento_mount_identity *id, struct stat *st)
 {
-        return fstat(fd, st) == 0 && (uint64_t) st->st_dev == id->dev &&
-               (uint64_t) st->st_ino == id->ino;
+        return fstat(fd, st) == 0 && is_recorded(st, id);
 }
 
 static int changed(const char *what, const char *path, const struct bento_mount_identity *id,
@@ -45,14 +49,12 @@ static int changed(const char *what, const char *path, const struct bento_mount_
                               (unsigned long long) st->st_ino);
 }
 
-int rt_verify_source(int fd, const struct bento_mount_identity *id, const char *source,
-                     struct bento_err *err)
+int rt_verify_source(const struct stat *st, const struct bento_mount_identity *id,
+                     const char *source, struct bento_err *err)
 {
-        struct stat st = {0};
-
-        if (!id || id->kind != BENTO_MOUNT_ID_SAME || same_object(fd, id, &st))
+        if (!id || id->kind != BENTO_MOUNT_ID_SAME || is_recorded(st, id))
                 return 0;
-        return changed("bind source", source, id, &st, err);
+        return changed("bind source", source, id, st, err);
 }
 
 /* The last component, created inside the verified parent: a directory or

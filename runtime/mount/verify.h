@@ -10,6 +10,8 @@
 #ifndef RT_MOUNT_VERIFY_H
 #define RT_MOUNT_VERIFY_H
 
+#include <sys/stat.h>
+
 #include "err.h"
 #include "mount-identity.h"
 #include "oci-config.h"
@@ -21,10 +23,10 @@
 int rt_mount_identities(const struct oci_config *cfg, struct bento_mount_identity **ret,
                         struct bento_err *err);
 
-/* Check a bind source descriptor against id (kind SAME); 0 when id has
- * nothing to say about the source. */
-int rt_verify_source(int fd, const struct bento_mount_identity *id, const char *source,
-                     struct bento_err *err);
+/* Check a bind source, by the fstat() of the descriptor that is mounted,
+ * against id (kind SAME); 0 when id has nothing to say about the source. */
+int rt_verify_source(const struct stat *st, const struct bento_mount_identity *id,
+                     const char *source, struct bento_err *err);
 
 /* Resolve dest inside root like rt_safe_resolve() with flags (RT_SP_MKDIR
  * or RT_SP_MKFILE), but, where id records the destination or its parent,
