@@ -282,16 +282,6 @@ static uint64_t flag_mask(cap_t c, cap_flag_t flag, int last)
         return m;
 }
 
-static uint64_t bound_mask(int last)
-{
-        uint64_t m = 0;
-
-        for (int i = 0; i <= last && i < MASK_BITS; i++)
-                if (cap_get_bound(i) == 1)
-                        m |= BIT(i);
-        return m;
-}
-
 /* What the process holds when the capability steps begin. */
 struct held {
         uint64_t prm;
@@ -316,21 +306,48 @@ static int raise_effective(int last, struct held *ret, struct bento_err *err)
         return 0;
 }
 
-/* bound: the bounding set before, read once (one prctl per capability). */
-static int drop_bounding(uint64_t keep, uint64_t bound, int last, struct bento_err *err)
+/* Drop c from the bounding set.  With CAP_SETPCAP the kernel takes a drop
+ * of a capability the set lacks already as a no-op, so the set is not read
+ * first; without it every drop is refused (EPERM), and from then on only
+ * the capabilities still in the set are dropped, so that the error names one
+ * that really cannot go. */
+static int drop_one(int c, bool *read_first)
 {
-        for (int c = 0; c <= last; c++) {
-                if (c < MASK_BITS ? (keep & BIT(c)) || !(bound & BIT(c)) : cap_get_bound(c) != 1)
-                        continue;
-                if (cap_drop_bound(c) < 0) {
-                        const char *name = rt_cap_to_name(c);
+        if (*read_first && cap_get_bound(c) != 1)
+                return 0;
+        if (cap_drop_bound(c) == 0)
+                return 0;
+        if (errno != EPERM || *read_first)
+                return -errno;
+        *read_first = true;
+        return drop_one(c, read_first);
+}
 
-                        if (name)
-                                return bento_err_set(
-                                    err, errno, "process.capabilities.bounding: dropping %s", name);
-                        return bento_err_set(err, errno,
-                                             "process.capabilities.bounding: dropping cap %d", c);
+/* Drop every capability but keep from the bounding set, and return in
+ * ret_bound what is left of it: one prctl per capability, a drop or, for
+ * one kept, a read. */
+static int drop_bounding(uint64_t keep, int last, uint64_t *ret_bound, struct bento_err *err)
+{
+        bool read_first = false;
+
+        *ret_bound = 0;
+        for (int c = 0; c <= last; c++) {
+                const char *name;
+                int r;
+
+                if (c < MASK_BITS && (keep & BIT(c))) {
+                        if (cap_get_bound(c) == 1)
+                                *ret_bound |= BIT(c);
+                        continue;
                 }
+                r = drop_one(c, &read_first);
+                if (r == 0)
+                        continue;
+                name = rt_cap_to_name(c);
+                if (name)
+                        return bento_err_set(err, -r, "process.capabilities.bounding: dropping %s",
+                                             name);
+                return bento_err_set(err, -r, "process.capabilities.bounding: dropping cap %d", c);
         }
         return 0;
 }
@@ -423,12 +440,9 @@ int rt_caps_apply(const struct oci_capabilities *caps, uint64_t until_exec, stru
         r = raise_effective(last, &held, err);
         if (r < 0)
                 return r;
-        bound = bound_mask(last);
-        r = drop_bounding(want[OCI_CAP_BOUNDING], bound, last, err);
+        r = drop_bounding(want[OCI_CAP_BOUNDING], last, &bound, err);
         if (r < 0)
                 return r;
-        /* every drop succeeded: what is left is what was kept */
-        bound &= want[OCI_CAP_BOUNDING];
         r = set_main_sets(want, &held, bound, until_exec, &prm, &inh, err);
         if (r < 0)
                 return r;
