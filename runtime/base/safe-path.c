@@ -52,6 +52,12 @@ int rt_root_open(struct rt_root *root, const char *path)
         root->fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root->fd < 0)
                 return -errno;
+        if (strcmp(path, "/") == 0) {
+                /* our own root: "/" is what /proc would say */
+                memcpy(root->path, "/", 2);
+                root->len = 1;
+                return 0;
+        }
         n = readlink(rt_fd_path(root->fd, proc, sizeof(proc)), root->path, sizeof(root->path));
         if (n <= 0 || (size_t) n >= sizeof(root->path) || root->path[0] != '/') {
                 /* no usable /proc: fall back to the C library */
@@ -260,9 +266,33 @@ static int walk_enter(struct walk *w, const char *name, int fd)
         return 0;
 }
 
+/* Open name in directory dir without following a link there.  Where a
+ * directory is wanted, O_DIRECTORY tells in the same call that it is one,
+ * and so no link (*is_dir); anything else (ENOTDIR: a link or a file) is
+ * opened again as it is, for the caller to look at. */
+static int open_entry(int dir, const char *name, bool want_dir, bool *is_dir)
+{
+        int fd;
+
+        *is_dir = false;
+        if (want_dir) {
+                fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+                if (fd >= 0) {
+                        *is_dir = true;
+                        return fd;
+                }
+                if (errno != ENOTDIR)
+                        return -errno;
+        }
+        fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
 static int walk_component(struct walk *w, const char *name, bool last, unsigned int flags,
                           mode_t mode)
 {
+        bool want_dir = !last || (flags & (RT_SP_MKDIR | RT_SP_MKFILE)) == RT_SP_MKDIR;
+        bool is_dir;
         struct stat st;
         int fd, r;
 
@@ -270,15 +300,17 @@ static int walk_component(struct walk *w, const char *name, bool last, unsigned 
                 return 0;
         if (strcmp(name, "..") == 0)
                 return walk_up(w);
-        fd = openat(w->cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 && errno == ENOENT && (flags & (RT_SP_MKDIR | RT_SP_MKFILE))) {
+        fd = open_entry(w->cur, name, want_dir, &is_dir);
+        if (fd == -ENOENT && (flags & (RT_SP_MKDIR | RT_SP_MKFILE))) {
                 r = walk_create(w, name, last, flags, mode);
                 if (r < 0)
                         return r;
-                fd = openat(w->cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                fd = open_entry(w->cur, name, want_dir, &is_dir);
         }
         if (fd < 0)
-                return -errno;
+                return fd;
+        if (is_dir)
+                return walk_enter(w, name, fd); /* takes fd */
         if (fstat(fd, &st) < 0)
                 r = -errno;
         else if (S_ISLNK(st.st_mode) && !(last && (flags & RT_SP_NOFOLLOW)))

@@ -175,6 +175,33 @@ TEST(missing_components_are_created_only_when_asked)
         ASSERT_OK(both("/a/b/made/file", 0, 0, "/a/b/made/file"));
 }
 
+/* The walk opens a directory it expects with O_DIRECTORY; a file or a link
+ * where it expected one is still looked at and answered for. */
+TEST(the_walk_meets_files_and_links_where_directories_are_wanted)
+{
+        cleanup_rt_root struct rt_root root = {.fd = -1};
+        cleanup_rt_target struct rt_target t = {.fd = -1};
+        struct stat st;
+
+        ASSERT_OK(both("/a/b/file/x", 0, -ENOTDIR, NULL));
+        ASSERT_OK(both("/a/b/file/x", RT_SP_MKDIR, -ENOTDIR, NULL));
+        ASSERT_OK(open_root(&root));
+        /* an existing file as the last component is used as it is */
+        ASSERT_OK(rt_safe_resolve(&root, "/a/b/file", RT_SP_MKDIR | RT_SP_WALK, 0, &t));
+        ASSERT_STREQ(t.path, "/a/b/file");
+        inode_of(t.fd, &st);
+        ASSERT_TRUE(S_ISREG(st.st_mode));
+        rt_target_close(&t);
+        /* a link as the last component is followed, or refused */
+        ASSERT_OK(rt_safe_resolve(&root, "/link-rel", RT_SP_MKDIR | RT_SP_WALK, 0, &t));
+        ASSERT_STREQ(t.path, "/a/b");
+        rt_target_close(&t);
+        ASSERT_EQ(
+            rt_safe_resolve(&root, "/link-rel", RT_SP_MKDIR | RT_SP_NOSYMLINKS | RT_SP_WALK, 0, &t),
+            -ELOOP);
+        ASSERT_EQ(t.fd, -1);
+}
+
 TEST(overlong_names_are_refused)
 {
         char path[PATH_MAX + 16];
