@@ -108,16 +108,18 @@ static int make_node(const struct rt_target *parent, const char *name, const str
 }
 
 /* The empty file a host node is bind-mounted onto: an existing non-directory
- * is used as it is (a symlink is replaced), otherwise an empty file. */
-static int open_mount_target(const struct rt_target *parent, const char *name, struct rt_target *t)
+ * (found: what the caller's fstatat() found there, NULL for nothing) is used
+ * as it is (a symlink is replaced), otherwise an empty file.  Whatever
+ * appeared since is met by O_EXCL and opened without following a link. */
+static int open_mount_target(const struct rt_target *parent, const char *name,
+                             const struct stat *found, struct rt_target *t)
 {
-        struct stat st;
         int fd;
 
-        if (fstatat(parent->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-                if (S_ISDIR(st.st_mode))
+        if (found) {
+                if (S_ISDIR(found->st_mode))
                         return -EISDIR;
-                if (S_ISLNK(st.st_mode) && unlinkat(parent->fd, name, 0) < 0)
+                if (S_ISLNK(found->st_mode) && unlinkat(parent->fd, name, 0) < 0)
                         return -errno;
         }
         fd = openat(parent->fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -129,8 +131,8 @@ static int open_mount_target(const struct rt_target *parent, const char *name, s
 }
 
 static int bind_host_node(const struct rt_root *root, const struct rt_target *parent,
-                          const char *name, const struct dev_spec *d, const char *label,
-                          struct bento_err *err)
+                          const char *name, const struct stat *found, const struct dev_spec *d,
+                          const char *label, struct bento_err *err)
 {
         cleanup_rt_target struct rt_target t = {.fd = -1};
         cleanup_close int host = open(d->path, O_PATH | O_CLOEXEC);
@@ -144,7 +146,7 @@ static int bind_host_node(const struct rt_root *root, const struct rt_target *pa
                                       "%s: the host's %s is not the requested device (a user "
                                       "namespace can only bind-mount host devices)",
                                       label, d->path);
-        r = open_mount_target(parent, name, &t);
+        r = open_mount_target(parent, name, found, &t);
         if (r < 0)
                 return bento_err_set(err, -r, "%s: create mount point", label);
         r = rt_bind_fd_on(root, &t, host, false);
@@ -172,7 +174,7 @@ static int create_device(const struct rt_context *ctx, const struct rt_root *roo
                         return bento_err_setx(err, EEXIST,
                                               "%s: a different file already exists at %s", label,
                                               d->path);
-                return bind_host_node(root, parent, name, d, label, err);
+                return bind_host_node(root, parent, name, &st, d, label, err);
         }
         if (errno != ENOENT)
                 return bento_err_set(err, errno, "%s: stat", label);
@@ -183,7 +185,7 @@ static int create_device(const struct rt_context *ctx, const struct rt_root *roo
                 if (r != -EPERM || d->type == S_IFIFO)
                         return bento_err_set(err, -r, "%s: mknod", label);
         }
-        return bind_host_node(root, parent, name, d, label, err);
+        return bind_host_node(root, parent, name, NULL, d, label, err);
 }
 
 static int create_link(const struct rt_root *root, struct dev_dir *cache, const char *path,

@@ -81,10 +81,12 @@ static int create_child(const struct rt_target *parent, const char *name, unsign
         }
         if (r < 0 && r != -EEXIST)
                 return bento_err_set(err, -r, "create mount point %s/%s", parent->path, name);
-        r = rt_target_child(parent, name, 0, t);
-        if (r < 0)
+        /* a directory is opened as one (O_DIRECTORY refuses a link or a
+         * file), a file is looked at */
+        r = rt_target_child(parent, name, file ? 0 : O_DIRECTORY, t);
+        if (r < 0 && r != -ENOTDIR)
                 return bento_err_set(err, -r, "open mount point %s/%s", parent->path, name);
-        if (fstat(t->fd, &st) < 0 || S_ISLNK(st.st_mode) || (!file && !S_ISDIR(st.st_mode)))
+        if (r < 0 || (file && (fstat(t->fd, &st) < 0 || S_ISLNK(st.st_mode))))
                 return bento_err_setx(err, ELOOP,
                                       "mount point %s is a symlink or not a directory; refusing "
                                       "to mount over it",
