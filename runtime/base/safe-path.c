@@ -49,6 +49,7 @@ int rt_root_open(struct rt_root *root, const char *path)
         ssize_t n;
 
         root->id = ++last_id;
+        root->mnt_id = 0;
         root->fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root->fd < 0)
                 return -errno;

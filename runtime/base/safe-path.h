@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* An open root directory and its canonical path as this process sees it. */
@@ -25,6 +26,7 @@ struct rt_root {
         char path[PATH_MAX]; /* absolute, no trailing slash except for "/" */
         size_t len;
         unsigned long id; /* different for every rt_root_open() in this process */
+        uint64_t mnt_id;  /* the mount fd is on, where its owner noted it; 0: not noted */
 };
 
 /* A resolved object inside a root. */

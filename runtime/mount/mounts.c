@@ -190,6 +190,15 @@ static int unshare_rootfs_parent(const char *rootfs, struct bento_err *err)
         return 0;
 }
 
+/* The config mounts are made beneath the root, never on it: its mount stays
+ * the same while they are made, and is looked up once for all of them
+ * (rt_resolve_verified_dest()). */
+static void note_mount_id(struct rt_root *root)
+{
+        if (rt_fd_mount_id(root->fd, &root->mnt_id) < 0)
+                root->mnt_id = 0;
+}
+
 /* In a shared mount namespace the root tree is attached already
  * (rt_shared_root_attach): open it, and check that it is still what
  * root.path shows. */
@@ -205,6 +214,7 @@ static int open_shared_root(const struct rt_context *ctx, struct rt_root *root,
         r = rt_root_open(root, rt_fd_path(at, self, sizeof(self)));
         if (r < 0)
                 return bento_err_set(err, -r, "open the rootfs %s", ctx->rootfs);
+        note_mount_id(root);
         return 0;
 }
 
@@ -231,6 +241,7 @@ static int prepare_root(const struct rt_context *ctx, struct rt_root *root, stru
         r = rt_root_open(root, ctx->rootfs);
         if (r < 0)
                 return bento_err_set(err, -r, "open the rootfs %s", ctx->rootfs);
+        note_mount_id(root);
         return 0;
 }
 

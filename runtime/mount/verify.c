@@ -103,13 +103,14 @@ static int create_child(const struct rt_target *parent, const char *name, unsign
  * checked. */
 static bool on_host(const struct rt_root *root, int dir, const struct bento_mount_identity *id)
 {
-        uint64_t root_id = 0, dir_id = 0;
+        uint64_t root_id = root->mnt_id, dir_id = 0;
         struct stat st;
 
         if (fstat(dir, &st) < 0 || (uint64_t) st.st_dev != id->dev)
                 return false;
-        return !(rt_fd_mount_id(root->fd, &root_id) == 0 && rt_fd_mount_id(dir, &dir_id) == 0 &&
-                 root_id == dir_id);
+        if (root_id == 0 && rt_fd_mount_id(root->fd, &root_id) < 0)
+                return true;
+        return !(rt_fd_mount_id(dir, &dir_id) == 0 && root_id == dir_id);
 }
 
 int rt_resolve_verified_dest(const struct rt_root *root, const char *dest, unsigned int flags,
