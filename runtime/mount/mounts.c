@@ -480,11 +480,8 @@ int rt_mounts_prepare(const struct rt_context *ctx, struct rt_bind_sources *srcs
         enum dev_state dev = DEV_UNCONFIGURED;
         int r;
 
-        r = rt_mounts_validate(ctx->cfg, err);
-        if (r >= 0)
-                r = rt_mount_identities(ctx->cfg, &ids, err);
-        if (r >= 0)
-                r = rt_mounts_check_ns(ctx, err);
+        /* (create validated the config before the clone: see mounts.h) */
+        r = rt_mount_identities(ctx->cfg, &ids, err);
         /* in a shared or joined namespace, mounts are made beneath the
          * root tree attached there; with none wanted, nothing is mounted */
         if (r < 0 || (!ctx->new_ns[OCI_NS_MOUNT] && !rt_shared_root_wanted(ctx)))

@@ -25,7 +25,10 @@
 
 struct rt_bind_sources;
 
-/* srcs: the bind sources the runtime opened (sources.h), or none. */
+/* srcs: the bind sources the runtime opened (sources.h), or none.  The
+ * config is the one `create` checked with rt_mounts_validate() and
+ * rt_mounts_check_ns() before it cloned the init (the init's copy of it),
+ * so it is not checked again here. */
 int rt_mounts_prepare(const struct rt_context *ctx, struct rt_bind_sources *srcs,
                       struct bento_err *err);
 int rt_mounts_pivot(const struct rt_context *ctx, struct bento_err *err);
