@@ -51,10 +51,11 @@ static size_t count_binds(const struct oci_config *cfg)
         return n;
 }
 
-/* Only a runtime with root on the host has more rights than the init. */
-static bool runtime_opens(const struct rt_context *ctx)
+/* How many bind sources the runtime opens for the init: only a runtime
+ * with root on the host has more rights than the init; 0 otherwise. */
+static size_t runtime_opens(const struct rt_context *ctx)
 {
-        return ctx->new_ns[OCI_NS_MOUNT] && !ctx->rootless && count_binds(ctx->cfg) > 0;
+        return ctx->new_ns[OCI_NS_MOUNT] && !ctx->rootless ? count_binds(ctx->cfg) : 0;
 }
 
 static const char *fs_name(int fd)
@@ -226,7 +227,7 @@ int rt_bind_sources_serve(const struct rt_context *ctx, pid_t pid, int pidfd, in
         struct rt_sync_msg m;
         int r;
 
-        if (!runtime_opens(ctx))
+        if (runtime_opens(ctx) == 0)
                 return 0;
         r = rt_sync_expect(sock, RT_SYNC_BIND_REQUEST, &m, NULL, err);
         if (r < 0)
@@ -247,7 +248,9 @@ int rt_bind_sources_serve(const struct rt_context *ctx, pid_t pid, int pidfd, in
 int rt_bind_sources_fetch(const struct rt_context *ctx, int sock, struct rt_bind_sources *s,
                           struct bento_err *err)
 {
-        if (!runtime_opens(ctx))
+        size_t want = runtime_opens(ctx);
+
+        if (want == 0)
                 return 0;
         s->n = ctx->cfg->n_mounts;
         s->fds = malloc(s->n * sizeof(int));
@@ -256,7 +259,7 @@ int rt_bind_sources_fetch(const struct rt_context *ctx, int sock, struct rt_bind
         for (size_t i = 0; i < s->n; i++)
                 s->fds[i] = -1;
         s->cfg = ctx->cfg;
-        s->want = count_binds(ctx->cfg);
+        s->want = want;
         if (rt_sync_send(sock, RT_SYNC_BIND_REQUEST, 0, NULL, -1) < 0)
                 return bento_err_setx(err, EPIPE, "the runtime went away during setup");
         s->sock = sock;
