@@ -98,25 +98,60 @@ TEST(five_lookups_do_not)
         path_cache_end();
 }
 
-TEST(a_directory_too_large_is_not_listed)
+/* sub/f0 .. sub/f<n-1>, files */
+static void fill(const char *sub, int n)
 {
-        make_sub("c");
-        for (int i = 0; i < 4100; i++) {
+        for (int i = 0; i < n; i++) {
                 char name[32];
 
                 snprintf(name, sizeof(name), "f%d", i);
-                touch(at("c", name));
+                touch(at(sub, name));
         }
-        path_cache_begin();
-        for (int i = 0; i < 8; i++) {
+}
+
+/* n lookups of missing names in sub, each answered ENOENT */
+static void ask_missing(const char *sub, int n)
+{
+        for (int i = 0; i < n; i++) {
                 char name[32];
 
                 snprintf(name, sizeof(name), "missing%d", i);
-                ASSERT_EQ(lstat_errno(at("c", name)), ENOENT);
+                ASSERT_EQ(lstat_errno(at(sub, name)), ENOENT);
         }
+}
+
+TEST(a_directory_too_large_is_not_listed)
+{
+        make_sub("c");
+        fill("c", 4100);
+        path_cache_begin();
+        ask_missing("c", 8);
         touch(at("c", "late"));
         ASSERT_EQ(lstat_errno(at("c", "late")), 0);
         path_cache_end();
+}
+
+/* LIST_MAX_NAMES (4096) names, "present" among them: the largest listing
+ * there is, whose slots hold the largest indexes, still finds every name
+ * and still says a missing one is missing. */
+TEST(the_largest_listing_finds_every_name)
+{
+        make_sub("full");
+        fill("full", 4095);
+        path_cache_begin();
+        ask_missing("full", 6);
+        touch(at("full", "late"));
+        ASSERT_EQ(lstat_errno(at("full", "late")), ENOENT); /* listed: the host not asked */
+        for (int i = 0; i < 4095; i++) {
+                char name[32];
+                mode_t type = 0;
+
+                snprintf(name, sizeof(name), "f%d", i);
+                ASSERT_OK(path_type(at("full", name), &type));
+                ASSERT_EQ(type, S_IFREG);
+        }
+        path_cache_end();
+        ASSERT_EQ(lstat_errno(at("full", "late")), 0);
 }
 
 TEST(resolution_through_a_listed_directory)

@@ -199,7 +199,9 @@ struct listed_name {
 struct listing {
         struct listed_name *names; /* in the order readdir gave them */
         size_t n;
-        size_t *slots; /* open addressing over names[]: 1 + the index, 0 when free */
+        /* open addressing over names[]: 1 + the index, 0 when free; two
+         * bytes a slot, since a listing holds at most LIST_MAX_NAMES */
+        uint16_t *slots;
         size_t cap;
         /* listing_complete() said yes on the descriptor the names were read
          * from: the listing may say a name is missing, or what type it is.
@@ -214,6 +216,7 @@ struct listing {
  * left to lstat(2)). */
 #define LIST_AFTER_LOOKUPS 6
 #define LIST_MAX_NAMES     4096
+_Static_assert(LIST_MAX_NAMES < UINT16_MAX, "a listing's slot holds 1 + a name's index");
 
 /* What lstat(2) said of an existing name, as much of struct stat as
  * anyone asks of the memo (type and permissions, identity, links, owner,
@@ -390,7 +393,10 @@ static struct memo *memo_get(const char *s, size_t n, uint64_t h)
         if (s[0] == '/' && split_last(s, n, &dir_len, &at) &&
             !(parent = memo_get(s, dir_len, path_hash(s, dir_len))))
                 return NULL;
-        if ((cache.n + 1) * 2 > cache.cap && memo_grow() < 0)
+        /* at most three quarters full: the slots keep their hashes, so a
+         * longer probe reads no entry, and a table of half the size is
+         * half the pages to fault in */
+        if ((cache.n + 1) * 4 > cache.cap * 3 && memo_grow() < 0)
                 return NULL;
         e = MEMO_NEW(struct memo);
         if (!e || !(e->key = memo_strndup(s, n)))
@@ -575,21 +581,27 @@ static bool listing_append(struct listing *l, const char *name, unsigned char d_
         return true;
 }
 
+/* The size of a getdents64(2) buffer: opendir(3)'s. */
+#define DENTS_BUF 32768
+
 /* Append dir's names to l->names.  False when dir cannot be read whole,
  * holds more than LIST_MAX_NAMES names, or (vouch: the listing is to answer
  * lookups) its listing would not be complete.  getdents64(2) itself:
  * opendir(3) would fstat() and fcntl() a descriptor that O_DIRECTORY
- * already vouches for, two calls per listing. */
+ * already vouches for, two calls per listing.  The buffer is on the heap,
+ * not the stack: the stack-clash probes of a 32 KiB frame touch all eight
+ * of its pages, each a fresh page fault (about 10 us on a virtual
+ * machine), where getdents64(2) writes only the bytes it returns. */
 static bool read_names(const char *dir, struct listing *l, bool vouch)
 {
         cleanup_close int fd = open(dir, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC);
-        _Alignas(8) char buf[32768];
+        cleanup_free char *buf = NULL;
         ssize_t got;
 
-        if (fd < 0 || (vouch && !listing_complete(fd)))
+        if (fd < 0 || (vouch && !listing_complete(fd)) || !(buf = malloc(DENTS_BUF)))
                 return false;
         l->vouched = vouch;
-        while ((got = getdents64(fd, buf, sizeof(buf))) > 0)
+        while ((got = getdents64(fd, buf, DENTS_BUF)) > 0)
                 for (ssize_t off = 0; off < got;) {
                         const struct dirent64 *de = (const void *) (buf + off);
 
@@ -628,7 +640,7 @@ static struct listing *list_dir(const char *dir, bool vouch)
 
                 while (l->slots[i])
                         i = (i + 1) & (cap - 1);
-                l->slots[i] = k + 1;
+                l->slots[i] = (uint16_t) (k + 1);
         }
         return l;
 }
@@ -720,14 +732,13 @@ static void note_lookup(const struct memo *e)
  * level. */
 static int read_direct(const char *dir, path_list_fn fn, void *userdata)
 {
-        enum { BUF = 32768 };
         cleanup_close int fd = open(dir, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC);
         cleanup_free char *buf = NULL;
         ssize_t got;
 
-        if (fd < 0 || !(buf = malloc(BUF)))
+        if (fd < 0 || !(buf = malloc(DENTS_BUF)))
                 return -1;
-        while ((got = getdents64(fd, buf, BUF)) > 0)
+        while ((got = getdents64(fd, buf, DENTS_BUF)) > 0)
                 for (ssize_t off = 0; off < got;) {
                         const struct dirent64 *de = (const void *) (buf + off);
                         int r;
@@ -1085,7 +1096,7 @@ int path_index_init(struct path_index *ix, const char *const *keys, size_t n)
         ix->cap_runs = 16;
         while (ix->cap_runs < 2 * (n + 1))
                 ix->cap_runs *= 2;
-        ix->runs = calloc(ix->cap_runs, sizeof(*ix->runs));
+        ix->runs = n < UINT32_MAX ? calloc(ix->cap_runs, sizeof(*ix->runs)) : NULL;
         if (!ix->e || !ix->runs || !tmp) {
                 path_index_done(ix);
                 return -ENOMEM;
@@ -1109,7 +1120,7 @@ int path_index_init(struct path_index *ix, const char *const *keys, size_t n)
                 j = path_hash(ix->e[i].key, strlen(ix->e[i].key)) & (ix->cap_runs - 1);
                 while (ix->runs[j])
                         j = (j + 1) & (ix->cap_runs - 1);
-                ix->runs[j] = i + 1;
+                ix->runs[j] = (uint32_t) (i + 1);
         }
         return 0;
 }

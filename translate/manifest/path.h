@@ -143,7 +143,10 @@ struct path_index_entry {
 struct path_index {
         struct path_index_entry *e; /* sorted by key, then id */
         size_t n;
-        size_t *runs; /* hash of the distinct keys: 1 + the first entry of each */
+        /* hash of the distinct keys: 1 + the first entry of each (four
+         * bytes a slot: the table is most of an index's memory, and every
+         * page of it a page fault) */
+        uint32_t *runs;
         size_t cap_runs;
         /* bit k: some key is k bytes long (k < 64); long_keys: some key is
          * longer.  A prefix of a length no key has is not probed for. */

@@ -95,16 +95,16 @@ static bool on_nested_anchor(const struct shield_set *s, const char *path)
  * constant time: the duplicate check on every add and shields_covering()'s
  * lookup of each parent of a path would otherwise each cost a pass over
  * the thousand home rules plus one per write grant. */
-static void hash_insert_at(size_t *slots, size_t cap, uint64_t h, size_t i)
+static void hash_insert_at(uint32_t *slots, size_t cap, uint64_t h, size_t i)
 {
         size_t j = h & (cap - 1);
 
         while (slots[j])
                 j = (j + 1) & (cap - 1);
-        slots[j] = i + 1;
+        slots[j] = (uint32_t) (i + 1); /* hash_reserve() keeps i below UINT32_MAX */
 }
 
-static void hash_insert(size_t *slots, size_t cap, const struct shield_rule *rules, size_t i)
+static void hash_insert(uint32_t *slots, size_t cap, const struct shield_rule *rules, size_t i)
 {
         hash_insert_at(slots, cap, path_hash(rules[i].path, strlen(rules[i].path)), i);
 }
@@ -119,9 +119,11 @@ static void hash_catch_up(struct shield_set *s)
  * every rule in it.  -ENOMEM. */
 static int hash_reserve(struct shield_set *s, size_t want)
 {
+        if (want >= UINT32_MAX)
+                return -ENOMEM;
         if ((want + 1) * 2 > s->cap_hashed) {
                 size_t cap = s->cap_hashed ? s->cap_hashed : 256;
-                size_t *slots;
+                uint32_t *slots;
 
                 while ((want + 1) * 2 > cap)
                         cap *= 2;

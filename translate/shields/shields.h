@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "err.h"
@@ -115,8 +116,9 @@ struct shield_set {
         struct shield_rule *rules;
         size_t n_rules, cap_rules;
         /* resolve.c's lookup of equal rules: 1 + rule index per
-         * slot (0 empty) over the first n_hashed rules. */
-        size_t *hashed;
+         * slot (0 empty) over the first n_hashed rules; four bytes a slot,
+         * as every page of the table is a page fault. */
+        uint32_t *hashed;
         size_t cap_hashed, n_hashed;
         struct shield_unshieldable *unshieldable;
         size_t n_unshieldable, cap_unshieldable;
