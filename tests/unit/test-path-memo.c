@@ -154,6 +154,74 @@ TEST(the_largest_listing_finds_every_name)
         ASSERT_EQ(lstat_errno(at("full", "late")), 0);
 }
 
+/* errno of lstat(2) itself, 0 when it succeeds */
+static int host_lstat_errno(const char *path)
+{
+        struct stat st;
+
+        return lstat(path, &st) < 0 ? errno : 0;
+}
+
+/* A directory listed for lookups is kept open and lookups beneath it
+ * start there: they answer as the walk from "/" does (a link loop, a path
+ * too long for the host), and about the directory that was listed, not
+ * one put in its place since. */
+TEST(lookups_beneath_a_listed_directory_start_there)
+{
+        char p[512], moved[512], deep[4400] = "";
+
+        make_sub("kept");
+        ASSERT_OK(mkdir(at("kept", "sub"), 0755));
+        touch(at("kept", "sub/f"));
+        ASSERT_OK(symlink("lb", at("kept", "la")));
+        ASSERT_OK(symlink("la", at("kept", "lb")));
+        snprintf(deep, sizeof(deep), "%s", at("kept", "sub"));
+        /* 4100 bytes: too long whole, not below the directory kept */
+        while (strlen(deep) < 3900)
+                strcat(deep, "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+        strcat(deep, "/");
+        memset(deep + strlen(deep), 'b', 4100 - strlen(deep));
+        path_cache_begin();
+        ask_missing("kept", 6);
+        ASSERT_EQ(lstat_errno(at("kept", "sub/f")), 0);
+        ASSERT_EQ(lstat_errno(at("kept", "sub/none")), ENOENT);
+        ASSERT_EQ(lstat_errno(at("kept", "la/x")), host_lstat_errno(at("kept", "la/x")));
+        ASSERT_EQ(lstat_errno(at("kept", "la/x")), ELOOP);
+        ASSERT_EQ(lstat_errno(deep), ENAMETOOLONG);
+        /* the directory moves away and another takes its name */
+        snprintf(p, sizeof(p), "%s/kept", dir);
+        snprintf(moved, sizeof(moved), "%s/kept.moved", dir);
+        ASSERT_OK(rename(p, moved));
+        ASSERT_OK(mkdir(p, 0755));
+        touch(at("kept.moved", "sub/g"));
+        ASSERT_EQ(lstat_errno(at("kept", "sub/g")), 0);
+        path_cache_end();
+        ASSERT_EQ(lstat_errno(at("kept", "sub/g")), ENOENT);
+}
+
+/* One reached through a symbolic link is not kept: a walk from it would
+ * not count that link.  Lookups beneath it stay the host's own. */
+TEST(a_directory_reached_through_a_link_is_not_kept)
+{
+        char real[512], link[512], moved[512];
+
+        make_sub("linked");
+        ASSERT_OK(mkdir(at("linked", "sub"), 0755));
+        snprintf(real, sizeof(real), "%s/linked", dir);
+        snprintf(link, sizeof(link), "%s/linked-link", dir);
+        snprintf(moved, sizeof(moved), "%s/linked.moved", dir);
+        ASSERT_OK(symlink("linked", link));
+        path_cache_begin();
+        ask_missing("linked-link", 6);
+        touch(at("linked-link", "late"));
+        ASSERT_EQ(lstat_errno(at("linked-link", "late")), ENOENT); /* listed */
+        ASSERT_OK(rename(real, moved));
+        ASSERT_OK(mkdir(real, 0755));
+        touch(at("linked.moved", "sub/g"));
+        ASSERT_EQ(lstat_errno(at("linked-link", "sub/g")), ENOENT);
+        path_cache_end();
+}
+
 TEST(resolution_through_a_listed_directory)
 {
         cleanup_free char *r = NULL;

@@ -187,6 +187,7 @@ enum {
         HAVE_ACCESS = 1u << 3,      /* shifted by the access(2) mode, 0..7 */
         HAVE_TYPE = 1u << 11,       /* type_hint, from the parent's listing */
         HAVE_LIST_TRIED = 1u << 12, /* listing it was attempted (rare->list may be NULL) */
+        HAVE_DIRFD = 1u << 13,      /* rare->dirfd is the directory, kept open (keep_dirfd()) */
 };
 
 /* The names in one directory with their d_type, as an open-addressing
@@ -243,6 +244,7 @@ struct memo_rare {
         char *link;           /* readlink text; NULL when it failed */
         char *resolved;       /* path_resolve() of key when it is not key itself */
         unsigned char access_errno[8];
+        int dirfd; /* HAVE_DIRFD: key's directory, which lookups beneath it start from */
 };
 
 /* The fields are as narrow as their values allow: a translate makes a
@@ -294,6 +296,7 @@ static struct {
         /* walks' listings replaced by vouched ones (vouch_listing()), kept
          * until the scope ends: a walk may still be going through one */
         struct listing *retired;
+        unsigned n_dirfds; /* entries with HAVE_DIRFD */
 } cache;
 
 /* n zeroed bytes aligned to align (a power of two) that live until
@@ -448,7 +451,10 @@ void path_cache_reset(void)
                 if (!e)
                         continue;
                 listing_free(memo_listing(e));
+                if (e->have & HAVE_DIRFD)
+                        close(e->rare->dirfd);
         }
+        cache.n_dirfds = 0;
         while (cache.retired) {
                 struct listing *next = cache.retired->retired;
 
@@ -584,6 +590,76 @@ static bool listing_append(struct listing *l, const char *name, unsigned char d_
 /* The size of a getdents64(2) buffer: opendir(3)'s. */
 #define DENTS_BUF 32768
 
+/* ---- lookups from a directory kept open ------------------------------
+ *
+ * A lookup of an absolute path makes the kernel copy the whole path in
+ * and look up every name of it, one dentry each: a fixture home's rules
+ * sit five to eight names deep, and on a virtual machine the copy and the
+ * walk were half of each lstat(2) and a third of each open(2) of a
+ * translate.  So a directory the memo lists to answer lookups keeps the
+ * descriptor it was listed through (close-on-exec) until the scope ends,
+ * and a lookup beneath it starts there (fstatat(2), openat(2)) with the
+ * names below it only.
+ *
+ * The answer is the same: only a directory whose path has no symbolic
+ * link on it is kept (the walk from it then follows the same links as the
+ * walk from "/", so it loops and fails alike), and a path too long for the
+ * host to take whole still goes whole (it fails with ENAMETOOLONG as it
+ * did).  The directory is the one the listing read, so lookups beneath it
+ * and its listing agree, as they did, about the host as it was then. */
+
+/* Directories kept open at the most: the busy ones of two homes
+ * (busy-dirs.c) and a few more. */
+#define MEMO_DIRFDS_MAX 32
+
+static bool memo_plain_dir_path(struct memo *e);
+
+/* The nearest ancestor of e kept open, and e's path below it in *rel;
+ * NULL when there is none or e's path is PATH_MAX long or more. */
+static const struct memo *open_ancestor(const struct memo *e, const char **rel)
+{
+        if (cache.n_dirfds == 0 || e->len >= LINK_TARGET_MAX)
+                return NULL;
+        for (const struct memo *a = e->parent; a; a = a->parent)
+                if (a->have & HAVE_DIRFD) {
+                        *rel = e->key + a->len + (a->len > 1); /* past the '/' */
+                        return a;
+                }
+        return NULL;
+}
+
+/* lstat(2) of e's path. */
+static int host_lstat(const struct memo *e, struct stat *st)
+{
+        const char *rel;
+        const struct memo *a = open_ancestor(e, &rel);
+
+        return a ? fstatat(a->rare->dirfd, rel, st, AT_SYMLINK_NOFOLLOW) : lstat(e->key, st);
+}
+
+/* e's path opened to be listed. */
+static int host_open_dir(const struct memo *e)
+{
+        const int flags = O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC;
+        const char *rel;
+        const struct memo *a = open_ancestor(e, &rel);
+
+        return a ? openat(a->rare->dirfd, rel, flags) : open(e->key, flags);
+}
+
+/* Keep *fd, dir's own descriptor, for the lookups beneath dir (taking it:
+ * *fd is -1 then), when dir's path has no link on it and there is room. */
+static void keep_dirfd(struct memo *dir, int *fd)
+{
+        if (!dir->rare || (dir->have & HAVE_DIRFD) || cache.n_dirfds >= MEMO_DIRFDS_MAX ||
+            !memo_plain_dir_path(dir))
+                return;
+        dir->rare->dirfd = *fd;
+        *fd = -1;
+        dir->have |= HAVE_DIRFD;
+        cache.n_dirfds++;
+}
+
 /* Append dir's names to l->names.  False when dir cannot be read whole,
  * holds more than LIST_MAX_NAMES names, or (vouch: the listing is to answer
  * lookups) its listing would not be complete.  getdents64(2) itself:
@@ -592,9 +668,9 @@ static bool listing_append(struct listing *l, const char *name, unsigned char d_
  * not the stack: the stack-clash probes of a 32 KiB frame touch all eight
  * of its pages, each a fresh page fault (about 10 us on a virtual
  * machine), where getdents64(2) writes only the bytes it returns. */
-static bool read_names(const char *dir, struct listing *l, bool vouch)
+static bool read_names(struct memo *dir, struct listing *l, bool vouch)
 {
-        cleanup_close int fd = open(dir, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC);
+        cleanup_close int fd = host_open_dir(dir);
         cleanup_free char *buf = NULL;
         ssize_t got;
 
@@ -609,12 +685,16 @@ static bool read_names(const char *dir, struct listing *l, bool vouch)
                         if (!listing_append(l, de->d_name, de->d_type))
                                 return false;
                 }
-        return got == 0;
+        if (got < 0)
+                return false;
+        if (vouch) /* its names are looked up: so are names beneath it */
+                keep_dirfd(dir, &fd);
+        return true;
 }
 
 /* Every name in dir, or NULL: unreadable, a read error part way, more
  * than LIST_MAX_NAMES names, not complete (vouch), or out of memory. */
-static struct listing *list_dir(const char *dir, bool vouch)
+static struct listing *list_dir(struct memo *dir, bool vouch)
 {
         struct listing *l = MEMO_NEW(struct listing);
         size_t cap = 16;
@@ -674,7 +754,7 @@ static void vouch_listing(struct memo *dir)
 
         rare->list->retired = cache.retired;
         cache.retired = rare->list;
-        rare->list = list_dir(dir->key, true);
+        rare->list = list_dir(dir, true);
 }
 
 /* List dir once (vouch: for lookups, see list_dir()). */
@@ -687,7 +767,7 @@ static void memo_list(struct memo *dir, bool vouch)
         dir->have |= HAVE_LIST_TRIED;
         rare = memo_rare(dir);
         if (rare)
-                rare->list = list_dir(dir->key, vouch);
+                rare->list = list_dir(dir, vouch);
 }
 
 static enum listed listed_lookup(const struct memo *e, mode_t *type)
@@ -843,7 +923,7 @@ static void memo_lstat_settle(struct memo *e, int failed, enum listed listed)
                 e->lstat_errno = (unsigned char) (failed ? failed : ENOENT);
                 return;
         }
-        if (lstat(e->key, &st) < 0)
+        if (host_lstat(e, &st) < 0)
                 e->lstat_errno = (unsigned char) errno;
         else if (!(e->lst = MEMO_NEW(struct memo_stat)))
                 e->lstat_errno = ENOMEM;
@@ -1558,6 +1638,14 @@ static struct memo *memo_resolve_e(struct memo *e)
         if (!out || !memo_keep_resolved(e, out, r.end, r.links))
                 return NULL;
         return e;
+}
+
+/* Is e's path a directory reached through no symbolic link (the walk
+ * from "/" entered every name of it as it is spelled)? */
+static bool memo_plain_dir_path(struct memo *e)
+{
+        return memo_resolve_e(e) && memo_resolved(e) == e->key && e->resolved_links == 0 &&
+               e->resolved_end == WALK_ENTERED;
 }
 
 /* path_resolve()'s answer for p: *answer, which is the memo's (valid while
