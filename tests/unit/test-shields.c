@@ -217,6 +217,8 @@ TEST(table_counts)
 
                 n[h->deny][h->dir]++;
                 ASSERT_TRUE(h->rel[0] != '/' && h->rel[0] != '\0');
+                /* the row holds the whole path, its NUL too */
+                ASSERT_TRUE(strnlen(h->rel, sizeof(h->rel)) <= SHIELD_HOME_REL_MAX);
                 ASSERT_TRUE((h->deny == SHIELD_DENY_ALL) == (h->holds != SHIELD_HOLDS_NONE));
         }
         ASSERT_EQ(n[SHIELD_DENY_ALL][1], 232); /* the original's 224 and 8 from `make audit` */

@@ -58,12 +58,19 @@ enum shield_origin {
         SHIELD_ORIGIN_MAX,
 };
 
-/* One row of the docs/manifest.md, "CREDENTIAL SHIELDS" table (rules.c). */
+/* The longest path a home rule may have: its row holds it whole. */
+#define SHIELD_HOME_REL_MAX 43
+
+/* One row of the docs/manifest.md, "CREDENTIAL SHIELDS" table (rules.c).
+ * The path is in the row, not pointed to: in a position-independent
+ * program 544 pointers are 544 relocations, and the start of every run
+ * copied the four pages they sat on (a page fault each, the dearest
+ * kind); rows without pointers stay in read-only, shared pages. */
 struct shield_home_rule {
-        const char *rel; /* relative to the anchor */
-        enum shield_deny deny;
+        char rel[SHIELD_HOME_REL_MAX + 1]; /* relative to the anchor */
+        enum shield_deny deny : 8;
         bool dir;
-        enum shield_holds holds;
+        enum shield_holds holds : 8;
 };
 
 extern const struct shield_home_rule shield_home_rules[];
