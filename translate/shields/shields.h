@@ -85,15 +85,18 @@ struct shield_rule {
         char *literal;
         const char *source; /* static: the relocating variable, NULL for defaults */
         char *grant;        /* workspace rules: the resolved write grant; NULL otherwise */
-        enum shield_deny deny;
-        enum shield_holds holds;
-        enum shield_origin origin;
+        /* a byte each: the set holds a thousand rules per home anchor */
+        enum shield_deny deny : 8;
+        enum shield_holds holds : 8;
+        enum shield_origin origin : 8;
         bool dir;
         /* A missing file the sandbox must see as "." rather than empty:
          * git's commondir, where "." keeps the gitdir its own common dir
          * (an empty commondir makes git stop with an error). */
         bool reads_as_dot;
 };
+_Static_assert(SHIELD_DENY_MAX <= 128 && SHIELD_HOLDS_MAX <= 128 && SHIELD_ORIGIN_MAX <= 128,
+               "a rule's deny, holds and origin are 8-bit fields");
 
 /* An environment value that would have moved a shield somewhere it cannot
  * be mounted (docs/manifest.md, "CREDENTIAL SHIELDS"): dropped from the rules, but never silently.
