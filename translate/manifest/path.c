@@ -253,7 +253,6 @@ struct memo_rare {
  * The hash is the table slot's alone: the entry is reached through its
  * slot, or from a child by its parent pointer. */
 struct memo {
-        char *key;
         /* The entry of key's directory (made with it), NULL for "/" and a
          * relative key: the walks up the failure check and the listing take
          * are then pointer steps, not one table probe per ancestor. */
@@ -267,6 +266,9 @@ struct memo {
         unsigned char lstat_errno;    /* 0: lst holds the answer; errno values are below 256 */
         unsigned char resolved_links; /* HAVE_RESOLVED: the links its walk followed */
         unsigned char resolved_end;   /* HAVE_RESOLVED: how that walk ended (enum walk_end) */
+        /* the path itself, in the entry: no pointer to it, and no padding
+         * after the header but the next entry's alignment */
+        char key[];
 };
 
 /* The memo's entries and strings come from chunks that the end of the
@@ -401,9 +403,11 @@ static struct memo *memo_get(const char *s, size_t n, uint64_t h)
          * half the pages to fault in */
         if ((cache.n + 1) * 4 > cache.cap * 3 && memo_grow() < 0)
                 return NULL;
-        e = MEMO_NEW(struct memo);
-        if (!e || !(e->key = memo_strndup(s, n)))
+        e = memo_alloc_aligned(offsetof(struct memo, key) + n + 1, _Alignof(struct memo));
+        if (!e)
                 return NULL;
+        memcpy(e->key, s, n);
+        e->key[n] = '\0';
         e->parent = parent;
         e->len = (uint32_t) n;
         for (i = h & (cache.cap - 1); cache.slots[i].e; i = (i + 1) & (cache.cap - 1))
