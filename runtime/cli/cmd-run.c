@@ -27,6 +27,7 @@
 #include "foreground.h"
 #include "base/log.h"
 #include "container/notify.h"
+#include "run-go.h"
 #include "run-report.h"
 
 /* A process the OOM killer took leaves only SIGKILL in the exit status:
@@ -126,24 +127,41 @@ static void exit_notice_close(int *fd)
         *fd = -1;
 }
 
-/* The descriptor must be open, not one of the container's own (stdio and
- * --preserve-fds pass into it), and kept from every child. */
-static int check_exit_fd(int fd, const struct rt_create_opts *o, struct bento_err *err)
+/* A descriptor of the caller's (--exit-fd, --wait-fd) must be open, not
+ * one of the container's own (stdio and --preserve-fds pass into it), and
+ * kept from every child. */
+static int check_caller_fd(const char *opt, int fd, const struct rt_create_opts *o,
+                           struct bento_err *err)
 {
         int flags = fcntl(fd, F_GETFD);
 
         if (fd < 3 + o->preserve_fds)
                 return bento_err_setx(err, EINVAL,
-                                      "run: --exit-fd %d is one the container would get (its "
+                                      "run: %s %d is one the container would get (its "
                                       "standard streams or a --preserve-fds descriptor); pass "
                                       "one above %d",
-                                      fd, 2 + o->preserve_fds);
+                                      opt, fd, 2 + o->preserve_fds);
         if (flags < 0)
-                return bento_err_setx(err, EBADF, "run: --exit-fd %d is not an open descriptor",
-                                      fd);
+                return bento_err_setx(err, EBADF, "run: %s %d is not an open descriptor", opt, fd);
         if (fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)
-                return bento_err_set(err, errno, "run: --exit-fd %d", fd);
+                return bento_err_set(err, errno, "run: %s %d", opt, fd);
         return 0;
+}
+
+/* --exit-fd and --wait-fd are the foreground's, and two descriptors. */
+static const char *caller_fds_misused(const struct rt_run_opts *ro)
+{
+        if (!(ro->flags & RT_RUN_DETACH))
+                return ro->exit_fd >= 0 && ro->exit_fd == ro->wait_fd
+                           ? "run: --exit-fd and --wait-fd must be two descriptors"
+                           : NULL;
+        if (ro->report)
+                return "run: --report is for the foreground: it cannot be used with --detach";
+        if (ro->exit_fd >= 0)
+                return "run: --exit-fd is for the foreground: it cannot be used with --detach";
+        if (ro->wait_fd >= 0)
+                return "run: --wait-fd is for the foreground: it cannot be used with --detach";
+        return NULL;
 }
 
 /* Foreground run with a notify socket: the relay runs in a child of ours
@@ -263,21 +281,27 @@ int cmd_run(const struct rt_global *g, int argc, char **argv)
         struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct rt_store store = {.root = NULL, .root_fd = -1};
         struct bento_err err = {0}, rerr = {0};
+        const char *misused;
         int r;
 
         if (rt_create_opts_parse(&a, &o, &ro, &err) < 0)
                 return rt_log_err(&err);
-        if (a.argc - a.i != 1 || ((ro.report || ro.exit_fd >= 0) && (ro.flags & RT_RUN_DETACH))) {
-                rt_log_error(a.argc - a.i != 1 ? "run: expected a container id"
-                             : ro.report       ? "run: --report is for the foreground: it "
-                                                 "cannot be used with --detach"
-                                               : "run: --exit-fd is for the foreground: it "
-                                                 "cannot be used with --detach");
+        misused = a.argc - a.i != 1 ? "run: expected a container id" : caller_fds_misused(&ro);
+        if (misused) {
+                rt_log_error("%s", misused);
                 rt_usage("run", true);
                 return 1;
         }
-        if (ro.exit_fd >= 0 && check_exit_fd(ro.exit_fd, &o, &err) < 0)
+        if (ro.exit_fd >= 0 && check_caller_fd("--exit-fd", ro.exit_fd, &o, &err) < 0)
                 return rt_log_err(&err);
+        if (ro.wait_fd >= 0 && check_caller_fd("--wait-fd", ro.wait_fd, &o, &err) < 0)
+                return rt_log_err(&err);
+        /* nothing is made, not even the state directory, before the go */
+        r = ro.wait_fd >= 0 ? rt_run_wait_go(ro.wait_fd, &err) : 1;
+        if (r <= 0) {
+                exit_notice_close(&ro.exit_fd);
+                return r < 0 ? rt_log_err(&err) : 0;
+        }
         o.id = a.argv[a.i];
         o.systemd_cgroup = g->systemd_cgroup;
         o.no_cgroup = g->no_cgroup;

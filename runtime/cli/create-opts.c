@@ -20,11 +20,12 @@ enum {
         OPT_KEEP,
         OPT_REPORT,
         OPT_EXIT_FD,
+        OPT_WAIT_FD,
 };
 
 /* run's own options first: create parses the same table from
  * create_opts, past them, so `create --detach` is an unknown option */
-#define N_RUN_ONLY 4
+#define N_RUN_ONLY 5
 static const struct bento_opt run_opts[] = {
     {"detach", 'd', BENTO_OPT_FLAG, OPT_DETACH, NULL,
      "return once the container runs; do not wait"},
@@ -33,6 +34,9 @@ static const struct bento_opt run_opts[] = {
      "write what the exit status cannot say to FILE (foreground only)"},
     {"exit-fd", 0, BENTO_OPT_VALUE, OPT_EXIT_FD, "N",
      "write the wait status to descriptor N as soon as the init is reaped"},
+    {"wait-fd", 0, BENTO_OPT_VALUE, OPT_WAIT_FD, "N",
+     "before reading the bundle, wait for the caller's go on the unix socket N "
+     "(foreground only); end-of-file instead ends the run having made nothing"},
     {"bundle", 'b', BENTO_OPT_VALUE, OPT_BUNDLE, "DIR",
      "the bundle (default: the current directory)"},
     {"config", 'f', BENTO_OPT_VALUE, OPT_CONFIG, "FILE",
@@ -90,8 +94,10 @@ int rt_create_opts_parse(struct bento_argv *a, struct rt_create_opts *o,
                 default:
                         if (id == OPT_REPORT) {
                                 run.report = value;
-                        } else if (id == OPT_EXIT_FD) {
-                                r = rt_args_parse_uint(value, "--exit-fd", &run.exit_fd, err);
+                        } else if (id == OPT_EXIT_FD || id == OPT_WAIT_FD) {
+                                r = rt_args_parse_uint(
+                                    value, id == OPT_EXIT_FD ? "--exit-fd" : "--wait-fd",
+                                    id == OPT_EXIT_FD ? &run.exit_fd : &run.wait_fd, err);
                                 if (r < 0)
                                         return r;
                         } else {

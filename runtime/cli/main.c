@@ -37,7 +37,8 @@ static const struct {
      false},
     {"delete", cmd_delete, "delete [--force|-f] [--regex|-r] ID",
      "remove a stopped container (with --force a running one, which is killed first)", false},
-    {"run", cmd_run, "run [create options] [--detach|-d] [--keep] [--report FILE] [--exit-fd N] ID",
+    {"run", cmd_run,
+     "run [create options] [--detach|-d] [--keep] [--report FILE] [--exit-fd N] [--wait-fd N] ID",
      "create and start a container, and by default wait for it and delete it", false},
     {"exec", cmd_exec,
      "exec [--process|-p FILE] [--detach|-d] [--pid-file FILE] [--console-socket PATH] "

@@ -1360,6 +1360,48 @@ def test_a_killed_bento_leaves_its_directories_to_the_next_run(world):
     debris.assert_clean()
 
 
+def test_a_bento_killed_before_the_runtimes_go_leaves_no_runtime(world, tmp_path):
+    """bento-runtime is started while bento still writes the bundle, and waits
+    for its go (bento-runtime(1), run --wait-fd), which comes once the exec
+    gate is up.  A bento SIGKILLed before the go leaves no runtime waiting
+    and no container made: the runtime reads end-of-file and ends; the next
+    run removes the directories."""
+    real = os.path.join(harness.BUILD, "bin", "bento-exec-gate")
+    started = tmp_path / "gate-started"
+    slow = tmp_path / "slow-gate"
+    slow.write_text("#!/bin/sh\n: > %s\nsleep 60\nexec %s \"$@\"\n" % (started, real))
+    slow.chmod(0o755)
+    m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\n", script="echo ran\n")
+    world.approve(m)
+    world.env["BENTO_EXEC_GATE"] = str(slow)
+    try:
+        p, out, err = _start(world, m)
+    finally:
+        del world.env["BENTO_EXEC_GATE"]
+    try:
+        wait_for(lambda: started.exists(), timeout=30, what="the exec gate to start")
+        run_dirs = world.run_dirs()
+        assert len(run_dirs) == 1, run_dirs
+        # the runtime is there, waiting: started before the gate was ready
+        waiting = "run --bundle"  # bento-runtime's run, the one with --wait-fd
+        wait_for(lambda: [c for _, c in processes_mentioning(waiting) if "--wait-fd" in c],
+                 timeout=30, what="bento-runtime waiting for its go")
+        p.kill()
+        p.wait(timeout=20)
+        wait_for(lambda: not [c for _, c in processes_mentioning(waiting) if "--wait-fd" in c],
+                 timeout=30, what="the waiting bento-runtime to end")
+        assert not _said(out, "ran")
+        state = [d for d in glob.glob("/dev/shm/bento-*/state/*") if os.path.isdir(d)]
+        assert not state, "a container was made without the go: %s" % state
+        res = world.run(m)
+        assert res.rc == 0 and "ran" in res.out, res
+    finally:
+        _stop(p)
+        for pid, _ in processes_mentioning(str(slow)):
+            os.kill(pid, signal.SIGKILL)
+    assert not any(os.path.lexists(d) for d in run_dirs), "the killed run's directories are left"
+
+
 def test_sigterm_json_ends_with_failed_event(world):
     m, ws = _shield_world(world, "echo started\nwhile :; do sleep 1; done\n", limits=False)
     debris = Debris(world, watch=[ws])

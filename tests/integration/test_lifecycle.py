@@ -5,7 +5,10 @@ import datetime
 import json
 import os
 import re
+import select
+import socket
 import threading
+import time
 
 import pytest
 
@@ -346,6 +349,95 @@ def test_run_exit_fd_refusals(rt, bundle, case):
     assert res.rc != 0, res
     assert "--exit-fd" in res.err, res
     assert not os.path.exists(rt.state_dir(res.cid))
+
+
+# -- run --wait-fd (bento starts the runtime while it still writes the bundle) ----
+
+
+def run_in_thread(rt, b, cid, *opts, pass_fds=()):
+    box = {}
+    t = threading.Thread(target=lambda: box.update(res=rt.run(b, cid, *opts, pass_fds=pass_fds)))
+    t.start()
+    return t, box
+
+
+def test_run_wait_fd_starts_at_the_go_and_holds_what_it_was_given(rt, bundle):
+    """Before the go the runtime has made nothing, not even the container's
+    state; the descriptors that come with the go stay open in the runtime
+    (not in the container) until it ends, and the run is as without the
+    option."""
+    b = bundle()
+    b.probe("sleep", "1")
+    cid = rt.new_id()
+    mine, theirs = socket.socketpair()
+    r, w = os.pipe()
+    try:
+        t, box = run_in_thread(rt, b, cid, "--wait-fd", str(theirs.fileno()),
+                               pass_fds=(theirs.fileno(),))
+        time.sleep(0.5)
+        assert t.is_alive() and not os.path.exists(rt.state_dir(cid))
+        socket.send_fds(mine, [b"h"], [w])
+        os.close(w)
+        w = -1
+        mine.sendall(b"g")
+        # the container runs a second: the held end keeps the pipe open meanwhile
+        assert select.select([r], [], [], 0.3)[0] == [], "the held descriptor was closed early"
+        t.join(60)
+        assert box["res"].rc == 0, box["res"]
+        assert os.read(r, 1) == b"", "the runtime ended and the held end with it"
+    finally:
+        mine.close()
+        theirs.close()
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+    assert not os.path.exists(rt.state_dir(cid))
+
+
+def test_run_wait_fd_end_of_file_ends_the_run_having_made_nothing(rt, bundle):
+    """The caller gave the run up: the runtime ends with 0 and never reads
+    the bundle (one that names no rootfs would fail)."""
+    b = bundle()
+    b.config["root"]["path"] = "/no/such/rootfs"
+    cid = rt.new_id()
+    mine, theirs = socket.socketpair()
+    t, box = run_in_thread(rt, b, cid, "--wait-fd", str(theirs.fileno()),
+                           pass_fds=(theirs.fileno(),))
+    time.sleep(0.3)
+    theirs.close()
+    mine.close()
+    t.join(30)
+    assert box["res"].rc == 0, box["res"]
+    assert not os.path.exists(rt.state_dir(cid))
+
+
+@pytest.mark.parametrize("case", ["detach", "same-as-exit-fd", "a-pipe", "a-wrong-byte"])
+def test_run_wait_fd_refusals(rt, bundle, case):
+    b = bundle()
+    b.probe("exit", "0")
+    cid = rt.new_id()
+    mine, theirs = socket.socketpair()
+    r, w = os.pipe()
+    try:
+        fd = theirs.fileno()
+        opts, fds = ["--wait-fd", str(fd)], (fd,)
+        if case == "detach":
+            opts = ["--detach"] + opts
+        elif case == "same-as-exit-fd":
+            opts = opts + ["--exit-fd", str(fd)]
+        elif case == "a-pipe":
+            opts, fds = ["--wait-fd", str(w)], (w,)
+        else:
+            mine.sendall(b"x")
+        res = rt.run(b, cid, *opts, pass_fds=fds)
+    finally:
+        for f in (mine, theirs):
+            f.close()
+        os.close(r)
+        os.close(w)
+    assert res.rc != 0, res
+    assert "--wait-fd" in res.err, res
+    assert not os.path.exists(rt.state_dir(cid))
 
 
 def test_kill_accepts_signal_numbers_and_names(rt, bundle):

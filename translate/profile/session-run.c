@@ -233,7 +233,8 @@ static int sandbox(struct round_ctx *c, struct bento_err *err)
                                 .userdata = c,
                                 .observe_fd = c->report_pipe[1],
                                 .observe_pipe = c->report_pipe[0]};
-        r = run_sandbox(&ro, &c->d, &c->gate, &io, NULL, &c->ret->out, err);
+        r = run_sandbox(&ro, &c->d, &(struct run_ahead){&c->gate, NULL}, &io, NULL, &c->ret->out,
+                        err);
         if (c->d.egress_log) {
                 struct bento_err ignored = {0};
 

@@ -195,6 +195,7 @@ struct run_ctx {
         struct policy *p;
         struct run_dir d;
         struct run_gate gate;
+        struct run_launch launch; /* the runtime, waiting for its go */
         struct run_outcome out;
         struct run_egress egress;
         struct run_autoexec autoexec;
@@ -219,6 +220,7 @@ static void ctx_done(struct run_ctx *c)
         for (size_t i = 0; i < c->o.n_accept_alias; i++)
                 free(c->o.accept_alias[i]);
         run_outcome_done(&c->out);
+        run_launch_cancel(&c->launch);
         run_gate_stop(&c->gate);
         run_dir_cleanup(&c->d);
         policy_free(c->p);
@@ -505,10 +507,6 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                 r = run_gate_spawn(&c->gate, c->d.gate_socket, c->d.exec_record, err);
         else if (r >= 0 && c->l.m->exec != MANIFEST_EXEC_ALL && !c->o.no_exec_gate)
                 r = run_gate_spawn(&c->gate, c->d.gate_socket, NULL, err);
-        if (r >= 0)
-                r = policy_prepare_writes(&c->p, err);
-        if (r >= 0)
-                r = manifest_fingerprint(c->l.m, fp, err);
         if (r < 0)
                 return r;
         struct compile_opts co = {
@@ -532,7 +530,17 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         applied_limits(c, &limits);
         c->o.no_cgroup = !c->o.run_id && !c->o.systemd_cgroup && !compile_caps_anything(&limits);
         c->o.init_status = compile_has_init(c->p, &co);
-        r = compile_env(c->p, &co, &c->env, err);
+        if (c->o.json && json_stdio(out_pipe, err_pipe, &sink, &io, err) < 0)
+                return -err->code;
+        /* The runtime starts now too, and waits for its go (run_sandbox()) while
+         * the bundle is written: its own start is off the run's path. */
+        r = run_sandbox_launch(&c->o, &c->d, &io, &c->launch, err);
+        if (r >= 0)
+                r = policy_prepare_writes(&c->p, err);
+        if (r >= 0)
+                r = manifest_fingerprint(c->l.m, fp, err);
+        if (r >= 0)
+                r = compile_env(c->p, &co, &c->env, err);
         if (r >= 0)
                 r = compile_bundle(c->p, &co, err);
         if (r >= 0)
@@ -544,12 +552,9 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
          * repository to read hooks of). */
         if (r >= 0)
                 r = run_dir_make_mount_points(&c->d, c->p, err);
-        if (r < 0)
-                return r;
-        if (c->o.json && json_stdio(out_pipe, err_pipe, &sink, &io, err) < 0)
-                return -err->code;
-        r = run_sandbox(&c->o, &c->d, &c->gate, &io, &(struct run_on_exit){sandbox_gone, c},
-                        &c->out, err);
+        if (r >= 0)
+                r = run_sandbox(&c->o, &c->d, &(struct run_ahead){&c->gate, &c->launch}, &io,
+                                &(struct run_on_exit){sandbox_gone, c}, &c->out, err);
         for (int i = 0; i < 2; i++) {
                 if (out_pipe[i] >= 0)
                         close(out_pipe[i]);
@@ -735,7 +740,7 @@ static int run_admitted(struct run_ctx *c)
 
 int run_pipeline(struct run_opts *o)
 {
-        struct run_ctx c = {.o = *o, .gate = {.ready_fd = -1}};
+        struct run_ctx c = {.o = *o, .gate = {.ready_fd = -1}, .launch = RUN_LAUNCH_INIT};
         struct bento_err err = {0};
         int r;
 

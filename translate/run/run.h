@@ -224,9 +224,42 @@ void run_sandbox_id(const struct run_opts *o, const struct run_dir *d, char *buf
  * (the runtime's cgroupfs default) without --systemd-cgroup.  Allocated. */
 char *run_sandbox_cgroups_path(const struct run_opts *o, const struct run_dir *d);
 
-/* gate: spawned by the caller when exec is blocked (pid 0 otherwise);
- * stopped here once the sandbox is deleted.  on_exit may be NULL. */
-int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
+/* A bento-runtime started before its bundle is complete (run_sandbox_launch):
+ * its start (the exec, the loader) overlaps the writing of the bundle, and it
+ * waits on its --wait-fd for run_sandbox()'s go before it reads anything. */
+struct run_launch {
+        pid_t pid;     /* the waiting runtime, or 0 */
+        int go;        /* bento's end of its --wait-fd socket, or -1 */
+        int exit_fd;   /* the read end of its --exit-fd */
+        int status_rd; /* the read end of bento-init's status pipe, or -1 */
+};
+
+#define RUN_LAUNCH_INIT                                                                            \
+        {                                                                                          \
+                .pid = 0, .go = -1, .exit_fd = -1, .status_rd = -1                                 \
+        }
+
+/* Start `bento-runtime run` for the run directory d as run_sandbox() would,
+ * waiting for its go.  o must say what run_sandbox() will be given
+ * (cgroup manager, init_status); io is its standard streams. */
+int run_sandbox_launch(const struct run_opts *o, const struct run_dir *d,
+                       const struct run_stdio *io, struct run_launch *l, struct bento_err *err);
+
+/* A launch that gets no go: the runtime reads end-of-file and ends, having
+ * made nothing; it is reaped.  Safe on an empty or already taken launch. */
+void run_launch_cancel(struct run_launch *l);
+
+/* What the caller started ahead of the sandbox: the exec gate, spawned when
+ * exec is blocked (pid 0 otherwise) and stopped here once the sandbox is
+ * deleted; and a launched runtime to go on with (taken over), or NULL to
+ * start one here. */
+struct run_ahead {
+        struct run_gate *gate;
+        struct run_launch *launch;
+};
+
+/* on_exit may be NULL. */
+int run_sandbox(const struct run_opts *o, struct run_dir *d, const struct run_ahead *ahead,
                 const struct run_stdio *io, const struct run_on_exit *on_exit,
                 struct run_outcome *out, struct bento_err *err);
 

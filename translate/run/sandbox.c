@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@
 #include "json.h"
 #include "spawn.h"
 #include "run.h"
+#include "wait-go.h"
 
 #define REPORT_MAX_BYTES (4u << 20)
 #define LOG_MAX_BYTES    (1u << 20)
@@ -499,8 +501,9 @@ static int lock_copies(const struct run_dir *d, int *keep, struct bento_err *err
 }
 
 /* One `bento-runtime run --report --exit-fd 3`, in a process group of its
- * own, holding the n_keep descriptors in keep. */
-static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep,
+ * own, holding the n_keep descriptors in keep; with wait_fd (one of keep)
+ * it waits there for its go (--wait-fd) before it reads the bundle. */
+static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep, int wait_fd,
                               struct bento_err *err)
 {
         /* The observer's report pipe (profiling) or bento-init's status pipe. */
@@ -508,8 +511,9 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
         bool observe = fd3 >= 0;
         /* Either is the container's fd 3 (--preserve-fds 1), so the exit notice
          * moves above it, where the runtime wants it. */
-        /* 16 here, --preserve-fds 1, the id and NULL */
-        const char *argv[20] = {
+        /* 16 here, --preserve-fds 1, --wait-fd N, the id and NULL */
+        char wait_arg[16];
+        const char *argv[22] = {
             sb->runtime,        "--root",       sb->d->state, "--log",
             sb->d->runtime_log, "--log-format", "json",       "--cgroup-manager",
             sb->cgroup_manager, "run",          "--bundle",   sb->d->bundle,
@@ -538,6 +542,11 @@ static int spawn_runtime_with(struct sandbox *sb, const int *keep, size_t n_keep
         if (observe) {
                 argv[n++] = "--preserve-fds";
                 argv[n++] = "1";
+        }
+        if (wait_fd >= 0) {
+                snprintf(wait_arg, sizeof(wait_arg), "%d", wait_fd);
+                argv[n++] = "--wait-fd";
+                argv[n++] = wait_arg;
         }
         argv[n++] = sb->id;
         argv[n] = NULL;
@@ -569,6 +578,15 @@ static int status_pipe(struct sandbox *sb, struct bento_err *err)
         return 0;
 }
 
+/* The runtime's end comes as its pidfd's readiness. */
+static int watch_runtime(struct sandbox *sb, struct bento_err *err)
+{
+        sb->pidfd = (int) syscall(SYS_pidfd_open, sb->pid, 0);
+        if (sb->pidfd < 0)
+                return bento_err_set(err, errno, "cannot watch bento-runtime");
+        return 0;
+}
+
 static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
 {
         /* one per mount point lock and the claim: lock_copies() fills the first n */
@@ -580,18 +598,13 @@ static int spawn_runtime(struct sandbox *sb, struct bento_err *err)
         n = r = lock_copies(sb->d, keep, err);
         if (r < 0)
                 return r;
-        r = spawn_runtime_with(sb, keep, (size_t) n, err);
+        r = spawn_runtime_with(sb, keep, (size_t) n, -1, err);
         for (int i = 0; i < n; i++)
                 close(keep[i]);
         if (sb->status_wr >= 0)
                 close(sb->status_wr);
         sb->status_wr = -1;
-        if (r < 0)
-                return r;
-        sb->pidfd = (int) syscall(SYS_pidfd_open, sb->pid, 0);
-        if (sb->pidfd < 0)
-                return bento_err_set(err, errno, "cannot watch bento-runtime");
-        return 0;
+        return r < 0 ? r : watch_runtime(sb, err);
 }
 
 void run_sandbox_id(const struct run_opts *o, const struct run_dir *d, char *buf, size_t size)
@@ -616,10 +629,136 @@ char *run_sandbox_cgroups_path(const struct run_opts *o, const struct run_dir *d
         return asprintf(&path, "::%s", id) < 0 ? NULL : path;
 }
 
-int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *gate,
+/* What the runtime is started as: the same for a launch and for the run. */
+static int sandbox_init(struct sandbox *sb, const struct run_opts *o, const struct run_dir *d)
+{
+        sb->runtime = compile_helper_path("BENTO_RUNTIME", "bento-runtime");
+        if (!sb->runtime ||
+            asprintf(&sb->report, "%s/report.json", d->shm ? d->shm : d->path) < 0) {
+                free(sb->runtime);
+                sb->runtime = NULL;
+                return -ENOMEM;
+        }
+        run_sandbox_id(o, d, sb->id, sizeof(sb->id));
+        sb->cgroup_manager = o->systemd_cgroup ? "systemd" : o->no_cgroup ? "disabled" : "cgroupfs";
+        return 0;
+}
+
+int run_sandbox_launch(const struct run_opts *o, const struct run_dir *d,
+                       const struct run_stdio *io, struct run_launch *l, struct bento_err *err)
+{
+        struct sandbox sb = {
+            .d = d, .io = io, .pidfd = -1, .exit_fd = -1, .status_rd = -1, .status_wr = -1};
+        cleanup_close int mine = -1, theirs = -1;
+        int sv[2], r;
+
+        *l = (struct run_launch) RUN_LAUNCH_INIT;
+        if (sandbox_init(&sb, o, d) < 0)
+                return bento_err_set(err, ENOMEM, "run");
+        r = o->init_status ? status_pipe(&sb, err) : 0;
+        if (r >= 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                r = bento_err_set(err, errno, "cannot start bento-runtime");
+        if (r >= 0) {
+                mine = sv[0];
+                /* above the runtime's 3 and 4, as the lock copies */
+                theirs = fcntl(sv[1], F_DUPFD_CLOEXEC, 5);
+                close(sv[1]);
+                r = theirs < 0 ? bento_err_set(err, errno, "cannot start bento-runtime")
+                               : spawn_runtime_with(&sb, &theirs, 1, theirs, err);
+        }
+        if (sb.status_wr >= 0)
+                close(sb.status_wr);
+        free(sb.runtime);
+        free(sb.report);
+        if (r < 0) {
+                if (sb.status_rd >= 0)
+                        close(sb.status_rd);
+                if (sb.exit_fd >= 0)
+                        close(sb.exit_fd);
+                return r;
+        }
+        *l = (struct run_launch){
+            .pid = sb.pid, .go = TAKE_FD(mine), .exit_fd = sb.exit_fd, .status_rd = sb.status_rd};
+        return 0;
+}
+
+void run_launch_cancel(struct run_launch *l)
+{
+        int status;
+
+        /* end-of-file on its --wait-fd: it ends, having made nothing */
+        if (l->go >= 0)
+                close(l->go);
+        if (l->pid > 0)
+                (void) run_wait(l->pid, &status);
+        if (l->exit_fd >= 0)
+                close(l->exit_fd);
+        if (l->status_rd >= 0)
+                close(l->status_rd);
+        *l = (struct run_launch) RUN_LAUNCH_INIT;
+}
+
+/* One message of the go (wait-go.h): byte, with n descriptors. */
+static int run_go_send(int sock, char byte, const int *fds, int n, struct bento_err *err)
+{
+        union {
+                struct cmsghdr h;
+                char buf[CMSG_SPACE(WAIT_GO_FDS * sizeof(int))];
+        } c;
+        struct iovec io = {.iov_base = &byte, .iov_len = 1};
+        struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1};
+        ssize_t w;
+
+        if (n > 0) {
+                memset(&c, 0, sizeof(c));
+                m.msg_control = c.buf;
+                m.msg_controllen = CMSG_SPACE((size_t) n * sizeof(int));
+                c.h.cmsg_level = SOL_SOCKET;
+                c.h.cmsg_type = SCM_RIGHTS;
+                c.h.cmsg_len = CMSG_LEN((size_t) n * sizeof(int));
+                memcpy(CMSG_DATA(&c.h), fds, (size_t) n * sizeof(int));
+        }
+        do
+                w = sendmsg(sock, &m, MSG_NOSIGNAL);
+        while (w < 0 && errno == EINTR);
+        return w == 1 ? 0 : bento_err_set(err, w < 0 ? errno : EIO, "cannot start bento-runtime");
+}
+
+/* The launched runtime becomes the sandbox's: its go comes with copies of
+ * the locks it holds from then on (lock_copies()), in messages of at most
+ * WAIT_GO_FDS descriptors. */
+static int go_runtime(struct sandbox *sb, int go_fd, struct bento_err *err)
+{
+        cleanup_free int *keep = calloc(sb->d->locks.n + 1, sizeof(*keep));
+        cleanup_close int go = go_fd;
+        int n, r;
+
+        if (!keep)
+                return bento_err_set(err, ENOMEM, "spawn");
+        n = r = lock_copies(sb->d, keep, err);
+        for (int at = 0; r >= 0 && at < n; at += WAIT_GO_FDS)
+                r = run_go_send(go, WAIT_GO_HOLD, keep + at,
+                                n - at < WAIT_GO_FDS ? n - at : WAIT_GO_FDS, err);
+        if (r >= 0)
+                r = run_go_send(go, WAIT_GO, NULL, 0, err);
+        for (int i = 0; i < n; i++)
+                close(keep[i]);
+        /* a runtime that already ended (it could not start) is waited for
+         * and judged like any: its end, not the go, says what went wrong */
+        if (r == -EPIPE || r == -ECONNRESET) {
+                *err = (struct bento_err){0};
+                r = 0;
+        }
+        return r < 0 ? r : watch_runtime(sb, err);
+}
+
+int run_sandbox(const struct run_opts *o, struct run_dir *d, const struct run_ahead *ahead,
                 const struct run_stdio *io, const struct run_on_exit *on_exit,
                 struct run_outcome *out, struct bento_err *err)
 {
+        struct run_gate *gate = ahead->gate;
+        struct run_launch *l = ahead->launch;
+        int go = -1;
         struct sandbox sb = {.d = d,
                              .io = io,
                              .gate = gate,
@@ -633,21 +772,29 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, struct run_gate *ga
         sigset_t old;
         int r;
 
-        sb.runtime = compile_helper_path("BENTO_RUNTIME", "bento-runtime");
-        if (!sb.runtime || asprintf(&sb.report, "%s/report.json", d->shm ? d->shm : d->path) < 0) {
-                free(sb.runtime);
+        if (sandbox_init(&sb, o, d) < 0)
                 return bento_err_set(err, ENOMEM, "run");
-        }
-        run_sandbox_id(o, d, sb.id, sizeof(sb.id));
-        sb.cgroup_manager = o->systemd_cgroup ? "systemd" : o->no_cgroup ? "disabled" : "cgroupfs";
         out->oom_kills = -1;
         sigfd = run_block_signals(&old, err);
         r = sigfd < 0 ? sigfd : 0;
         if (r >= 0 && gate->pid > 0)
                 r = run_gate_ready(gate, err);
-        if (r >= 0)
+        /* A launched runtime is the sandbox's from here on: a failure before
+         * its go ends it (destroy() kills and reaps it). */
+        if (l && l->pid > 0) {
+                sb.pid = l->pid;
+                sb.exit_fd = l->exit_fd;
+                sb.status_rd = l->status_rd;
+                go = l->go;
+                *l = (struct run_launch) RUN_LAUNCH_INIT;
+        }
+        if (r >= 0 && sb.pid > 0)
+                r = go_runtime(&sb, go, err);
+        else if (go >= 0)
+                close(go); /* it ends on end-of-file, or destroy() kills it */
+        else if (r >= 0)
                 r = o->init_status ? status_pipe(&sb, err) : 0;
-        if (r >= 0)
+        if (r >= 0 && sb.pidfd < 0)
                 r = spawn_runtime(&sb, err);
         if (r >= 0)
                 r = wait_runtime(&sb, sigfd, out);
