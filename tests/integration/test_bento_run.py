@@ -1397,8 +1397,14 @@ def test_a_bento_killed_before_the_runtimes_go_leaves_no_runtime(world, tmp_path
         assert res.rc == 0 and "ran" in res.out, res
     finally:
         _stop(p)
+        # the gate runs in a process group of its own: its sleep goes with it
         for pid, _ in processes_mentioning(str(slow)):
-            os.kill(pid, signal.SIGKILL)
+            try:
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        wait_for(lambda: not processes_mentioning(str(slow), "sleep 60"), timeout=10,
+                 what="the slow gate and its sleep to go")
     assert not any(os.path.lexists(d) for d in run_dirs), "the killed run's directories are left"
 
 
