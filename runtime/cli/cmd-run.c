@@ -165,14 +165,16 @@ static const char *caller_fds_misused(const struct rt_run_opts *ro)
 }
 
 /* Foreground run with a notify socket: the relay runs in a child of ours
- * while we wait for the container, and ends with READY=1 or the init
- * (rt_fg_wait_status reaps it with the rest). */
-static void relay_in_child(struct rt_notify_link *l, int sigfd, int console_fd)
+ * while we wait for the container, and ends with READY=1 or the init.
+ * Returns its pid (0: none): once the container has ended it is waited
+ * for, so that a READY=1 sent just before the end is passed on rather than
+ * lost with the relay (it dies with us, PR_SET_PDEATHSIG). */
+static pid_t relay_in_child(struct rt_notify_link *l, int sigfd, int console_fd)
 {
         pid_t pid;
 
         if (l->fd < 0)
-                return;
+                return 0;
         pid = fork();
         if (pid == 0) {
                 struct bento_err err = {0};
@@ -186,6 +188,7 @@ static void relay_in_child(struct rt_notify_link *l, int sigfd, int console_fd)
         if (pid < 0)
                 rt_log_warning("NOTIFY_SOCKET: cannot fork the relay: %s", strerror(errno));
         rt_notify_link_close(l);
+        return pid > 0 ? pid : 0;
 }
 
 static int run_foreground(struct rt_store *store, struct rt_create_opts *o, struct rt_run_opts *ro,
@@ -197,6 +200,7 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         struct rt_notify_link link = RT_NOTIFY_LINK_INIT;
         struct rt_oom_watch oom = RT_OOM_WATCH_INIT;
         bool report = ro->report != NULL;
+        pid_t relay;
         sigset_t old;
         int r;
 
@@ -221,10 +225,14 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
                 return r;
         }
         rep->started = true;
-        relay_in_child(&link, sigfd, console_fd);
+        relay = relay_in_child(&link, sigfd, console_fd);
         watch_oom(store, o->id, &oom);
         rep->status = rt_fg_wait_status_watching(c.pid, c.pidfd, sigfd, console_fd,
                                                  &(struct rt_fg_watch){oom.fd, oom_changed, &oom});
+        /* the init is gone: the relay takes what is queued and ends (ECHILD:
+         * already reaped with the container's other children) */
+        if (relay > 0)
+                (void) waitpid(relay, NULL, 0);
         exit_notice(&ro->exit_fd, rep->status);
         close(c.pidfd);
         rt_oom_watch_update(&oom);
