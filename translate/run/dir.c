@@ -183,8 +183,13 @@ static void remove_tree_below(int dirfd, dev_t dev, unsigned depth);
 
 /* One entry of a directory being emptied.  The entry type getdents gave
  * spares a stat for what is not a directory (unlinkat never follows a
- * symlink); a directory is opened without following one, and left alone
- * when it is on another device (a mount that outlived the sandbox). */
+ * symlink).  A directory is first simply removed: most of a run
+ * directory's are empty mount points, and rmdir(2) takes only an empty
+ * directory, never follows a symlink and refuses a mount point (EBUSY),
+ * so one call does what opening, listing and closing it did in five.  One
+ * it did not take (not empty, or a mount point) is opened without following
+ * a symlink, and left alone when it is on another device (a mount that
+ * outlived the sandbox). */
 static void remove_entry(int dirfd, const char *name, unsigned char type, dev_t dev, unsigned depth)
 {
         cleanup_close int sub = -1;
@@ -199,7 +204,7 @@ static void remove_entry(int dirfd, const char *name, unsigned char type, dev_t 
                 (void) unlinkat(dirfd, name, 0);
                 return;
         }
-        if (depth > 64)
+        if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT || depth > 64)
                 return;
         sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub >= 0 && (fstat(sub, &st) < 0 || st.st_dev != dev))

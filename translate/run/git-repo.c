@@ -224,17 +224,21 @@ static int try_level(struct git_work *w, const char *cur, const char *start, str
 {
         cleanup_free char *dotgit = git_join(cur, ".git");
         struct stat st;
+        bool there;
         int k;
 
         if (!dotgit)
                 return GIT_UNSURE;
-        if (stat(dotgit, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* one stat(2) of .git for both questions: at every level of the
+         * walk up to "/" it is most often missing */
+        there = stat(dotgit, &st) == 0;
+        if (there && S_ISREG(st.st_mode)) {
                 k = gitfile_target(w, dotgit, &r->gitdir);
                 if (k < 0)
                         return k;
                 k = ownership(w, dotgit, cur, r->gitdir);
                 r->gitdir_abs = strdup(r->gitdir);
-        } else if (stat(dotgit, &st) == 0 && (k = is_git_dir(w, dotgit)) != 0) {
+        } else if (there && (k = is_git_dir(w, dotgit)) != 0) {
                 if (k < 0)
                         return k;
                 k = ownership(w, NULL, cur, dotgit);
