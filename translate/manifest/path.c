@@ -287,7 +287,10 @@ struct memo_slot {
         struct memo *e;
 };
 
-static struct {
+/* One memo per thread: `bento run` takes its auto-exec snapshot on a thread
+ * of its own (run/autoexec-async.c) while the bundle is written, and
+ * neither may replay, or change, the other's answers. */
+static _Thread_local struct {
         unsigned depth;
         /* open addressing, linear probing; each slot keeps its entry's
          * hash, so a probe past another path reads no entry (at 10,000

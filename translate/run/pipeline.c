@@ -491,15 +491,24 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .out_pipe = -1, .err_pipe = -1, .observe_fd = -1, .observe_pipe = -1};
         char fp[65];
         cleanup_free char *cgroups_path = NULL;
-        int r;
+        struct run_autoexec_job snapshot;
+        int r, snapshot_r;
 
         io.in_fd = c->std[0];
         io.out_fd = c->std[1];
         io.err_fd = c->std[2];
         hold_stop_signals();
         r = run_dir_make(&c->d, c->p, err);
-        if (r >= 0 && c->o.systemd_cgroup &&
-            !(cgroups_path = run_sandbox_cgroups_path(&c->o, &c->d)))
+        /* Missing write grants are made (and the policy resolved again)
+         * before anything looks at them. */
+        if (r >= 0)
+                r = policy_prepare_writes(&c->p, err);
+        if (r < 0)
+                return r;
+        /* The snapshot of the write grants is taken beside the bundle's
+         * writing, which does not look at them (run/autoexec-async.c). */
+        run_autoexec_snapshot_start(&snapshot, c->p, &c->autoexec);
+        if (c->o.systemd_cgroup && !(cgroups_path = run_sandbox_cgroups_path(&c->o, &c->d)))
                 r = bento_err_set(err, ENOMEM, "the run's scope name");
         /* The gate comes up while the bundle is written (run/gate.c); in
          * record mode for a watched --record-exec. */
@@ -507,8 +516,6 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                 r = run_gate_spawn(&c->gate, c->d.gate_socket, c->d.exec_record, err);
         else if (r >= 0 && c->l.m->exec != MANIFEST_EXEC_ALL && !c->o.no_exec_gate)
                 r = run_gate_spawn(&c->gate, c->d.gate_socket, NULL, err);
-        if (r < 0)
-                return r;
         struct compile_opts co = {
             .bundle_dir = c->d.bundle,
             .rootfs_dir = c->d.rootfs,
@@ -530,21 +537,22 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         applied_limits(c, &limits);
         c->o.no_cgroup = !c->o.run_id && !c->o.systemd_cgroup && !compile_caps_anything(&limits);
         c->o.init_status = compile_has_init(c->p, &co);
-        if (c->o.json && json_stdio(out_pipe, err_pipe, &sink, &io, err) < 0)
-                return -err->code;
+        if (r >= 0 && c->o.json && json_stdio(out_pipe, err_pipe, &sink, &io, err) < 0)
+                r = -err->code;
         /* The runtime starts now too, and waits for its go (run_sandbox()) while
          * the bundle is written: its own start is off the run's path. */
-        r = run_sandbox_launch(&c->o, &c->d, &io, &c->launch, err);
         if (r >= 0)
-                r = policy_prepare_writes(&c->p, err);
+                r = run_sandbox_launch(&c->o, &c->d, &io, &c->launch, err);
         if (r >= 0)
                 r = manifest_fingerprint(c->l.m, fp, err);
         if (r >= 0)
                 r = compile_env(c->p, &co, &c->env, err);
         if (r >= 0)
                 r = compile_bundle(c->p, &co, err);
+        /* joined whatever happened above: it fills c->autoexec */
+        snapshot_r = run_autoexec_snapshot_finish(&snapshot, err);
         if (r >= 0)
-                r = run_autoexec_snapshot(c->p, &c->autoexec, err);
+                r = snapshot_r;
         /* Now bento, not the runtime, makes the shield mount points, so it
          * knows exactly what to remove: after the write grants exist (their
          * workspace shields are known) and after the snapshot, which is of
