@@ -90,7 +90,8 @@ static char *joined(struct names *s)
         size_t len = 1;
         char *out;
 
-        qsort(s->v, s->n, sizeof(*s->v), cmp_str);
+        if (s->n)
+                qsort(s->v, s->n, sizeof(*s->v), cmp_str);
         for (size_t i = 0; i < s->n; i++)
                 len += strlen(s->v[i]) + 1;
         out = calloc(1, len);

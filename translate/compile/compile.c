@@ -428,12 +428,15 @@ int compile_bundle_with(const struct compile_opts *o, const struct compile_outpu
                         struct bento_err *err)
 {
         cleanup_close int dirfd = -1;
+        bool made = mkdir(o->bundle_dir, 0700) == 0;
         int r;
 
-        if (mkdir(o->bundle_dir, 0700) < 0 && errno != EEXIST)
+        if (!made && errno != EEXIST)
                 return bento_err_set(err, errno, "cannot create the bundle directory \"%s\"",
                                      o->bundle_dir);
-        r = check_bundle_dir(o->bundle_dir, err);
+        /* one that was there may hold what is not a bundle's; one just made
+         * is empty (bento run's always is) */
+        r = made ? 0 : check_bundle_dir(o->bundle_dir, err);
         if (r < 0)
                 return r;
         dirfd = open(o->bundle_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
