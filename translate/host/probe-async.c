@@ -15,17 +15,15 @@
  * environment while the thread runs.  Its child is waited for by pid, and
  * bento never waits for "any child".
  */
-#include <errno.h>
 #include <string.h>
 
 #include "probe.h"
 
-static void *probe_thread(void *arg)
+static void probe_job(void *arg)
 {
         struct host_probe_job *j = arg;
 
         host_probe(&j->opts, NULL, &j->report);
-        return NULL;
 }
 
 void host_probe_start(struct host_probe_job *j, const struct host_probe_opts *opts)
@@ -34,17 +32,12 @@ void host_probe_start(struct host_probe_job *j, const struct host_probe_opts *op
         if (opts)
                 j->opts = *opts;
         /* No thread (out of resources): the probe runs when asked for. */
-        j->running = pthread_create(&j->thread, NULL, probe_thread, j) == 0;
-        j->started = true;
+        bento_job_start(&j->job, probe_job, j);
 }
 
 void host_probe_finish(struct host_probe_job *j, struct host_report *ret)
 {
-        if (j->running)
-                (void) pthread_join(j->thread, NULL);
-        else if (j->started)
-                host_probe(&j->opts, NULL, &j->report);
-        j->running = j->started = false;
+        bento_job_finish(&j->job);
         if (ret)
                 *ret = j->report;
 }

@@ -20,12 +20,11 @@
 
 #include "run.h"
 
-static void *snapshot_thread(void *arg)
+static void snapshot_job(void *arg)
 {
         struct run_autoexec_job *j = arg;
 
         j->r = run_autoexec_snapshot(j->p, j->a, &j->err);
-        return NULL;
 }
 
 void run_autoexec_snapshot_start(struct run_autoexec_job *j, const struct policy *p,
@@ -35,19 +34,14 @@ void run_autoexec_snapshot_start(struct run_autoexec_job *j, const struct policy
         j->p = p;
         j->a = a;
         /* No thread (out of resources): the snapshot is taken when asked for. */
-        j->running = pthread_create(&j->thread, NULL, snapshot_thread, j) == 0;
-        j->started = true;
+        bento_job_start(&j->job, snapshot_job, j);
 }
 
 int run_autoexec_snapshot_finish(struct run_autoexec_job *j, struct bento_err *err)
 {
-        if (!j->started)
+        if (!j->job.started)
                 return 0;
-        if (j->running)
-                (void) pthread_join(j->thread, NULL);
-        else
-                snapshot_thread(j);
-        j->running = j->started = false;
+        bento_job_finish(&j->job);
         if (j->r < 0 && err && !err->code)
                 *err = j->err;
         return j->r;

@@ -627,7 +627,8 @@ static int sandbox_degraded(struct run_ctx *c, struct bento_err *err)
         return r;
 }
 
-static int finish(struct run_ctx *c, int r, const struct bento_err *err)
+/* What the run says at its end: the notes, the verdict and the exit code. */
+static int report(struct run_ctx *c, int r, const struct bento_err *err)
 {
         struct bento_err ignored = {0};
         struct run_view v = {.p = c->p,
@@ -641,18 +642,6 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                              .exec_record = &c->exec_record,
                              .degraded = c->a.outcome == ADMISSION_DEGRADED ? &c->degraded : NULL};
 
-        if (c->d.egress_log)
-                (void) run_egress_settle(c->d.egress_log, &c->egress, &ignored);
-        /* The sandbox is gone: remove the shield mount points it left in
-         * the write grants before the comparison, so that an empty .git
-         * bento made is not taken for a repository (nor its hooks read). */
-        run_remove_mount_points(&c->d);
-        /* The gate is gone by now (run_sandbox() stopped it): its record
-         * is whole only if it wrote its end line. */
-        if (c->exec_record.watched)
-                run_exec_record_read(c->d.exec_record, c->out.started, &c->exec_record);
-        /* Nothing below reads the run directory. */
-        run_dir_cleanup(&c->d);
         if (c->autoexec.hooks)
                 (void) run_autoexec_compare(c->p, &c->autoexec, &ignored);
         merge_backend(&c->a, &c->out, c->l.m);
@@ -682,6 +671,35 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
                 run_report_human(&v);
         }
         return v.shortfall ? ADMISSION_EXIT_SHORTFALL : c->out.exit_code;
+}
+
+static void remove_run_dir(void *arg)
+{
+        run_dir_cleanup(arg);
+}
+
+static int finish(struct run_ctx *c, int r, const struct bento_err *err)
+{
+        struct bento_job removal;
+        int code;
+
+        if (c->d.egress_log)
+                (void) run_egress_settle(c->d.egress_log, &c->egress, &(struct bento_err){0});
+        /* The sandbox is gone: remove the shield mount points it left in
+         * the write grants before the comparison, so that an empty .git
+         * bento made is not taken for a repository (nor its hooks read). */
+        run_remove_mount_points(&c->d);
+        /* The gate is gone by now (run_sandbox() stopped it): its record
+         * is whole only if it wrote its end line. */
+        if (c->exec_record.watched)
+                run_exec_record_read(c->d.exec_record, c->out.started, &c->exec_record);
+        /* Nothing below reads the run directory: it is removed on a thread
+         * of its own while the write grants are compared and the report is
+         * written (bundle/job.h), and is gone before bento ends. */
+        bento_job_start(&removal, remove_run_dir, &c->d);
+        code = report(c, r, err);
+        bento_job_finish(&removal);
+        return code;
 }
 
 /* A full-tier attempt that never started the target, undone so that the

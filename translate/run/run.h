@@ -15,7 +15,6 @@
 #ifndef BENTO_RUN_H
 #define BENTO_RUN_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -25,6 +24,7 @@
 #include "host/admission.h"
 #include "policy/alias-scan.h"
 #include "err.h"
+#include "job.h"
 #include "policy/mount-points.h"
 #include "policy/policy.h"
 
@@ -324,8 +324,7 @@ void run_autoexec_done(struct run_autoexec *a);
  * made, takes the snapshot itself) and returns what run_autoexec_snapshot()
  * did, its error in *err.  Finishing a job never started returns 0. */
 struct run_autoexec_job {
-        pthread_t thread;
-        bool started, running;
+        struct bento_job job;
         const struct policy *p;
         struct run_autoexec *a;
         struct bento_err err;
