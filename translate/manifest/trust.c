@@ -34,9 +34,21 @@
 #define ACL_TAG_MASK   0x10
 #define ACL_PERM_WRITE 0x02
 
+/* bento never changes its user: asked of the kernel once, not once per
+ * directory of every path it inspects (28 calls a run).  Only the thread
+ * that loads the manifest and its approval inspects files. */
 static uid_t host_euid(const struct trust_host *h)
 {
-        return h && h->euid_set ? h->euid : geteuid();
+        static uid_t euid;
+        static bool known;
+
+        if (h && h->euid_set)
+                return h->euid;
+        if (!known) {
+                euid = geteuid();
+                known = true;
+        }
+        return euid;
 }
 
 static bool is_foreign(const struct trust_host *h, uid_t owner)
