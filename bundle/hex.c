@@ -23,17 +23,6 @@ char *bento_hex_encode(const void *data, size_t len)
         return out;
 }
 
-static int digit(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 int bento_hex_decode(const char *hex, char **ret, size_t *ret_len)
 {
         size_t n = strlen(hex);
@@ -45,7 +34,7 @@ int bento_hex_decode(const char *hex, char **ret, size_t *ret_len)
         if (!out)
                 return -ENOMEM;
         for (size_t i = 0; i < n / 2; i++) {
-                int hi = digit(hex[2 * i]), lo = digit(hex[2 * i + 1]);
+                int hi = bento_hex_digit(hex[2 * i]), lo = bento_hex_digit(hex[2 * i + 1]);
 
                 if (hi < 0 || lo < 0) {
                         free(out);

@@ -19,4 +19,17 @@ char *bento_hex_encode(const void *data, size_t len);
  * for anything that is not hex, or -ENOMEM. */
 int bento_hex_decode(const char *hex, char **ret, size_t *ret_len);
 
+/* The value of one hex digit (either case), or -1.  Inline, and needing
+ * nothing of libc, for bento-init too (hooks/init/). */
+static inline int bento_hex_digit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
 #endif

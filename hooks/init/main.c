@@ -20,39 +20,24 @@
  * It runs under the box's seccomp filter, cgroup and Landlock like the
  * target (the runtime applies them before it execs bento-init): it is no
  * way out.  Under exec: none the exec gate lets it make exactly one exec,
- * the target's (docs/exec-gate.md).  It links libc only, so the box needs
- * nothing but the host's libc to run it.
+ * the target's (docs/exec-gate.md).  It links nothing, not even libc
+ * (sys.h, start.c): the box needs nothing to run it, and its start costs
+ * an exec and no more.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/signalfd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include "sigstate.h"
+#include "out.h"
+#include "signals.h"
+#include "sys.h"
 
 #define PROG "bento-init"
-
-/* In a sanitizer build, LeakSanitizer's check at exit clones a helper
- * process, which an exec: none-strict box refuses (only bento-init's one
- * fork of the target goes through the exec gate), so the check would turn
- * every exit into its own fatal error.  bento-init allocates next to
- * nothing and frees nothing on purpose before it exits: its leak check is
- * off; the rest of the sanitizers stay on. */
-#ifdef __SANITIZE_ADDRESS__
-const char *__lsan_default_options(void);
-const char *__lsan_default_options(void)
-{
-        return "detect_leaks=0";
-}
-#endif
 
 /* Its own failures, like a shell's: 125 cannot start, 126 cannot run the
  * target, 127 no such target. */
@@ -60,51 +45,66 @@ const char *__lsan_default_options(void)
 #define INIT_EXIT_CANNOT    126
 #define INIT_EXIT_NOT_FOUND 127
 
-/* Signals that say something about bento-init's own code, never forwarded
- * (blocking them would hide its own crash). */
-static bool synchronous(int sig)
-{
-        return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
-               sig == SIGTRAP || sig == SIGSYS || sig == SIGKILL || sig == SIGSTOP;
-}
-
 static void print_help(void)
 {
-        printf("usage: " PROG " [--status-fd N] [--] COMMAND [ARG...]\n"
-               "\n"
-               "The process 1 of a bento sandbox.  Starts COMMAND as its only child,\n"
-               "forwards the signals sent to it to COMMAND, reaps every process of the\n"
-               "box, and exits with COMMAND's status (128+N for a death by signal N) as\n"
-               "soon as COMMAND ends, killing what is left.  125: it could not start,\n"
-               "126: COMMAND cannot run, 127: COMMAND does not exist.\n"
-               "\n"
-               "  --status-fd N   at the end, write \"exit N\" or \"signal N\" (how COMMAND\n"
-               "                  ended) to descriptor N (above 2), which COMMAND does not\n"
-               "                  inherit\n"
-               "  -h, --help      this text\n"
-               "  -V, --version   the version\n");
+        struct init_out out = {.fd = 1};
+
+        out_str(&out,
+                "usage: " PROG " [--status-fd N] [--] COMMAND [ARG...]\n"
+                "\n"
+                "The process 1 of a bento sandbox.  Starts COMMAND as its only child,\n"
+                "forwards the signals sent to it to COMMAND, reaps every process of the\n"
+                "box, and exits with COMMAND's status (128+N for a death by signal N) as\n"
+                "soon as COMMAND ends, killing what is left.  125: it could not start,\n"
+                "126: COMMAND cannot run, 127: COMMAND does not exist.\n"
+                "\n"
+                "  --status-fd N   at the end, write \"exit N\" or \"signal N\" (how COMMAND\n"
+                "                  ended) to descriptor N (above 2), which COMMAND does not\n"
+                "                  inherit\n"
+                "  -h, --help      this text\n"
+                "  -V, --version   the version\n");
+        out_flush(&out);
 }
 
+static void print_version(void)
+{
+        struct init_out out = {.fd = 1};
+
+        out_str(&out, PROG " " BENTO_VERSION " (commit " BENTO_COMMIT ")\n");
+        out_flush(&out);
+}
+
+/* "bento-init: WHAT[ NAME]: REASON" on stderr, in one write. */
 static void say(const char *what, const char *name, int e)
 {
-        fprintf(stderr, PROG ": %s%s%s: %s\n", what, name ? " " : "", name ? name : "",
-                strerror(e));
+        struct init_out out = {.fd = 2};
+
+        out_str(&out, PROG ": ");
+        out_str(&out, what);
+        if (name) {
+                out_str(&out, " ");
+                out_str(&out, name);
+        }
+        out_str(&out, ": ");
+        out_errno(&out, e);
+        out_str(&out, "\n");
+        out_flush(&out);
 }
 
 /* bento-init's own failure to start: reported, then status 125. */
-static int fail(const char *what, int e)
+static int fail(const char *what, long e)
 {
-        say(what, NULL, e);
+        say(what, NULL, (int) -e);
         return INIT_EXIT_FAILED;
 }
 
 /* What the target's child needs, and how its exec failed: it shares our
  * memory (start_target). */
 struct target {
-        char **argv;
-        const sigset_t *old;
-        sigset_t changed; /* the dispositions that are not the default */
-        int exec_errno;   /* 0 until its exec failed */
+        char **argv, **envp;
+        init_sigset old;     /* the mask to give it */
+        init_sigset changed; /* the dispositions that are not the default */
+        int exec_errno;      /* 0 until its exec failed */
 };
 
 /* The target: the signal mask and dispositions of a fresh process, then
@@ -112,14 +112,12 @@ struct target {
 static int run_target(void *arg)
 {
         struct target *t = arg;
+        long r;
 
-        for (int sig = 1; sig < NSIG; sig++)
-                if (synchronous(sig))
-                        sigdelset(&t->changed, sig);
-        bento_signals_reset_raw(&t->changed, t->old);
-        execv(t->argv[0], t->argv);
-        t->exec_errno = errno;
-        return errno == ENOENT ? INIT_EXIT_NOT_FOUND : INIT_EXIT_CANNOT;
+        init_signals_reset(t->changed & ~init_synchronous_signals(), t->old);
+        r = sys_execve(t->argv[0], t->argv, t->envp);
+        t->exec_errno = (int) -r;
+        return r == -ENOENT ? INIT_EXIT_NOT_FOUND : INIT_EXIT_CANNOT;
 }
 
 /* The target as our child, made with CLONE_VM|CLONE_VFORK: on this kind
@@ -127,13 +125,15 @@ static int run_target(void *arg)
  * after it cost more than everything else bento-init does; the child
  * shares our memory until its exec, while we wait.  It has its own signal
  * dispositions and mask (no CLONE_SIGHAND), which it resets.  Its stack is
- * a buffer of ours, above which it never returns.  Under exec: none-strict
- * this is the one clone the exec gate lets through (not vfork(2), which
- * the filter refuses).  Returns the pid, or -1 with errno set. */
-static pid_t start_target(struct target *t)
+ * a buffer of ours, above which it never returns (init_clone).  Under
+ * exec: none-strict this is the one clone the exec gate lets through (not
+ * vfork(2), which the filter refuses).  Returns the pid, or a negative
+ * errno. */
+static long start_target(struct target *t)
 {
         static char stack[64 * 1024] __attribute__((aligned(16)));
-        pid_t pid = clone(run_target, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, t);
+        long pid =
+            init_clone(CLONE_VM | CLONE_VFORK | SIGCHLD, stack + sizeof(stack), run_target, t);
 
         /* the child has exec'd the target, or given up: say why here,
          * where stderr is ours again */
@@ -144,13 +144,13 @@ static pid_t start_target(struct target *t)
 
 /* Reap every child that has ended; true once the target is among them,
  * with its wait status in *status. */
-static bool reap(pid_t target, int *status)
+static bool reap(long target, int *status)
 {
         bool ended = false;
         int st;
-        pid_t pid;
+        long pid;
 
-        while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+        while ((pid = sys_wait4(-1, &st, WNOHANG)) > 0)
                 if (pid == target) {
                         *status = st;
                         ended = true;
@@ -164,123 +164,107 @@ static bool reap(pid_t target, int *status)
  * (bento run reads it; docs/hooks/bento-init.md). */
 static void report_status(int fd, int st)
 {
-        char line[32];
-        int n;
+        struct init_out out = {.fd = fd};
 
         if (fd < 0)
                 return;
-        if (WIFSIGNALED(st))
-                n = snprintf(line, sizeof(line), "signal %d\n", WTERMSIG(st));
-        else
-                n = snprintf(line, sizeof(line), "exit %d\n", WEXITSTATUS(st));
-        (void) !write(fd, line, (size_t) n);
-        close(fd);
+        out_str(&out, WIFSIGNALED(st) ? "signal " : "exit ");
+        out_int(&out, WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        out_str(&out, "\n");
+        out_flush(&out);
+        (void) sys_close(fd);
 }
 
 /* Until the target ends: reap on SIGCHLD, forward the rest.  A signal the
  * kernel sent (SI_KERNEL: the terminal's ^C to the foreground group, which
  * holds the target too) is not sent a second time. */
-static int serve(int sfd, pid_t target)
+static int serve(int sfd, long target)
 {
-        struct signalfd_siginfo si;
+        /* zeroed for the analyzer, which cannot see the kernel write it */
+        struct signalfd_siginfo si = {0};
         int status = INIT_EXIT_FAILED << 8;
 
         for (;;) {
-                ssize_t n = read(sfd, &si, sizeof(si));
+                long n = sys_read(sfd, &si, sizeof(si));
 
-                if (n < 0 && errno == EINTR)
+                if (n == -EINTR)
                         continue;
-                if (n != (ssize_t) sizeof(si)) {
-                        say("reading signals", NULL, n < 0 ? errno : EIO);
-                        (void) kill(target, SIGKILL);
+                if (n != (long) sizeof(si)) {
+                        say("reading signals", NULL, n < 0 ? (int) -n : EIO);
+                        (void) sys_kill(target, SIGKILL);
                 }
-                if (n != (ssize_t) sizeof(si) || si.ssi_signo == SIGCHLD) {
+                if (n != (long) sizeof(si) || si.ssi_signo == SIGCHLD) {
                         if (reap(target, &status))
                                 return status;
                         continue;
                 }
                 if (si.ssi_code != SI_KERNEL)
-                        (void) kill(target, (int) si.ssi_signo);
+                        (void) sys_kill(target, (int) si.ssi_signo);
         }
 }
 
-static int start(char **argv, int status_fd)
+static int start(char **argv, char **envp, int status_fd)
 {
-        sigset_t set, old;
-        struct target t = {.argv = argv, .old = &old};
-        pid_t target;
-        int sfd, st;
+        /* every signal but the synchronous ones goes to the signalfd */
+        init_sigset set = ~init_synchronous_signals();
+        struct target t = {.argv = argv, .envp = envp};
+        long r, sfd, target;
+        int st;
 
-        sigfillset(&set);
-        for (int sig = 1; sig < NSIG; sig++)
-                if (synchronous(sig))
-                        sigdelset(&set, sig);
         /* the target does not inherit the status descriptor */
-        if (status_fd >= 0 && fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0)
-                return fail("--status-fd", errno);
-        if (sigprocmask(SIG_BLOCK, &set, &old) < 0)
-                return fail("sigprocmask", errno);
-        sfd = signalfd(-1, &set, SFD_CLOEXEC);
-        if (sfd < 0)
-                return fail("signalfd", errno);
+        if (status_fd >= 0 && bento_raw_failed(r = sys_fcntl(status_fd, F_SETFD, FD_CLOEXEC)))
+                return fail("--status-fd", r);
+        if (bento_raw_failed(r = sys_sigprocmask(SIG_BLOCK, &set, &t.old)))
+                return fail("sigprocmask", r);
+        sfd = sys_signalfd(&set, SFD_CLOEXEC);
+        if (bento_raw_failed(sfd))
+                return fail("signalfd", sfd);
         /* Process 1 of its namespace inherits orphans anyway; elsewhere
          * (a bundle without a pid namespace) it asks for them. */
-        if (getpid() != 1)
-                (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
+        if (sys_getpid() != 1)
+                (void) sys_prctl(PR_SET_CHILD_SUBREAPER, 1);
         /* bento-init installs no handler: what is not the default is what
-         * it inherited ignored, which an exec would pass on (sigstate.h) */
-        bento_signals_not_default(&t.changed);
+         * it inherited ignored, which an exec would pass on (signals.h) */
+        t.changed = init_signals_not_default();
         target = start_target(&t);
-        if (target < 0)
-                return fail("clone", errno);
-        st = serve(sfd, target);
+        if (bento_raw_failed(target))
+                return fail("clone", target);
+        st = serve((int) sfd, target);
         /* The target is gone: nothing else of the box outlives it.  In a pid
          * namespace kill(-1) reaches every process but this one. */
-        if (getpid() == 1)
-                (void) kill(-1, SIGKILL);
+        if (sys_getpid() == 1)
+                (void) sys_kill(-1, SIGKILL);
         report_status(status_fd, st);
         return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 }
 
-/* A descriptor number above 2 for --status-fd, or -1. */
-static int parse_fd(const char *s)
-{
-        char *end = NULL;
-        long v;
-
-        if (*s < '0' || *s > '9')
-                return -1;
-        errno = 0;
-        v = strtol(s, &end, 10);
-        if (errno || *end || v < 3 || v > 1 << 20)
-                return -1;
-        return (int) v;
-}
-
-int main(int argc, char **argv)
+int init_main(int argc, char **argv, char **envp)
 {
         int i = 1, status_fd = -1;
 
-        if (i < argc && (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)) {
+        if (i < argc && (init_streq(argv[i], "-h") || init_streq(argv[i], "--help"))) {
                 print_help();
                 return 0;
         }
-        if (i < argc && (strcmp(argv[i], "-V") == 0 || strcmp(argv[i], "--version") == 0)) {
-                printf(PROG " %s (commit %s)\n", BENTO_VERSION, BENTO_COMMIT);
+        if (i < argc && (init_streq(argv[i], "-V") || init_streq(argv[i], "--version"))) {
+                print_version();
                 return 0;
         }
-        if (i + 1 < argc && strcmp(argv[i], "--status-fd") == 0) {
-                status_fd = parse_fd(argv[i + 1]);
-                if (status_fd < 0 || fcntl(status_fd, F_GETFD) < 0)
-                        return fail("--status-fd: not an open descriptor above 2", EBADF);
+        if (i + 1 < argc && init_streq(argv[i], "--status-fd")) {
+                status_fd = init_parse_fd(argv[i + 1]);
+                if (status_fd < 0 || bento_raw_failed(sys_fcntl(status_fd, F_GETFD, 0)))
+                        return fail("--status-fd: not an open descriptor above 2", -EBADF);
                 i += 2;
         }
-        if (i < argc && strcmp(argv[i], "--") == 0)
+        if (i < argc && init_streq(argv[i], "--"))
                 i++;
         if (i >= argc || argv[i][0] != '/') {
-                fprintf(stderr,
+                struct init_out out = {.fd = 2};
+
+                out_str(&out,
                         PROG ": usage: " PROG " [--status-fd N] [--] /ABSOLUTE/COMMAND [ARG...]\n");
+                out_flush(&out);
                 return INIT_EXIT_FAILED;
         }
-        return start(argv + i, status_fd);
+        return start(argv + i, envp, status_fd);
 }

@@ -174,3 +174,41 @@ def test_libc_goes_in_where_nothing_is_loaded_at_run_time(tmp_path):
     for args in (("STATIC=0",), ("SANITIZE=1",)):
         line = _link_line(tmp_path, "bento", *args)
         assert "-static-pie" not in line and "-pie" in line, (args, line)
+
+
+def test_init_needs_nothing_not_even_a_loader():
+    """bento-init is built without libc in every mode (Makefile, "bento-init"):
+    position independent, yet no library, no interpreter and not one
+    relocation (nothing runs before its _start to apply one), and no
+    sanitizer or stack protector even in a sanitizer build."""
+    path = os.path.join(BUILD, "bin", "bento-init")
+    assert needed(path) == []
+    r = run(["readelf", "--file-header", "--program-headers", "--relocs", "--wide", path])
+    assert r.returncode == 0, r.stderr
+    assert "DYN (Position-Independent Executable file)" in r.stdout, r.stdout
+    assert "INTERP" not in r.stdout, r.stdout
+    assert "There are no relocations in this file." in r.stdout, r.stdout
+    r = run(["nm", path])
+    assert r.returncode == 0, r.stderr
+    symbols = [line.split()[-1] for line in r.stdout.splitlines()]
+    assert "_start" in symbols
+    assert not [s for s in symbols if s.startswith(("__asan", "__ubsan", "__stack_chk", "__libc"))], \
+        symbols
+    assert not [line for line in r.stdout.splitlines() if line.split()[0] == "U"], r.stdout
+
+
+@pytest.mark.parametrize("args", [(), ("STATIC=0",), ("SANITIZE=1",), ("STATIC=0", "SANITIZE=1")])
+def test_init_is_built_the_same_in_every_mode(tmp_path, args):
+    r = run(["make", "-n", "-C", ROOT, "BUILDDIR=" + str(tmp_path / "build")] + list(args)
+            + [str(tmp_path / "build" / "bin" / "bento-init")])
+    assert r.returncode == 0, r.stderr
+    lines = [line.split() for line in r.stdout.splitlines()]
+    compiles = [line for line in lines if "-c" in line and "-o" in line
+                and "/obj-init/" in line[line.index("-o") + 1]]
+    links = [line for line in lines if "-o" in line and line[line.index("-o") + 1].endswith("bento-init.tmp")]
+    assert compiles and len(links) == 1, r.stdout
+    for line in compiles:
+        assert "-ffreestanding" in line and "-fno-stack-protector" in line, line
+        assert not [f for f in line if f.startswith("-fsanitize")], line
+    assert "-nostdlib" in links[0] and "-static-pie" in links[0], links[0]
+    assert not [f for f in links[0] if f.startswith("-fsanitize") or f.startswith("-l")], links[0]

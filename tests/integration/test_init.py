@@ -9,7 +9,9 @@ through: the init's of the target, and none for the target itself."""
 
 import json
 import os
+import re
 import signal
+import subprocess
 
 import pytest
 
@@ -160,3 +162,96 @@ def test_a_target_that_ignores_the_signal_is_killed_after_the_grace(world):  # n
         _stop(p)
     assert rc == 125, _read(err)
     assert "the run was cancelled before the target finished" in _read(err)
+
+
+# bento-init run directly, outside a box: its own messages and statuses
+# (it is built without libc, so its error texts are its own copy of
+# strerror's: hooks/init/out.c).
+INIT = os.path.join(harness.BUILD, "bin", "bento-init")
+
+
+def _init(*argv, **kw):
+    return subprocess.run([INIT] + list(argv), capture_output=True, text=True, timeout=30, **kw)
+
+
+def test_a_missing_target_is_127_with_the_reason(tmp_path):
+    res = _init("--", str(tmp_path / "missing"))
+    assert res.returncode == 127, res
+    assert res.stdout == "", res
+    assert res.stderr == "bento-init: cannot run %s: No such file or directory\n" % (tmp_path / "missing"), res
+
+
+def test_a_target_that_cannot_run_is_126_with_the_reason(tmp_path):
+    plain = tmp_path / "plain"
+    plain.write_text("not a program\n")
+    plain.chmod(0o644)
+    res = _init(str(plain))
+    assert res.returncode == 126, res
+    assert res.stderr == "bento-init: cannot run %s: Permission denied\n" % plain, res
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b"\0\0\0\0")
+    garbage.chmod(0o755)
+    res = _init(str(garbage))
+    assert res.returncode == 126, res
+    assert res.stderr == "bento-init: cannot run %s: Exec format error\n" % garbage, res
+
+
+def test_usage_errors_are_125():
+    for argv in ((), ("--",), ("true",), ("--", "bin/true")):
+        res = _init(*argv)
+        assert res.returncode == 125, (argv, res)
+        assert res.stderr == ("bento-init: usage: bento-init [--status-fd N] [--] "
+                              "/ABSOLUTE/COMMAND [ARG...]\n"), (argv, res)
+    for fd in ("2", "x", "3x", "99"):
+        res = _init("--status-fd", fd, "/bin/true")
+        assert res.returncode == 125, (fd, res)
+        assert res.stderr == ("bento-init: --status-fd: not an open descriptor above 2: "
+                              "Bad file descriptor\n"), (fd, res)
+
+
+def test_help_and_version():
+    res = _init("--version")
+    assert res.returncode == 0 and res.stderr == "", res
+    assert re.fullmatch(r"bento-init \S+ \(commit \S+\)\n", res.stdout), res
+    res = _init("-h")
+    assert res.returncode == 0 and res.stdout.startswith("usage: bento-init [--status-fd N]"), res
+    assert res.stdout.endswith("  -V, --version   the version\n"), res
+
+
+@pytest.mark.parametrize("script,line,rc", [("exit 7", "exit 7\n", 7),
+                                            ("kill -TERM $$", "signal 15\n", 143)])
+def test_the_status_line_and_the_target_does_not_get_its_fd(script, line, rc):
+    r, w = os.pipe()
+    try:
+        res = _init("--status-fd", str(w), "--", "/bin/sh", "-c",
+                    "echo $BENTO_T; [ -e /proc/self/fd/%d ] && echo leaked; %s" % (w, script),
+                    pass_fds=(w,), env={"BENTO_T": "env-passed"})
+        os.close(w)
+        w = -1
+        with os.fdopen(r, "r") as f:
+            r = -1
+            said = f.read()
+    finally:
+        for fd in (r, w):
+            if fd >= 0:
+                os.close(fd)
+    assert res.returncode == rc, res
+    assert said == line, said
+    # the target's environment is bento-init's
+    assert res.stdout == "env-passed\n", res
+
+
+def _ignore_int_block_usr2():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
+
+
+def test_the_target_gets_the_mask_and_default_dispositions():
+    # the target's mask is the one bento-init started with (SIGUSR2
+    # blocked), and what bento-init inherited ignored (SIGINT) is back at
+    # the default (grep, not a shell, which would change both itself)
+    res = _init("/bin/grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status",
+                preexec_fn=_ignore_int_block_usr2)
+    assert res.returncode == 0, res
+    assert res.stdout.splitlines() == ["SigBlk:\t%016x" % (1 << (signal.SIGUSR2 - 1)),
+                                       "SigIgn:\t0000000000000000"], res

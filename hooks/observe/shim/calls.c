@@ -42,7 +42,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 
 static long result(long r)
 {
-        if (shim_failed(r)) {
+        if (bento_raw_failed(r)) {
                 *__errno_location() = (int) -r;
                 return -1;
         }
@@ -57,7 +57,7 @@ static int stat_at(int dirfd, const char *path, struct stat *st, int flags)
                 return (int) result(
                     shim_gadget(__NR_newfstatat, dirfd, (long) copy, (long) st, flags));
         return (int) result(
-            shim_syscall(__NR_newfstatat, dirfd, (long) path, (long) st, flags, 0, 0));
+            bento_raw_syscall(__NR_newfstatat, dirfd, (long) path, (long) st, flags, 0, 0));
 }
 
 static int open_at(int dirfd, const char *path, int flags, mode_t mode)
@@ -66,7 +66,7 @@ static int open_at(int dirfd, const char *path, int flags, mode_t mode)
 
         if (!(flags & OBS_OPEN_WRITE_FLAGS) && shim_take(path, OBS_RING_READ, copy))
                 return (int) result(shim_gadget(__NR_openat, dirfd, (long) copy, flags, 0));
-        return (int) result(shim_syscall(__NR_openat, dirfd, (long) path, flags, mode, 0, 0));
+        return (int) result(bento_raw_syscall(__NR_openat, dirfd, (long) path, flags, mode, 0, 0));
 }
 
 /* The mode argument is there only with O_CREAT or O_TMPFILE. */
@@ -110,7 +110,7 @@ SHIM_EXPORT int access(const char *path, int mode)
 
         if (shim_take(path, OBS_RING_PROBE, copy))
                 return (int) result(shim_gadget(__NR_faccessat, AT_FDCWD, (long) copy, mode, 0));
-        return (int) result(shim_syscall(__NR_access, (long) path, mode, 0, 0, 0, 0));
+        return (int) result(bento_raw_syscall(__NR_access, (long) path, mode, 0, 0, 0, 0));
 }
 
 SHIM_EXPORT int open(const char *path, int flags, ...)

@@ -53,15 +53,16 @@ static struct obs_ring_head *map_ring(int fd)
         struct stat st;
         long m;
 
-        if (shim_syscall(SYS_fstat, fd, (long) &st, 0, 0, 0, 0) < 0 || !S_ISREG(st.st_mode) ||
+        if (bento_raw_syscall(SYS_fstat, fd, (long) &st, 0, 0, 0, 0) < 0 || !S_ISREG(st.st_mode) ||
             st.st_size != OBS_RING_SIZE)
                 return NULL;
-        m = shim_syscall(SYS_mmap, 0, OBS_RING_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (shim_failed(m))
+        m = bento_raw_syscall(SYS_mmap, 0, OBS_RING_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                              0);
+        if (bento_raw_failed(m))
                 return NULL;
         h = (struct obs_ring_head *) m;
         if (h->magic != OBS_RING_MAGIC || h->size != OBS_RING_SIZE) {
-                shim_syscall(SYS_munmap, m, OBS_RING_SIZE, 0, 0, 0, 0);
+                bento_raw_syscall(SYS_munmap, m, OBS_RING_SIZE, 0, 0, 0, 0);
                 return NULL;
         }
         return h;
@@ -88,17 +89,17 @@ static void take_trees(const struct obs_ring_head *h)
 static bool map_gadget(void)
 {
         static const unsigned char code[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x05, 0xc3};
-        long m = shim_syscall(SYS_mmap, (long) OBS_SHIM_GADGET, 4096, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        long m = bento_raw_syscall(SYS_mmap, (long) OBS_SHIM_GADGET, 4096, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
-        if (shim_failed(m))
+        if (bento_raw_failed(m))
                 return false;
         if ((unsigned long) m != OBS_SHIM_GADGET) { /* a kernel that took it as a hint */
-                shim_syscall(SYS_munmap, m, 4096, 0, 0, 0, 0);
+                bento_raw_syscall(SYS_munmap, m, 4096, 0, 0, 0, 0);
                 return false;
         }
         memcpy((void *) m, code, sizeof(code));
-        return shim_syscall(SYS_mprotect, m, 4096, PROT_READ | PROT_EXEC, 0, 0, 0) == 0;
+        return bento_raw_syscall(SYS_mprotect, m, 4096, PROT_READ | PROT_EXEC, 0, 0, 0) == 0;
 }
 
 __attribute__((constructor)) static void shim_setup(void)
@@ -110,7 +111,7 @@ __attribute__((constructor)) static void shim_setup(void)
                 return;
         take_trees(h);
         if (shim_n_trees == 0 || !map_gadget()) {
-                shim_syscall(SYS_munmap, (long) h, OBS_RING_SIZE, 0, 0, 0, 0);
+                bento_raw_syscall(SYS_munmap, (long) h, OBS_RING_SIZE, 0, 0, 0, 0);
                 return;
         }
         shim_ring = h;

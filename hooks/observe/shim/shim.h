@@ -12,7 +12,8 @@
  * observer is notified of it as before.
  *
  * Built without libc (-nostdlib: it names no library, so it loads into any
- * program), it makes its calls with the syscall instruction and takes from
+ * program), it makes its calls with the syscall instruction (raw-syscall.h;
+ * the filter sees a call of its own as the program's) and takes from
  * the program's libc only getenv() (once, at load) and errno.
  */
 #ifndef BENTO_OBSERVE_SHIM_H
@@ -22,28 +23,13 @@
 #include <stddef.h>
 
 #include "../ring.h"
+#include "raw-syscall.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
 
 /* The longest path the library records (with its NUL); a longer one is
  * left to the observer.  Small, for the stacks of signal handlers. */
 #define SHIM_PATH_MAX 1024
-
-/* A system call from the library's own code: the filter sees it as the
- * program's (notified when it is a watched one). */
-static inline long shim_syscall(long nr, long a, long b, long c, long d, long e, long f)
-{
-        long ret;
-        register long r10 __asm__("r10") = d;
-        register long r8 __asm__("r8") = e;
-        register long r9 __asm__("r9") = f;
-
-        __asm__ volatile("syscall"
-                         : "=a"(ret)
-                         : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                         : "rcx", "r11", "memory");
-        return ret;
-}
 
 /* A system call from the gadget page (../ring.h), which the filter lets
  * by for the calls the library records.  The call pushes its return
@@ -59,12 +45,6 @@ static inline long shim_gadget(long nr, long a, long b, long c, long d)
                          : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), [g] "r"(OBS_SHIM_GADGET)
                          : "rcx", "r11", "memory", "cc");
         return ret;
-}
-
-/* Whether a raw system call's return value is an error (-4095..-1). */
-static inline bool shim_failed(long r)
-{
-        return (unsigned long) r >= -4095UL;
 }
 
 /* setup.c: whether the ring and the gadget are in place (set once, at
