@@ -56,11 +56,11 @@ $(error STATIC must be 1 (static libraries) or 0 (shared ones), not "$(STATIC)")
 endif
 # With STATIC=1 libc goes in too, for every program that loads nothing at
 # run time: bento, the exec gate, the observer and the egress hook
-# (-static-pie, so they are still position independent; bento-init has no
-# libc at all, below).  Their start
-# then maps no library at all: on the CI VM a dynamic start of `bento`
-# costs 3 ms of CPU and 6.6 ms wall against 1.8 and 3.7 linked so
-# (docs/performance.md), and a run starts four of them.  bento-runtime keeps
+# (-static-pie, so they are still position independent).  Their start then
+# maps no library at all: on the CI VM a dynamic start of `bento` costs 3 ms
+# of CPU and 6.6 ms wall against 1.8 and 3.7 linked so (docs/performance.md),
+# and a run starts up to three of them (bento-init, which every run starts
+# too, has no libc at all: its rule is below).  bento-runtime keeps
 # libc shared: it dlopen()s libsystemd for --cgroup-manager systemd, which
 # a static libc cannot do.  The sanitizers need the dynamic loader, so a
 # SANITIZE=1 build keeps libc shared everywhere.  (The link-mode file

@@ -198,7 +198,10 @@ TEST(not_default_agrees_with_the_libc_version)
         ASSERT_TRUE(mine & INIT_SIGBIT(SIGUSR1));
         ASSERT_TRUE(mine & INIT_SIGBIT(SIGRTMIN + 3));
         ASSERT_TRUE(!(mine & INIT_SIGBIT(SIGUSR2)));
-        ASSERT_EQ(mine, libc);
+        /* but for the two signals glibc keeps for itself (32 and 33), which
+         * its sigaddset() refuses, so the libc version cannot list them;
+         * bento-init resets those too when they are not the default */
+        ASSERT_EQ(mine & ~(INIT_SIGBIT(32) | INIT_SIGBIT(33)), libc);
 }
 
 TEST(synchronous_signals_are_the_faults_and_the_uncatchable)
