@@ -288,10 +288,12 @@ struct memo_slot {
         struct memo *e;
 };
 
-/* One memo per thread: `bento run` takes its auto-exec snapshot on a thread
- * of its own (run/autoexec-async.c) while the bundle is written, and
- * neither may replay, or change, the other's answers. */
-static _Thread_local struct {
+/* One memo per thread (__thread: cppcheck reads C11's _Thread_local as
+ * part of the type and then sees no member used): `bento run` takes its
+ * auto-exec snapshot on a thread of its own (run/autoexec-async.c) while
+ * the bundle is written, and neither may replay, or change, the other's
+ * answers. */
+struct memo_cache {
         unsigned depth;
         /* open addressing, linear probing; each slot keeps its entry's
          * hash, so a probe past another path reads no entry (at 10,000
@@ -305,7 +307,8 @@ static _Thread_local struct {
         unsigned n_dirfds; /* entries with HAVE_DIRFD */
         /* walks' listings being read ahead on a thread (path_list_ahead()) */
         struct path_prefetch *ahead;
-} cache;
+};
+static __thread struct memo_cache cache;
 
 /* n zeroed bytes aligned to align (a power of two) that live until
  * path_cache_reset(); NULL when out of memory. */
