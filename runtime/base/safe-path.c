@@ -86,6 +86,7 @@ void rt_target_close(struct rt_target *t)
         if (t->fd >= 0)
                 close(t->fd);
         t->fd = -1;
+        t->mnt_noted = false;
 }
 
 int rt_target_child(const struct rt_target *parent, const char *name, int oflags,
@@ -95,6 +96,7 @@ int rt_target_child(const struct rt_target *parent, const char *name, int oflags
         int n = snprintf(ret->path, sizeof(ret->path), "%s/%s", base, name);
 
         ret->fd = -1;
+        ret->mnt_noted = false;
         if (n < 0 || (size_t) n >= sizeof(ret->path))
                 return -ENAMETOOLONG;
         ret->fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | oflags);
@@ -480,6 +482,7 @@ int rt_safe_resolve(const struct rt_root *root, const char *path, unsigned int f
                     struct rt_target *ret)
 {
         ret->fd = -1;
+        ret->mnt_noted = false;
         if (!path || path[0] == '\0')
                 return -EINVAL;
         if (!(flags & RT_SP_WALK)) {

@@ -33,6 +33,15 @@ struct rt_root {
 struct rt_target {
         int fd;              /* O_PATH, owned; -1 when not open */
         char path[PATH_MAX]; /* canonical, "/"-based, inside the root */
+        /* The mount fd is on, once a statx of fd asked (mnt_noted): an open
+         * fd keeps naming the same object on the same mount, so the answer
+         * holds until fd is replaced, and a later check of "the mount
+         * before" need not ask again.  mnt_known: the kernel reported the
+         * mount id and whether fd is a mount's root. */
+        bool mnt_noted;
+        bool mnt_known;
+        bool mnt_root;
+        uint64_t mnt_id;
 };
 
 enum {

@@ -581,8 +581,10 @@ static int mask_path(const struct rt_root *root, const char *path, struct bento_
                 return 0;
         if (r < 0)
                 return bento_err_set(err, -r, "resolve");
-        if (fstat(t.fd, &st) < 0)
-                return bento_err_set(err, errno, "stat");
+        /* the statx also notes the mount below, for rt_target_reopen */
+        r = rt_target_stat(&t, &st);
+        if (r < 0)
+                return bento_err_set(err, -r, "stat");
         if (S_ISDIR(st.st_mode)) {
                 r = rt_mount_on(root, &t, "tmpfs", "tmpfs",
                                 MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755");

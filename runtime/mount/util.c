@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -117,41 +118,57 @@ int rt_attach_tree_on(const struct rt_root *root, const struct rt_target *t, int
         return 0;
 }
 
-static int mount_id(int fd, uint64_t *id, bool *is_root, bool *known)
+static void note_mount(struct rt_target *t, const struct statx *sx)
 {
+        t->mnt_noted = true;
+        t->mnt_known =
+            (sx->stx_mask & STATX_MNT_ID) && (sx->stx_attributes_mask & STATX_ATTR_MOUNT_ROOT);
+        t->mnt_id = sx->stx_mnt_id;
+        t->mnt_root = (sx->stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+}
+
+int rt_target_stat(struct rt_target *t, struct stat *st)
+{
+        unsigned int mask = STATX_MNT_ID | (st ? STATX_TYPE | STATX_INO : 0);
         struct statx sx;
 
-        if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) < 0)
+        if (statx(t->fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, mask, &sx) < 0)
                 return -errno;
-        *known = (sx.stx_mask & STATX_MNT_ID) && (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT);
-        *id = sx.stx_mnt_id;
-        *is_root = (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+        note_mount(t, &sx);
+        if (st) {
+                *st = (struct stat){0};
+                st->st_mode = sx.stx_mode;
+                st->st_ino = sx.stx_ino;
+                st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+        }
         return 0;
 }
 
 int rt_fd_mount_id(int fd, uint64_t *id)
 {
-        bool is_root = false, known = false;
-        int r = mount_id(fd, id, &is_root, &known);
+        struct rt_target t = {.fd = fd}; /* borrowed: not closed here */
+        int r = rt_target_stat(&t, NULL);
 
-        return r < 0 ? r : 0;
+        *id = t.mnt_id;
+        return r;
 }
 
 int rt_target_reopen(const struct rt_root *root, struct rt_target *t)
 {
         struct rt_target fresh;
-        uint64_t old_id = 0, new_id = 0;
-        bool old_root = false, new_root = false, known_old = false, known_new = false;
         int r;
 
-        r = mount_id(t->fd, &old_id, &old_root, &known_old);
+        /* the mount t->fd is on: noted when t was looked at before the
+         * mount (what an open fd names does not move), else asked now */
+        r = t->mnt_noted ? 0 : rt_target_stat(t, NULL);
         if (r < 0)
                 return r;
         r = rt_safe_resolve(root, t->path, RT_SP_NOSYMLINKS, 0, &fresh);
         if (r < 0)
                 return r;
-        r = mount_id(fresh.fd, &new_id, &new_root, &known_new);
-        if (r == 0 && known_old && known_new && (!new_root || new_id == old_id))
+        r = rt_target_stat(&fresh, NULL);
+        if (r == 0 && t->mnt_known && fresh.mnt_known &&
+            (!fresh.mnt_root || fresh.mnt_id == t->mnt_id))
                 r = -EXDEV;
         if (r < 0) {
                 rt_target_close(&fresh);
@@ -159,6 +176,10 @@ int rt_target_reopen(const struct rt_root *root, struct rt_target *t)
         }
         rt_target_close(t);
         t->fd = fresh.fd;
+        t->mnt_noted = true;
+        t->mnt_known = fresh.mnt_known;
+        t->mnt_root = fresh.mnt_root;
+        t->mnt_id = fresh.mnt_id;
         return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "base/safe-path.h"
 
@@ -44,6 +45,11 @@ int rt_bind_fd_on(const struct rt_root *root, const struct rt_target *t, int src
 /* Attach the detached mount tree tree_fd (open_tree OPEN_TREE_CLONE) on t
  * (move_mount). */
 int rt_attach_tree_on(const struct rt_root *root, const struct rt_target *t, int tree_fd);
+
+/* One statx of t->fd: its mode, device and inode into st (NULL: not
+ * wanted), and the mount it is on noted in t (safe-path.h), which
+ * rt_target_reopen then need not ask again.  0 or -errno. */
+int rt_target_stat(struct rt_target *t, struct stat *st);
 
 /* The id of the mount fd's object is on (statx STATX_MNT_ID).  0 or -errno. */
 int rt_fd_mount_id(int fd, uint64_t *id);

@@ -31,9 +31,10 @@ static bool is_recorded(const struct stat *st, const struct bento_mount_identity
         return (uint64_t) st->st_dev == id->dev && (uint64_t) st->st_ino == id->ino;
 }
 
-static bool same_object(int fd, const struct bento_mount_identity *id, struct stat *st)
+/* The statx behind it also notes t's mount for rt_target_reopen. */
+static bool same_object(struct rt_target *t, const struct bento_mount_identity *id, struct stat *st)
 {
-        return fstat(fd, st) == 0 && is_recorded(st, id);
+        return rt_target_stat(t, st) == 0 && is_recorded(st, id);
 }
 
 static int changed(const char *what, const char *path, const struct bento_mount_identity *id,
@@ -86,7 +87,7 @@ static int create_child(const struct rt_target *parent, const char *name, unsign
         r = rt_target_child(parent, name, file ? 0 : O_DIRECTORY, t);
         if (r < 0 && r != -ENOTDIR)
                 return bento_err_set(err, -r, "open mount point %s/%s", parent->path, name);
-        if (r < 0 || (file && (fstat(t->fd, &st) < 0 || S_ISLNK(st.st_mode))))
+        if (r < 0 || (file && (rt_target_stat(t, &st) < 0 || S_ISLNK(st.st_mode))))
                 return bento_err_setx(err, ELOOP,
                                       "mount point %s is a symlink or not a directory; refusing "
                                       "to mount over it",
@@ -101,16 +102,16 @@ static int create_child(const struct rt_target *parent, const char *name, unsign
  * symlink, and a rename cannot move a directory across file systems, so a
  * directory the sandbox swapped in stays on the host's device and is
  * checked. */
-static bool on_host(const struct rt_root *root, int dir, const struct bento_mount_identity *id)
+static bool on_host(const struct rt_root *root, const struct rt_target *dir, const struct stat *st,
+                    const struct bento_mount_identity *id)
 {
-        uint64_t root_id = root->mnt_id, dir_id = 0;
-        struct stat st;
+        uint64_t root_id = root->mnt_id;
 
-        if (fstat(dir, &st) < 0 || (uint64_t) st.st_dev != id->dev)
+        if ((uint64_t) st->st_dev != id->dev)
                 return false;
         if (root_id == 0 && rt_fd_mount_id(root->fd, &root_id) < 0)
                 return true;
-        return !(rt_fd_mount_id(dir, &dir_id) == 0 && root_id == dir_id);
+        return !(dir->mnt_noted && root_id == dir->mnt_id);
 }
 
 int rt_resolve_verified_dest(const struct rt_root *root, const char *dest, unsigned int flags,
@@ -139,10 +140,11 @@ int rt_resolve_verified_dest(const struct rt_root *root, const char *dest, unsig
                                       dest);
         if (r < 0)
                 return bento_err_set(err, -r, "the directory of mount point %s", dest);
-        if (!on_host(root, parent.fd, id))
+        /* one statx answers both: where the directory is, and what */
+        if (rt_target_stat(&parent, &st) < 0 || !on_host(root, &parent, &st, id))
                 return create_child(&parent, name, flags, t, err);
         if (id->kind == BENTO_MOUNT_ID_PARENT) {
-                if (!same_object(parent.fd, id, &st))
+                if (!is_recorded(&st, id))
                         return changed("the directory of mount point", dest, id, &st, err);
                 return create_child(&parent, name, flags, t, err);
         }
@@ -151,7 +153,7 @@ int rt_resolve_verified_dest(const struct rt_root *root, const char *dest, unsig
         if (r < 0)
                 return bento_err_set(
                     err, -r, "mount point %s, which existed when the bundle was made", dest);
-        if (!same_object(t->fd, id, &st))
+        if (!same_object(t, id, &st))
                 return changed("mount point", dest, id, &st, err);
         return 0;
 }

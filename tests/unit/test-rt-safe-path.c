@@ -231,6 +231,75 @@ TEST(mounts_that_may_cover_proc_self_fd)
         ASSERT_TRUE(!rt_mount_may_cover_proc_fds("/dev/shm/bento-x/rootfs/proc"));
 }
 
+/* rt_target_stat: one statx for what the verification needs and the
+ * mount the fd is on, noted for rt_target_reopen; a new fd forgets it. */
+TEST(a_target_notes_its_mount_when_looked_at)
+{
+        cleanup_rt_root struct rt_root root = {.fd = -1};
+        cleanup_rt_target struct rt_target t = {.fd = -1}, link = {.fd = -1};
+        struct stat st, want;
+        uint64_t id = 0;
+
+        ASSERT_OK(open_root(&root));
+        ASSERT_OK(rt_safe_resolve(&root, "/a/b/file", 0, 0, &t));
+        ASSERT_TRUE(!t.mnt_noted);
+        ASSERT_OK(rt_target_stat(&t, &st));
+        inode_of(t.fd, &want);
+        ASSERT_TRUE(t.mnt_noted);
+        ASSERT_EQ(st.st_dev, want.st_dev);
+        ASSERT_EQ(st.st_ino, want.st_ino);
+        ASSERT_TRUE(S_ISREG(st.st_mode));
+        ASSERT_OK(rt_fd_mount_id(t.fd, &id));
+        ASSERT_EQ(t.mnt_id, id);
+        /* a link looked at without following it is a link */
+        ASSERT_OK(rt_safe_resolve(&root, "/link-rel", RT_SP_NOFOLLOW, 0, &link));
+        ASSERT_OK(rt_target_stat(&link, &st));
+        ASSERT_TRUE(S_ISLNK(st.st_mode));
+        /* whatever names a new fd starts over */
+        rt_target_close(&link);
+        ASSERT_TRUE(!link.mnt_noted);
+        ASSERT_OK(rt_target_child(&t, "x", 0, &link) == -ENOTDIR ? 0 : -1);
+        ASSERT_TRUE(!link.mnt_noted);
+        ASSERT_OK(rt_target_stat(&t, NULL));
+        rt_target_close(&t);
+        t.mnt_noted = true;
+        ASSERT_EQ(rt_safe_resolve(&root, "/missing", 0, 0, &t), -ENOENT);
+        ASSERT_TRUE(!t.mnt_noted);
+        t.mnt_noted = true;
+        ASSERT_OK(rt_safe_resolve(&root, "/a/b/dir", 0, 0, &t));
+        ASSERT_TRUE(!t.mnt_noted);
+}
+
+/* With nothing mounted there, reopening finds no new mount and refuses,
+ * whether the mount below was noted before or is asked now; a symlink
+ * swapped in for the path after it was noted is refused too, and the
+ * target keeps the fd it had. */
+TEST(reopen_refuses_what_is_not_a_new_mount)
+{
+        cleanup_rt_root struct rt_root root = {.fd = -1};
+        cleanup_rt_target struct rt_target t = {.fd = -1};
+        char from[PATH_MAX + 32], to[PATH_MAX + 32];
+        struct stat before, now;
+        int fd;
+
+        ASSERT_OK(open_root(&root));
+        ASSERT_OK(rt_safe_resolve(&root, "/a/b/dir", 0, 0, &t));
+        ASSERT_EQ(rt_target_reopen(&root, &t), -EXDEV);
+        ASSERT_TRUE(t.mnt_noted);
+        ASSERT_OK(rt_target_stat(&t, &before));
+        ASSERT_EQ(rt_target_reopen(&root, &t), -EXDEV);
+        snprintf(from, sizeof(from), "%s/root/a/b/dir", top);
+        snprintf(to, sizeof(to), "%s/root/a/b/dir-moved", top);
+        ASSERT_OK(rename(from, to));
+        ASSERT_OK(symlink("/a", from));
+        ASSERT_EQ(rt_target_reopen(&root, &t), -ELOOP);
+        fd = t.fd;
+        inode_of(fd, &now);
+        ASSERT_EQ(now.st_ino, before.st_ino);
+        ASSERT_OK(unlink(from));
+        ASSERT_OK(rename(to, from));
+}
+
 TEST(cleanup)
 {
         char cmd[PATH_MAX + 16];
