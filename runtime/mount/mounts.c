@@ -617,14 +617,15 @@ static int readonly_path(const struct rt_root *root, const char *path, struct be
                 r = rt_mount_on(root, &t, self, NULL, MS_BIND | MS_REC, NULL);
         if (r == 0)
                 r = rt_target_reopen(root, &t);
-        if (r == 0)
+        if (r < 0)
+                return bento_err_set(err, -r, "make read-only");
+        /* the mount and its submounts at once where the kernel can; only
+         * the mount itself where it cannot */
+        r = rt_setattr_recursive(&t, MOUNT_ATTR_RDONLY, 0);
+        if (r == -ENOSYS)
                 r = rt_remount_bind(root, &t, MS_RDONLY, true);
         if (r < 0)
                 return bento_err_set(err, -r, "make read-only");
-        /* submounts too, where the kernel can */
-        r = rt_setattr_recursive(&t, MOUNT_ATTR_RDONLY, 0);
-        if (r < 0 && r != -ENOSYS)
-                return bento_err_set(err, -r, "make submounts read-only");
         return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "remount-attr.h"
 
 #define MS_ATIME_MASK (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)
 
@@ -196,8 +197,13 @@ int rt_remount_bind(const struct rt_root *root, const struct rt_target *t, unsig
         char path[PATH_MAX];
         struct statvfs sv;
         unsigned long locked, first, second;
-        int r = rt_target_mount_path(root, t, path);
+        int r = rt_remount_by_setattr(t->fd, flags & RT_MS_PER_MOUNT, keep_locked);
 
+        /* one call where the kernel has mount_setattr; the mount(2) way
+         * below only where it cannot say it, or refused a locked flag */
+        if (r == 0 || !(r == -ENOSYS || r == -EINVAL || r == -EPERM))
+                return r;
+        r = rt_target_mount_path(root, t, path);
         if (r < 0)
                 return r;
         if (fstatvfs(t->fd, &sv) < 0)

@@ -60,9 +60,10 @@ int rt_fd_mount_id(int fd, uint64_t *id);
 int rt_target_reopen(const struct rt_root *root, struct rt_target *t);
 
 /* MS_REMOUNT|MS_BIND|flags on the mount whose root is t.  The flags the
- * mount already has (statvfs: ro, nosuid, nodev, noexec, atime, nosymfollow)
- * are added when keep_locked is true, and on a retry after EPERM (a user
- * namespace cannot clear flags it inherited locked). */
+ * mount already has (ro, nosuid, nodev, noexec, atime, nosymfollow) are
+ * kept when keep_locked is true, and on a retry after EPERM (a user
+ * namespace cannot clear flags it inherited locked).  One mount_setattr
+ * where the kernel has it (remount-attr.h), else statvfs and mount(2). */
 int rt_remount_bind(const struct rt_root *root, const struct rt_target *t, unsigned long flags,
                     bool keep_locked);
 
