@@ -65,11 +65,10 @@ static void report_oom(struct rt_store *store, const char *id, long counted)
         bento_record_free(rec);
 }
 
-/* Watch the running container's OOM kills (cgroup/oom-watch.h). */
-static void watch_oom(struct rt_store *store, const char *id, struct rt_oom_watch *w)
+/* Watch the running container's OOM kills (cgroup/oom-watch.h), in the
+ * cgroup its record names: the one start read (and hands over here). */
+static void watch_oom(struct bento_record *rec, struct rt_oom_watch *w)
 {
-        struct bento_record *rec = load_record(store, id);
-
         *w = (struct rt_oom_watch) RT_OOM_WATCH_INIT;
         if (rec)
                 rt_oom_watch_start(rec, w);
@@ -199,6 +198,7 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         struct rt_created c = {.pid = 0, .pidfd = -1, .console_fd = -1};
         struct rt_notify_link link = RT_NOTIFY_LINK_INIT;
         struct rt_oom_watch oom = RT_OOM_WATCH_INIT;
+        struct bento_record *started = NULL;
         bool report = ro->report != NULL;
         pid_t relay;
         sigset_t old;
@@ -218,7 +218,8 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         console_fd = c.console_fd;
         r = rt_notify_caller() ? rt_notify_bind(store, o->id, &link, err) : 0;
         if (r >= 0)
-                r = rt_container_start_facts(store, o->id, report ? &rep->rec : NULL, err);
+                r = rt_container_start_facts(store, o->id, report ? &rep->rec : NULL, &started,
+                                             err);
         if (r < 0) {
                 rt_notify_link_close(&link);
                 start_failed(store, o->id, &c, report, rep);
@@ -226,7 +227,7 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         }
         rep->started = true;
         relay = relay_in_child(&link, sigfd, console_fd);
-        watch_oom(store, o->id, &oom);
+        watch_oom(TAKE_PTR(started), &oom);
         rep->status = rt_fg_wait_status_watching(c.pid, c.pidfd, sigfd, console_fd,
                                                  &(struct rt_fg_watch){oom.fd, oom_changed, &oom});
         /* the init is gone: the relay takes what is queued and ends (ECHILD:
@@ -236,21 +237,28 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
         exit_notice(&ro->exit_fd, rep->status);
         close(c.pidfd);
         rt_oom_watch_update(&oom);
-        if (report) {
-                rt_run_report_take(store, o->id, rep);
-                rt_run_report_note_oom_kills(rep, oom.kills);
-        }
         if (ro->flags & RT_RUN_KEEP) {
+                if (report)
+                        rt_run_report_take(store, o->id, rep);
                 report_oom(store, o->id, oom.kills);
         } else {
                 struct bento_err derr = {0};
+                struct bento_record *taken = NULL;
                 long n = 0;
 
-                /* the counter is read from the record delete loads anyway */
-                if (rt_container_delete_counting(store, o->id, true, &n, &derr) < 0)
+                /* the counter, and the report's record, are read from the
+                 * record delete loads anyway */
+                if (rt_container_delete_counting(store, o->id, true, &n, report ? &taken : NULL,
+                                                 &derr) < 0)
                         rt_log_warning("%s", derr.msg);
+                if (taken) {
+                        bento_record_free(rep->rec);
+                        rep->rec = taken;
+                }
                 say_oom(o->id, n > oom.kills ? n : oom.kills);
         }
+        if (report)
+                rt_run_report_note_oom_kills(rep, oom.kills);
         rt_oom_watch_close(&oom);
         sigprocmask(SIG_SETMASK, &old, NULL);
         return rt_fg_exit_code(rep->status);

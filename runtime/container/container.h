@@ -53,9 +53,13 @@ int rt_container_start(struct rt_store *store, const char *id, struct bento_err 
 /* The same; when it fails after releasing the init, the container is torn
  * down here, and with torn_down its record (with oomKills added, as
  * `state` would have shown it just before) goes to *torn_down, for the
- * caller to free.  *torn_down is untouched otherwise. */
+ * caller to free.  *torn_down is untouched otherwise.  When it succeeds
+ * and started is not NULL, the record start read under the container's
+ * lock goes to *started (the caller frees it): `run` watches the cgroup it
+ * names without reading the state file again. */
 int rt_container_start_facts(struct rt_store *store, const char *id,
-                             struct bento_record **torn_down, struct bento_err *err);
+                             struct bento_record **torn_down, struct bento_record **started,
+                             struct bento_err *err);
 
 /* Signal the init, or with `all` every process of the container. */
 int rt_container_kill(struct rt_store *store, const char *id, int sig, bool all,
@@ -66,8 +70,13 @@ int rt_container_delete(struct rt_store *store, const char *id, bool force, stru
 
 /* The same, and (when ret_oom_kills is not NULL) the OOM kills counted in
  * the container's cgroup just before it went (rt_cgroup_oom_kills): what
- * `run` reports after its container ended, from one look at the record. */
+ * `run` reports after its container ended, from one look at the record.
+ * With ret_rec, the record delete read under the container's lock, with
+ * oomKills added before the cgroup went (as `state` would have shown it
+ * just before), goes to *ret_rec for the caller to free (NULL when there
+ * was none): `run --report` takes it rather than reading it once more. */
 int rt_container_delete_counting(struct rt_store *store, const char *id, bool force,
-                                 long *ret_oom_kills, struct bento_err *err);
+                                 long *ret_oom_kills, struct bento_record **ret_rec,
+                                 struct bento_err *err);
 
 #endif

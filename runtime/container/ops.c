@@ -127,11 +127,12 @@ static int release_init(const struct opened *o, const char *id, struct bento_err
 
 int rt_container_start(struct rt_store *store, const char *id, struct bento_err *err)
 {
-        return rt_container_start_facts(store, id, NULL, err);
+        return rt_container_start_facts(store, id, NULL, NULL, err);
 }
 
 int rt_container_start_facts(struct rt_store *store, const char *id,
-                             struct bento_record **torn_down, struct bento_err *err)
+                             struct bento_record **torn_down, struct bento_record **started,
+                             struct bento_err *err)
 {
         struct opened o;
         bool released;
@@ -165,6 +166,8 @@ int rt_container_start_facts(struct rt_store *store, const char *id,
                 if (torn_down)
                         *torn_down = TAKE_PTR(o.rec);
         }
+        if (r >= 0 && started)
+                *started = TAKE_PTR(o.rec);
         opened_close(&o);
         return r;
 }
@@ -423,15 +426,18 @@ static int teardown(struct rt_store *store, const char *id, struct opened *o, lo
 
 int rt_container_delete(struct rt_store *store, const char *id, bool force, struct bento_err *err)
 {
-        return rt_container_delete_counting(store, id, force, NULL, err);
+        return rt_container_delete_counting(store, id, force, NULL, NULL, err);
 }
 
 int rt_container_delete_counting(struct rt_store *store, const char *id, bool force,
-                                 long *ret_oom_kills, struct bento_err *err)
+                                 long *ret_oom_kills, struct bento_record **ret_rec,
+                                 struct bento_err *err)
 {
         struct opened o;
         int r = 0;
 
+        if (ret_rec)
+                *ret_rec = NULL;
         r = open_container(store, id, &o, err);
         if (r == -ENOENT && force)
                 return 0;
@@ -445,7 +451,15 @@ int rt_container_delete_counting(struct rt_store *store, const char *id, bool fo
                 opened_close(&o);
                 return r;
         }
+        if (ret_rec) {
+                struct bento_err ignored;
+
+                /* read while the cgroup is still there */
+                (void) rt_record_add_oom_kills(o.rec, &ignored);
+        }
         r = teardown(store, id, &o, ret_oom_kills, err);
+        if (ret_rec)
+                *ret_rec = TAKE_PTR(o.rec);
         opened_close(&o);
         return r;
 }
