@@ -397,10 +397,27 @@ static void warn_not_enforced(const struct rt_context *ctx)
                                "the container no cgroup");
 }
 
+/* With --cgroup-manager disabled and no linux.resources, the layout
+ * would only be loaded to parse nothing against it: the limits are empty
+ * on every layout (cg_limits_parse), and no cgroup is made. */
+static bool nothing_to_plan(const struct rt_context *ctx)
+{
+        const struct bento_json *res = ctx->cfg->linux_.resources;
+
+        return ctx->no_cgroup && (!res || res->type == BENTO_JSON_NULL);
+}
+
 /* The layout, the limits, and where the container goes. */
 static int plan(const struct rt_context *ctx, struct cg_prepared *p, struct bento_err *err)
 {
-        int r = cg_layout_load(&p->l, false, err);
+        int r;
+
+        if (nothing_to_plan(ctx)) {
+                warn_not_enforced(ctx);
+                p->none = true;
+                return 0;
+        }
+        r = cg_layout_load(&p->l, false, err);
 
         if (r >= 0)
                 r = cg_limits_parse(ctx->cfg->linux_.resources, p->l.mode, "linux.resources",
@@ -443,7 +460,7 @@ int rt_cgroup_prepare(const struct rt_context *ctx, bool into_v2, struct rt_cgro
         p->fd = -1;
         /* without a cgroup2 hierarchy to clone into, all of it waits for
          * rt_cgroup_enter, which runs while the init sets itself up */
-        p->lazy = !into_v2 || ctx->systemd_cgroup || !cgroup2_likely();
+        p->lazy = !into_v2 || ctx->systemd_cgroup || (!nothing_to_plan(ctx) && !cgroup2_likely());
         r = p->lazy ? 0 : plan(ctx, p, err);
         if (r >= 0 && !p->lazy && !p->none)
                 r = make_early(ctx, p, err);

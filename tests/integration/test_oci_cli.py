@@ -131,6 +131,24 @@ def test_cgroup_manager_disabled_makes_no_cgroup_and_says_what_is_not_enforced(r
     assert cgroup_dirs_named(cid2) != []
 
 
+def test_cgroup_manager_disabled_without_resources_still_names_a_cgroups_path(rt, bundle):
+    # nothing to limit: the runtime need not look at the host's cgroups at
+    # all, and still says that a cgroupsPath goes unused
+    b = bundle("/bin/sh", "-c", "cat /proc/self/cgroup; sleep 30")
+    b.linux.pop("resources", None)
+    b.linux["cgroupsPath"] = "/bento-test-unused"
+    cid = rt.new_id()
+    res = rt.run(b, cid, "--detach", global_opts=["--cgroup-manager", "disabled"])
+    assert res.rc == 0, res
+    assert "linux.cgroupsPath: ignored" in res.err, res
+    assert "not enforced" not in res.err, res
+    assert cgroup_dirs_named(cid) == []
+    st = rt.state_json(cid)
+    with open("/proc/%d/cgroup" % st["pid"]) as f, open("/proc/self/cgroup") as g:
+        assert f.read() == g.read()
+    assert rt.delete(cid, force=True).rc == 0
+
+
 def test_run_and_create_config_option(rt, bundle, test_dir):
     b = bundle("/bin/sh", "-c", "echo from-bundle-config")
     b.save()
