@@ -27,7 +27,7 @@
 
 struct walk {
         const struct rt_root *root;
-        int cur;              /* O_PATH directory we are in */
+        int cur; /* O_PATH directory we are in: root->fd itself, borrowed, at the root */
         char canon[PATH_MAX]; /* its path inside the root, "" for the root */
         size_t canon_len;
         char pending[PATH_MAX]; /* what is left to resolve, from pending_pos */
@@ -142,15 +142,20 @@ int rt_path_split(const char *path, char *parent, char *name)
 
 /* ---- the manual walk ---- */
 
+/* Leave the directory we are in: closed unless it is the root's own fd. */
+static void walk_leave(struct walk *w)
+{
+        if (w->cur >= 0 && w->cur != w->root->fd)
+                close(w->cur);
+        w->cur = -1;
+}
+
+/* Back at the root: its fd is used as it is (an O_PATH directory fd, as
+ * rt_root_open made it), not opened again. */
 static int walk_open_root(struct walk *w)
 {
-        int fd = openat(w->root->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-        if (fd < 0)
-                return -errno;
-        if (w->cur >= 0)
-                close(w->cur);
-        w->cur = fd;
+        walk_leave(w);
+        w->cur = w->root->fd;
         w->canon_len = 0;
         w->canon[0] = '\0';
         return 0;
@@ -179,7 +184,7 @@ static int walk_up(struct walk *w)
                 int fd = openat(w->cur, c, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
                 if (fd < 0)
                         return -errno;
-                close(w->cur);
+                walk_leave(w);
                 w->cur = fd;
                 w->canon[w->canon_len++] = '/';
                 memcpy(w->canon + w->canon_len, c, strlen(c) + 1);
@@ -261,7 +266,7 @@ static int walk_enter(struct walk *w, const char *name, int fd)
                 close(fd);
                 return -ENAMETOOLONG;
         }
-        close(w->cur);
+        walk_leave(w);
         w->cur = fd;
         w->canon[w->canon_len++] = '/';
         memcpy(w->canon + w->canon_len, name, nlen + 1);
@@ -334,9 +339,14 @@ static int walk_run(struct walk *w, unsigned int flags, mode_t mode, struct rt_t
 
         while (r == 0 && walk_next(w, name, &last, &r))
                 r = walk_component(w, name, last, flags, mode);
+        /* the answer is an fd of its own, also when it is the root */
+        if (r == 0 && w->cur == w->root->fd) {
+                w->cur = fcntl(w->root->fd, F_DUPFD_CLOEXEC, 0);
+                if (w->cur < 0)
+                        r = -errno;
+        }
         if (r < 0) {
-                if (w->cur >= 0)
-                        close(w->cur);
+                walk_leave(w);
                 return r;
         }
         ret->fd = w->cur;

@@ -231,6 +231,33 @@ TEST(mounts_that_may_cover_proc_self_fd)
         ASSERT_TRUE(!rt_mount_may_cover_proc_fds("/dev/shm/bento-x/rootfs/proc"));
 }
 
+/* The walk stands on the root's own fd while it is at the root (not a
+ * copy opened again); what it returns is always an fd of its own, so
+ * closing the answer leaves the root usable, also when the answer is the
+ * root itself. */
+TEST(the_walk_answers_with_its_own_fd_even_at_the_root)
+{
+        cleanup_rt_root struct rt_root root = {.fd = -1};
+        const char *paths[] = {"/", "/a/..", "/a/b/../../..", "link-up/../..", "/a/b/dir"};
+        struct stat st;
+
+        ASSERT_OK(open_root(&root));
+        for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+                struct rt_target t = {.fd = -1};
+
+                ASSERT_OK(rt_safe_resolve(&root, paths[i], RT_SP_WALK, 0, &t));
+                ASSERT_TRUE(t.fd >= 0 && t.fd != root.fd);
+                rt_target_close(&t);
+                ASSERT_OK(fstat(root.fd, &st));
+                ASSERT_TRUE(S_ISDIR(st.st_mode));
+        }
+        ASSERT_OK(both("/a/..", 0, 0, "/"));
+        ASSERT_OK(both("/", 0, 0, "/"));
+        /* a failed walk leaves the root open too */
+        ASSERT_EQ(both("/a/missing/x", 0, -ENOENT, NULL), 0);
+        ASSERT_OK(fstat(root.fd, &st));
+}
+
 /* rt_target_stat: one statx for what the verification needs and the
  * mount the fd is on, noted for rt_target_reopen; a new fd forgets it. */
 TEST(a_target_notes_its_mount_when_looked_at)
