@@ -89,19 +89,40 @@ void rt_target_close(struct rt_target *t)
         t->mnt_noted = false;
 }
 
-int rt_target_child(const struct rt_target *parent, const char *name, int oflags,
-                    struct rt_target *ret)
+/* ret->path = parent->path + "/" + name, and no fd yet. */
+static int name_child(const struct rt_target *parent, const char *name, struct rt_target *ret)
 {
         const char *base = strcmp(parent->path, "/") == 0 ? "" : parent->path;
         int n = snprintf(ret->path, sizeof(ret->path), "%s/%s", base, name);
 
         ret->fd = -1;
         ret->mnt_noted = false;
-        if (n < 0 || (size_t) n >= sizeof(ret->path))
-                return -ENAMETOOLONG;
+        return n < 0 || (size_t) n >= sizeof(ret->path) ? -ENAMETOOLONG : 0;
+}
+
+int rt_target_child(const struct rt_target *parent, const char *name, int oflags,
+                    struct rt_target *ret)
+{
+        int r = name_child(parent, name, ret);
+
+        if (r < 0)
+                return r;
         ret->fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | oflags);
         if (ret->fd < 0)
                 return -errno;
+        return 0;
+}
+
+int rt_target_child_fd(const struct rt_target *parent, const char *name, int fd,
+                       struct rt_target *ret)
+{
+        int r = name_child(parent, name, ret);
+
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        ret->fd = fd;
         return 0;
 }
 

@@ -74,6 +74,12 @@ int rt_safe_resolve(const struct rt_root *root, const char *path, unsigned int f
 int rt_target_child(const struct rt_target *parent, const char *name, int oflags,
                     struct rt_target *ret);
 
+/* The same for an entry the caller opened in parent itself (say, created
+ * with O_CREAT | O_EXCL | O_NOFOLLOW, so no link can be there): fd is
+ * taken, closed on failure, and named without opening the entry again. */
+int rt_target_child_fd(const struct rt_target *parent, const char *name, int fd,
+                       struct rt_target *ret);
+
 /* Close ret->fd; safe to call twice. */
 void rt_target_close(struct rt_target *t);
 

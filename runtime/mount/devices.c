@@ -109,8 +109,9 @@ static int make_node(const struct rt_target *parent, const char *name, const str
 
 /* The empty file a host node is bind-mounted onto: an existing non-directory
  * (found: what the caller's fstatat() found there, NULL for nothing) is used
- * as it is (a symlink is replaced), otherwise an empty file.  Whatever
- * appeared since is met by O_EXCL and opened without following a link. */
+ * as it is (a symlink is replaced), otherwise an empty file, mounted on
+ * through the descriptor that created it.  Whatever appeared since is met
+ * by O_EXCL and opened without following a link. */
 static int open_mount_target(const struct rt_target *parent, const char *name,
                              const struct stat *found, struct rt_target *t)
 {
@@ -124,8 +125,8 @@ static int open_mount_target(const struct rt_target *parent, const char *name,
         }
         fd = openat(parent->fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0)
-                close(fd);
-        else if (errno != EEXIST)
+                return rt_target_child_fd(parent, name, fd, t);
+        if (errno != EEXIST)
                 return -errno;
         return rt_target_child(parent, name, 0, t);
 }

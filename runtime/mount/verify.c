@@ -74,9 +74,15 @@ static int create_child(const struct rt_target *parent, const char *name, unsign
                                     O_CLOEXEC,
                                 0644);
 
-                r = fd < 0 ? -errno : 0;
-                if (fd >= 0)
-                        close(fd);
+                /* made here, exclusively: a new empty file, no link, and
+                 * its fd is the mount point as it is */
+                if (fd >= 0) {
+                        r = rt_target_child_fd(parent, name, fd, t);
+                        return r < 0
+                                   ? bento_err_set(err, -r, "mount point %s/%s", parent->path, name)
+                                   : 0;
+                }
+                r = -errno;
         } else {
                 r = mkdirat(parent->fd, name, 0755) < 0 ? -errno : 0;
         }

@@ -258,6 +258,44 @@ TEST(the_walk_answers_with_its_own_fd_even_at_the_root)
         ASSERT_OK(fstat(root.fd, &st));
 }
 
+/* An entry created by the caller is named without being opened again; a
+ * name too long for a path is refused and the fd given is closed. */
+TEST(a_created_entry_is_adopted_as_it_is)
+{
+        cleanup_rt_root struct rt_root root = {.fd = -1};
+        cleanup_rt_target struct rt_target dir = {.fd = -1}, t = {.fd = -1};
+        char name[NAME_MAX + 1];
+        struct stat a, b;
+        int fd;
+
+        ASSERT_OK(open_root(&root));
+        ASSERT_OK(rt_safe_resolve(&root, "/a/b/dir", 0, 0, &dir));
+        fd = openat(dir.fd, "made", O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+        ASSERT_TRUE(fd >= 0);
+        t.mnt_noted = true;
+        ASSERT_OK(rt_target_child_fd(&dir, "made", fd, &t));
+        ASSERT_EQ(t.fd, fd);
+        ASSERT_STREQ(t.path, "/a/b/dir/made");
+        ASSERT_TRUE(!t.mnt_noted);
+        ASSERT_OK(fstat(t.fd, &a));
+        ASSERT_OK(fstatat(dir.fd, "made", &b, AT_SYMLINK_NOFOLLOW));
+        ASSERT_EQ(a.st_ino, b.st_ino);
+        ASSERT_OK(unlinkat(dir.fd, "made", 0));
+        rt_target_close(&t);
+        /* a parent path near PATH_MAX: the child's path does not fit */
+        memset(name, 'n', NAME_MAX);
+        name[NAME_MAX] = '\0';
+        for (size_t len = 0; len + 1 + NAME_MAX < PATH_MAX; len += 1 + NAME_MAX) {
+                dir.path[len] = '/';
+                memcpy(dir.path + len + 1, name, NAME_MAX + 1);
+        }
+        fd = dup(root.fd);
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(rt_target_child_fd(&dir, name, fd, &t), -ENAMETOOLONG);
+        ASSERT_EQ(t.fd, -1);
+        ASSERT_EQ(fcntl(fd, F_GETFD), -1); /* taken and closed */
+}
+
 /* rt_target_stat: one statx for what the verification needs and the
  * mount the fd is on, noted for rt_target_reopen; a new fd forgets it. */
 TEST(a_target_notes_its_mount_when_looked_at)
