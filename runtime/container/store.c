@@ -273,19 +273,32 @@ static int remove_temporaries(const struct rt_container_dir *dir, struct bento_e
         return r;
 }
 
+/* Every name that is there goes; the last failure is the answer. */
+static int unlink_names(const struct rt_container_dir *dir, const char *const *names, size_t n,
+                        struct bento_err *err)
+{
+        int r = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (unlinkat(dir->fd, names[i], 0) < 0 && errno != ENOENT)
+                        r = bento_err_set(err, errno, "cannot remove %s/%s", dir->path, names[i]);
+        return r;
+}
+
 int rt_container_dir_remove(struct rt_store *store, const char *id, struct rt_container_dir *dir,
                             struct bento_err *err)
 {
-        static const char *const names[] = {RECORD_NAME, CONFIG_NAME, FIFO_NAME, RECORD_NAME ".tmp",
-                                            CONFIG_NAME ".tmp"};
-        int r = 0, e;
+        static const char *const names[] = {RECORD_NAME, CONFIG_NAME, FIFO_NAME};
+        /* what older runtimes wrote under a fixed name: only looked for
+         * when the directory is not empty without them */
+        static const char *const old_names[] = {RECORD_NAME ".tmp", CONFIG_NAME ".tmp"};
+        int r = unlink_names(dir, names, sizeof(names) / sizeof(names[0]), err);
+        int e = unlinkat(store->root_fd, id, AT_REMOVEDIR) < 0 ? errno : 0;
 
-        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-                if (unlinkat(dir->fd, names[i], 0) < 0 && errno != ENOENT)
-                        r = bento_err_set(err, errno, "cannot remove %s/%s", dir->path, names[i]);
-        e = unlinkat(store->root_fd, id, AT_REMOVEDIR) < 0 ? errno : 0;
         if (e == ENOTEMPTY) {
-                r = remove_temporaries(dir, err);
+                r = unlink_names(dir, old_names, sizeof(old_names) / sizeof(old_names[0]), err);
+                if (r >= 0)
+                        r = remove_temporaries(dir, err);
                 e = r < 0 ? 0 : unlinkat(store->root_fd, id, AT_REMOVEDIR) < 0 ? errno : 0;
         }
         if (e && e != ENOENT)

@@ -374,7 +374,10 @@ def test_delete_removes_only_its_own_temporaries(rt, bundle, test_dir):
     cid = "crash-tmp-" + os.urandom(3).hex()
     rt.create_ok(b, cid)
     d = rt.state_dir(cid)
-    for name in (".state.json.0123456789ab", ".config.json.abcdef012345"):
+    # and the fixed names older runtimes wrote (looked for only when the
+    # directory is not empty without them)
+    for name in (".state.json.0123456789ab", ".config.json.abcdef012345",
+                 "state.json.tmp", "config.json.tmp"):
         with open(os.path.join(d, name), "w") as f:
             f.write('{"half": ')
     victim = os.path.join(test_dir, "victim")
