@@ -162,7 +162,7 @@ static int wait_ready(int fd, const char *gate, const char *path, struct bento_e
 /* The moved bundle's socket: listenerPath made <bundle>/<annotation> when
  * the annotation is a plain file name, listenerPath ends in that same name
  * (it is the bundle's own socket at its old place, not some other agent's)
- * and nothing is at the old path. */
+ * and nothing is at the old path.  1 when it was moved, 0 when not. */
 static int follow_moved_bundle(struct rt_seccomp *s, const struct oci_config *cfg,
                                const char *bundle, struct bento_err *err)
 {
@@ -171,6 +171,7 @@ static int follow_moved_bundle(struct rt_seccomp *s, const struct oci_config *cf
         const char *old_name = strrchr(old, '/');
         char *moved = NULL;
         struct stat st;
+        int r;
 
         if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
             strcmp(name, "..") == 0)
@@ -183,7 +184,8 @@ static int follow_moved_bundle(struct rt_seccomp *s, const struct oci_config *cf
                 return bento_err_set(err, ENOMEM, "linux.seccomp.listenerPath");
         rt_log_debug("listenerPath %s is not in the bundle: using the bundle's %s",
                      rt_seccomp_listener_path(s), moved);
-        return rt_seccomp_set_listener_path(s, moved, err);
+        r = rt_seccomp_set_listener_path(s, moved, err);
+        return r < 0 ? r : 1;
 }
 
 int rt_agent_start(struct rt_seccomp *s, const struct oci_config *cfg, const char *bundle,
@@ -200,9 +202,10 @@ int rt_agent_start(struct rt_seccomp *s, const struct oci_config *cfg, const cha
             strncmp(meta, GATE_METADATA, strlen(GATE_METADATA)) != 0)
                 return 0;
         if (!inside_bundle(path, bundle)) {
+                /* a path not moved was just found outside: not asked again */
                 r = follow_moved_bundle(s, cfg, bundle, err);
                 path = rt_seccomp_listener_path(s);
-                if (r < 0 || !inside_bundle(path, bundle))
+                if (r <= 0 || !inside_bundle(path, bundle))
                         return r < 0 ? r : 0;
         }
         if (lstat(path, &st) == 0 || errno != ENOENT)
