@@ -48,7 +48,6 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "path-prefetch.h"
 #include "path.h"
 
 /* Enough for any real chain; the kernel itself gives up at 40. */
@@ -305,8 +304,6 @@ struct memo_cache {
          * until the scope ends: a walk may still be going through one */
         struct listing *retired;
         unsigned n_dirfds; /* entries with HAVE_DIRFD */
-        /* walks' listings being read ahead on a thread (path_list_ahead()) */
-        struct path_prefetch *ahead;
 };
 static __thread struct memo_cache cache;
 
@@ -458,8 +455,6 @@ static void listing_free(struct listing *l)
 
 void path_cache_reset(void)
 {
-        path_prefetch_end(cache.ahead);
-        cache.ahead = NULL;
         for (size_t i = 0; i < cache.cap; i++) {
                 struct memo *e = cache.slots[i].e;
 
@@ -683,48 +678,23 @@ static void keep_dirfd(struct memo *dir, int *fd)
  * not the stack: the stack-clash probes of a 32 KiB frame touch all eight
  * of its pages, each a fresh page fault (about 10 us on a virtual
  * machine), where getdents64(2) writes only the bytes it returns. */
-/* Append the names of getdents64(2)'s records buf[0..n) to l->names. */
-static bool append_records(struct listing *l, const char *buf, size_t n)
-{
-        for (size_t off = 0; off < n;) {
-                const struct dirent64 *de = (const void *) (buf + off);
-
-                off += de->d_reclen;
-                if (!listing_append(l, de->d_name, de->d_type))
-                        return false;
-        }
-        return true;
-}
-
-/* A walk's listing of dir as the thread of path_list_ahead() read it: 1
- * (appended), 0 when it did not read dir, -1 when dir could not be read. */
-static int take_ahead(const struct memo *dir, struct listing *l)
-{
-        const char *bytes;
-        size_t n;
-        int r = path_prefetch_take(cache.ahead, dir->key, dir->len, &bytes, &n);
-
-        if (r <= 0)
-                return r;
-        return append_records(l, bytes, n) ? 1 : -1;
-}
-
 static bool read_names(struct memo *dir, struct listing *l, bool vouch)
 {
-        cleanup_close int fd = -1;
+        cleanup_close int fd = host_open_dir(dir);
         cleanup_free char *buf = NULL;
         ssize_t got;
-        int ahead = vouch || !cache.ahead ? 0 : take_ahead(dir, l);
 
-        if (ahead != 0)
-                return ahead > 0;
-        fd = host_open_dir(dir);
         if (fd < 0 || (vouch && !listing_complete(fd)) || !(buf = malloc(DENTS_BUF)))
                 return false;
         l->vouched = vouch;
         while ((got = getdents64(fd, buf, DENTS_BUF)) > 0)
-                if (!append_records(l, buf, (size_t) got))
-                        return false;
+                for (ssize_t off = 0; off < got;) {
+                        const struct dirent64 *de = (const void *) (buf + off);
+
+                        off += de->d_reclen;
+                        if (!listing_append(l, de->d_name, de->d_type))
+                                return false;
+                }
         if (got < 0)
                 return false;
         if (vouch) /* its names are looked up: so are names beneath it */
@@ -909,14 +879,6 @@ int path_list(const char *dir, path_list_fn fn, void *userdata)
                 l = memo_listing(e);
         }
         return l ? replay(l, fn, userdata) : read_direct(dir, fn, userdata);
-}
-
-void path_list_ahead(const char *const *dirs, size_t n)
-{
-        if (cache.depth == 0)
-                return;
-        path_prefetch_end(cache.ahead);
-        cache.ahead = path_prefetch_start(dirs, n);
 }
 
 void path_list_soon(const char *dir)

@@ -108,13 +108,6 @@ int path_list_direct(const char *dir, path_list_fn fn, void *userdata);
  * listing is sound, so that each is answered without a system call of its
  * own rather than after LIST_AFTER_LOOKUPS (path.c) of them. */
 void path_list_soon(const char *dir);
-/* The directories dirs[0..n) (absolute) are about to be walked with
- * path_list(), in that order (the credential stores): inside a scope a
- * thread of their own starts reading them from the last while the caller
- * walks from the first (path-prefetch.c), and each walk takes what the
- * thread read.  What a walk sees is what it would have read itself; the
- * scope's end, or its reset, waits for the thread. */
-void path_list_ahead(const char *const *dirs, size_t n);
 
 /* The hash every path table here uses (FNV-1a).  A running hash: feeding
  * path_hash_step() the bytes of a path from PATH_HASH_SEED passes through

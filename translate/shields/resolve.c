@@ -471,41 +471,18 @@ static int walk_links(const struct link_walk *w, const char *dir, bool is_dir, u
         return ld.r < 0 ? ld.r : 0;
 }
 
-/* A store whose links the walk follows: a directory rule over what cannot
- * be read at all, of credentials, history or persistence. */
-static bool walked_store(const struct shield_rule *r)
-{
-        return r->deny == SHIELD_DENY_ALL && r->dir &&
-               (r->holds == SHIELD_HOLDS_CREDENTIALS || r->holds == SHIELD_HOLDS_HISTORY ||
-                r->holds == SHIELD_HOLDS_PERSISTENCE);
-}
-
-/* The stores the walk is about to list, in its order, are read ahead on a
- * thread (path_list_ahead()); nothing when that cannot be arranged. */
-static void list_stores_ahead(const struct shield_set *s, size_t n)
-{
-        cleanup_free const char **dirs = calloc(n + 1, sizeof(*dirs));
-        size_t k = 0;
-
-        if (!dirs)
-                return;
-        for (size_t i = 0; i < n; i++)
-                if (walked_store(&s->rules[i]) && may_open(s->rules[i].path))
-                        dirs[k++] = s->rules[i].path;
-        path_list_ahead(dirs, k);
-}
-
 int shields_expand_links(struct shield_set *s, struct bento_err *err)
 {
         size_t n = s->n_rules;
 
-        list_stores_ahead(s, n);
         for (size_t i = 0; i < n; i++) {
                 struct link_walk w = {s, s->rules[i].holds, s->rules[i].source};
                 cleanup_free char *dir = NULL;
                 int r;
 
-                if (!walked_store(&s->rules[i]))
+                if (s->rules[i].deny != SHIELD_DENY_ALL || !s->rules[i].dir ||
+                    (w.holds != SHIELD_HOLDS_CREDENTIALS && w.holds != SHIELD_HOLDS_HISTORY &&
+                     w.holds != SHIELD_HOLDS_PERSISTENCE))
                         continue;
                 dir = strdup(s->rules[i].path);
                 if (!dir)
