@@ -138,7 +138,7 @@ static int write_all(int fd, const char *data, size_t len)
 
 static unsigned long long random_suffix(void)
 {
-        static __thread unsigned counter;
+        static unsigned counter;
         unsigned long long v = 0;
         struct timespec ts;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One piece of work on a thread of its own (job.h). */
+/* One piece of work on a thread of its own, or put off (job.h). */
 #include "job.h"
 
 #include <string.h>
@@ -12,12 +12,12 @@ static void *job_thread(void *arg)
         return NULL;
 }
 
-void bento_job_start(struct bento_job *j, void (*fn)(void *arg), void *arg)
+void bento_job_start(struct bento_job *j, void (*fn)(void *arg), void *arg, bool on_thread)
 {
         memset(j, 0, sizeof(*j));
         j->fn = fn;
         j->arg = arg;
-        j->running = pthread_create(&j->thread, NULL, job_thread, j) == 0;
+        j->running = on_thread && pthread_create(&j->thread, NULL, job_thread, j) == 0;
         j->started = true;
 }
 

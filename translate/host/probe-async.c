@@ -6,7 +6,9 @@
  * hierarchy, when the run sets a limit) and, when it is not deferred to the
  * runtime (probe.h, defer_namespaces), the namespace child take a
  * millisecond or two of mostly kernel time, and run has path resolution
- * to do before it needs the answer.  On two CPUs the two overlap.
+ * to do before it needs the answer.  On two CPUs the two overlap.  A probe
+ * without cgroup checks is a few reads of /proc and /sys, which cost less
+ * than making a thread: it runs when the answer is asked for.
  *
  * Why it is safe: the probe reads the environment, /proc and /sys, asks
  * the kernel, and forks one child that only makes system calls.  It
@@ -31,8 +33,10 @@ void host_probe_start(struct host_probe_job *j, const struct host_probe_opts *op
         memset(j, 0, sizeof(*j));
         if (opts)
                 j->opts = *opts;
-        /* No thread (out of resources): the probe runs when asked for. */
-        bento_job_start(&j->job, probe_job, j);
+        /* Without its cgroup checks the probe is a few reads, cheaper than
+         * a thread: it runs when asked for (as it does when no thread can
+         * be made). */
+        bento_job_start(&j->job, probe_job, j, !j->opts.skip_cgroups);
 }
 
 void host_probe_finish(struct host_probe_job *j, struct host_report *ret)

@@ -287,11 +287,8 @@ struct memo_slot {
         struct memo *e;
 };
 
-/* One memo per thread (__thread: cppcheck reads C11's _Thread_local as
- * part of the type and then sees no member used): `bento run` takes its
- * auto-exec snapshot on a thread of its own (run/autoexec-async.c) while
- * the bundle is written, and neither may replay, or change, the other's
- * answers. */
+/* The memo.  Only one thread uses it: a thread of bento's own (the host
+ * probe, bundle/job.h) asks the host directly. */
 struct memo_cache {
         unsigned depth;
         /* open addressing, linear probing; each slot keeps its entry's
@@ -305,7 +302,7 @@ struct memo_cache {
         struct listing *retired;
         unsigned n_dirfds; /* entries with HAVE_DIRFD */
 };
-static __thread struct memo_cache cache;
+static struct memo_cache cache;
 
 /* n zeroed bytes aligned to align (a power of two) that live until
  * path_cache_reset(); NULL when out of memory. */

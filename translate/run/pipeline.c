@@ -491,8 +491,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
             .out_pipe = -1, .err_pipe = -1, .observe_fd = -1, .observe_pipe = -1};
         char fp[65];
         cleanup_free char *cgroups_path = NULL;
-        struct run_autoexec_job snapshot;
-        int r, snapshot_r;
+        int r;
 
         io.in_fd = c->std[0];
         io.out_fd = c->std[1];
@@ -505,9 +504,6 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                 r = policy_prepare_writes(&c->p, err);
         if (r < 0)
                 return r;
-        /* The snapshot of the write grants is taken beside the bundle's
-         * writing, which does not look at them (run/autoexec-async.c). */
-        run_autoexec_snapshot_start(&snapshot, c->p, &c->autoexec);
         if (c->o.systemd_cgroup && !(cgroups_path = run_sandbox_cgroups_path(&c->o, &c->d)))
                 r = bento_err_set(err, ENOMEM, "the run's scope name");
         /* The gate comes up while the bundle is written (run/gate.c); in
@@ -549,10 +545,8 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
                 r = compile_env(c->p, &co, &c->env, err);
         if (r >= 0)
                 r = compile_bundle(c->p, &co, err);
-        /* joined whatever happened above: it fills c->autoexec */
-        snapshot_r = run_autoexec_snapshot_finish(&snapshot, err);
         if (r >= 0)
-                r = snapshot_r;
+                r = run_autoexec_snapshot(c->p, &c->autoexec, err);
         /* Now bento, not the runtime, makes the shield mount points, so it
          * knows exactly what to remove: after the write grants exist (their
          * workspace shields are known) and after the snapshot, which is of
@@ -673,16 +667,8 @@ static int report(struct run_ctx *c, int r, const struct bento_err *err)
         return v.shortfall ? ADMISSION_EXIT_SHORTFALL : c->out.exit_code;
 }
 
-static void remove_run_dir(void *arg)
-{
-        run_dir_cleanup(arg);
-}
-
 static int finish(struct run_ctx *c, int r, const struct bento_err *err)
 {
-        struct bento_job removal;
-        int code;
-
         if (c->d.egress_log)
                 (void) run_egress_settle(c->d.egress_log, &c->egress, &(struct bento_err){0});
         /* The sandbox is gone: remove the shield mount points it left in
@@ -693,13 +679,9 @@ static int finish(struct run_ctx *c, int r, const struct bento_err *err)
          * is whole only if it wrote its end line. */
         if (c->exec_record.watched)
                 run_exec_record_read(c->d.exec_record, c->out.started, &c->exec_record);
-        /* Nothing below reads the run directory: it is removed on a thread
-         * of its own while the write grants are compared and the report is
-         * written (bundle/job.h), and is gone before bento ends. */
-        bento_job_start(&removal, remove_run_dir, &c->d);
-        code = report(c, r, err);
-        bento_job_finish(&removal);
-        return code;
+        /* Nothing below reads the run directory. */
+        run_dir_cleanup(&c->d);
+        return report(c, r, err);
 }
 
 /* A full-tier attempt that never started the target, undone so that the

@@ -24,7 +24,6 @@
 #include "host/admission.h"
 #include "policy/alias-scan.h"
 #include "err.h"
-#include "job.h"
 #include "policy/mount-points.h"
 #include "policy/policy.h"
 
@@ -317,23 +316,6 @@ int run_autoexec_snapshot(const struct policy *p, struct run_autoexec *a, struct
  * grants are removed): what changed, where the hooks went. */
 int run_autoexec_compare(const struct policy *p, struct run_autoexec *a, struct bento_err *err);
 void run_autoexec_done(struct run_autoexec *a);
-
-/* The snapshot on a thread while bento writes the bundle
- * (autoexec-async.c).  Between start and finish the caller touches neither
- * a nor the write grants; finish joins the thread (or, when none could be
- * made, takes the snapshot itself) and returns what run_autoexec_snapshot()
- * did, its error in *err.  Finishing a job never started returns 0. */
-struct run_autoexec_job {
-        struct bento_job job;
-        const struct policy *p;
-        struct run_autoexec *a;
-        struct bento_err err;
-        int r;
-};
-
-void run_autoexec_snapshot_start(struct run_autoexec_job *j, const struct policy *p,
-                                 struct run_autoexec *a);
-int run_autoexec_snapshot_finish(struct run_autoexec_job *j, struct bento_err *err);
 
 /* docs/cli/bento-run.md, "OUTPUT": a name on PATH that resolves to another copy in the box,
  * because the directory the host finds it in is not carried there. */
