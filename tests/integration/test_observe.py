@@ -36,12 +36,14 @@ import harness
 OBSERVE = os.path.join(harness.BUILD, "bin", "bento-observe")
 SHIM = os.path.join(harness.BUILD, "lib", "bento", "bento-observe-shim.so")
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "observe", "target.c")
+# target.c includes the observer library's header, which names bundle/ headers bare
+BUNDLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bundle")
 
 
 @pytest.fixture(scope="module")
 def target(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("observe-bin") / "target")
-    subprocess.run(["cc", "-O2", "-pthread", "-o", out, SRC], check=True)
+    subprocess.run(["cc", "-O2", "-pthread", "-I", BUNDLE, "-o", out, SRC], check=True)
     return out
 
 
