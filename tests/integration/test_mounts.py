@@ -198,6 +198,53 @@ def test_destination_through_symlink_stays_inside(rt, bundle, link, through):
         assert "root:" in f.read()
 
 
+@pytest.mark.parametrize("case", ["file-onto-link", "file-below-link", "readonly-path-link"])
+def test_a_link_to_the_host_is_not_followed_out_of_the_rootfs(rt, bundle, test_dir, case):
+    """Each of these asks the runtime to act on a name the rootfs makes a symlink to a host
+    path: a file bound onto a link to a host file, a file whose mount point must be made
+    below a link to a host directory (the mount point is made with O_CREAT|O_EXCL and
+    mounted on through that same descriptor), and a readonlyPaths entry that is a link
+    to a host directory (made read-only with mount_setattr).  Whatever happens inside,
+    the host's file keeps its content, nothing appears in the host's directory, and no
+    mount or read-only flag lands on the host."""
+    host = os.path.join(test_dir, "host-%s" % case)
+    os.makedirs(host)
+    victim = os.path.join(host, "victim")
+    with open(victim, "w") as f:
+        f.write("host content\n")
+    b = bundle()
+    with open(os.path.join(b.path, "payload"), "w") as f:
+        f.write("from the bundle\n")
+    if case == "file-onto-link":
+        os.symlink(victim, os.path.join(b.rootfs, "target"))
+        b.add_mount("/target", "bind", "payload", ["bind", "ro"])
+    elif case == "file-below-link":
+        os.symlink(host, os.path.join(b.rootfs, "escape"))
+        b.add_mount("/escape/made", "bind", "payload", ["bind", "ro"])
+    else:
+        os.symlink(host, os.path.join(b.rootfs, "ro-link"))
+        b.linux.setdefault("readonlyPaths", []).append("/ro-link")
+    b.script(["read", "/proc/self/mounts"])
+    try:
+        res = rt.run(b)
+    finally:
+        leaked = [m for m in host_mounts() if m == host or m.startswith(host + "/") or m == victim]
+        for m in leaked:
+            umount_lazy(m)
+    assert not leaked, "a mount landed on the host: %s" % leaked
+    with open(victim) as f:
+        assert f.read() == "host content\n", "the host's file was bound over or written"
+    assert sorted(os.listdir(host)) == ["victim"], "the runtime made something in the host's directory"
+    if case == "file-below-link":
+        # the link was resolved inside the rootfs, where the point was made
+        assert res.rc == 0, res
+        assert os.path.isfile(os.path.join(b.rootfs, host.lstrip("/"), "made")), res
+    probe = os.path.join(host, "still-writable")
+    with open(probe, "w") as f:
+        f.write("x")
+    os.unlink(probe)
+
+
 def test_masked_paths(rt, bundle):
     # (this kernel has no /proc/kcore or /proc/sysrq-trigger: the masks
     # asserted here are the podman entries that exist on the CI machine)
