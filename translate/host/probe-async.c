@@ -8,7 +8,8 @@
  * millisecond or two of mostly kernel time, and run has path resolution
  * to do before it needs the answer.  On two CPUs the two overlap.  A probe
  * without cgroup checks is a few reads of /proc and /sys, which cost less
- * than making a thread: it runs when the answer is asked for.
+ * than making a thread on a virtual machine (measured in
+ * docs/performance.md): it runs when the answer is asked for.
  *
  * Why it is safe: the probe reads the environment, /proc and /sys, asks
  * the kernel, and forks one child that only makes system calls.  It
@@ -17,15 +18,17 @@
  * environment while the thread runs.  Its child is waited for by pid, and
  * bento never waits for "any child".
  */
+#include <errno.h>
 #include <string.h>
 
 #include "probe.h"
 
-static void probe_job(void *arg)
+static void *probe_thread(void *arg)
 {
         struct host_probe_job *j = arg;
 
         host_probe(&j->opts, NULL, &j->report);
+        return NULL;
 }
 
 void host_probe_start(struct host_probe_job *j, const struct host_probe_opts *opts)
@@ -33,15 +36,20 @@ void host_probe_start(struct host_probe_job *j, const struct host_probe_opts *op
         memset(j, 0, sizeof(*j));
         if (opts)
                 j->opts = *opts;
-        /* Without its cgroup checks the probe is a few reads, cheaper than
-         * a thread: it runs when asked for (as it does when no thread can
-         * be made). */
-        bento_job_start(&j->job, probe_job, j, !j->opts.skip_cgroups);
+        /* No thread (cheap without cgroup checks, or out of resources):
+         * the probe runs when asked for. */
+        j->running =
+            !j->opts.skip_cgroups && pthread_create(&j->thread, NULL, probe_thread, j) == 0;
+        j->started = true;
 }
 
 void host_probe_finish(struct host_probe_job *j, struct host_report *ret)
 {
-        bento_job_finish(&j->job);
+        if (j->running)
+                (void) pthread_join(j->thread, NULL);
+        else if (j->started)
+                host_probe(&j->opts, NULL, &j->report);
+        j->running = j->started = false;
         if (ret)
                 *ret = j->report;
 }

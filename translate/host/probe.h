@@ -28,12 +28,11 @@
 #define BENTO_HOST_PROBE_H
 
 #include <limits.h>
-#include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-#include "job.h"
 
 /* Room for one reason or one consequence (they are short paragraphs). */
 #define HOST_TEXT_MAX 1024
@@ -229,9 +228,10 @@ void host_probe(const struct host_probe_opts *opts, struct host_facts *f, struct
 /* The probe on a thread while the caller goes on (probe-async.c).
  * Every started job is finished exactly once; finish waits for it. */
 struct host_probe_job {
-        struct bento_job job;
+        pthread_t thread;
         struct host_probe_opts opts;
         struct host_report report;
+        bool started, running;
 };
 
 void host_probe_start(struct host_probe_job *j, const struct host_probe_opts *opts);

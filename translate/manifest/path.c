@@ -287,9 +287,7 @@ struct memo_slot {
         struct memo *e;
 };
 
-/* The memo.  Only one thread uses it: a thread of bento's own (the host
- * probe, bundle/job.h) asks the host directly. */
-struct memo_cache {
+static struct {
         unsigned depth;
         /* open addressing, linear probing; each slot keeps its entry's
          * hash, so a probe past another path reads no entry (at 10,000
@@ -301,8 +299,7 @@ struct memo_cache {
          * until the scope ends: a walk may still be going through one */
         struct listing *retired;
         unsigned n_dirfds; /* entries with HAVE_DIRFD */
-};
-static struct memo_cache cache;
+} cache;
 
 /* n zeroed bytes aligned to align (a power of two) that live until
  * path_cache_reset(); NULL when out of memory. */
