@@ -13,6 +13,7 @@ import ctypes
 import errno
 import hashlib
 import json
+import glob
 import os
 import pwd
 import re
@@ -425,6 +426,13 @@ def host_mounts():
 def mounts_under(path):
     path = os.path.realpath(path).rstrip("/")
     return [m for m in host_mounts() if m == path or m.startswith(path + "/")]
+
+
+def bento_run_dirs(tmpdir):
+    """bento run's private directories: /dev/shm/bento-* (all of them: take
+    a set before and compare), and TMPDIR's bento-run-* when /dev/shm could
+    not be used or for the Landlock-only tier's scratch."""
+    return set(glob.glob("/dev/shm/bento-*")) | set(glob.glob(os.path.join(tmpdir, "bento-run-*")))
 
 
 def cgroup_dirs_named(fragment, exact=False):

@@ -96,9 +96,11 @@ class World:
 @pytest.fixture
 def world(test_dir):
     w = World(test_dir)
+    run_dirs_before = harness.bento_run_dirs(w.tmp)
     yield w
     assert not harness.mounts_under(w.tmp), harness.mounts_under(w.tmp)
-    assert not [n for n in os.listdir(w.tmp) if n.startswith("bento-run-")], os.listdir(w.tmp)
+    left = harness.bento_run_dirs(w.tmp) - run_dirs_before
+    assert not left, "a run directory was left behind: %s" % sorted(left)
     shutil.rmtree(w.tmp, ignore_errors=True)
 
 

@@ -72,6 +72,7 @@ class World:
         self.write(os.path.join(self.home, ".netrc"), "machine example.com password x\n", 0o600)
         self.env = {"PATH": "/usr/bin:/bin", "HOME": self.home, "XDG_STATE_HOME": self.state,
                     "TMPDIR": self.tmp, "LANG": "C"}
+        self.shm_before = shm_rootfs_dirs()
 
     def write(self, path, text, mode=0o644):
         path = path if os.path.isabs(path) else os.path.join(self.work, path)
@@ -121,7 +122,10 @@ class World:
         return self.bento("run", *flags, manifest, **kw)
 
     def run_dirs(self):
-        return sorted(glob.glob(os.path.join(self.tmp, "bento-run-*")))
+        """The runs' private directories: in /dev/shm (those made since this
+        world was), or in TMPDIR when /dev/shm cannot be used."""
+        return sorted(glob.glob(os.path.join(self.tmp, "bento-run-*")) +
+                      list(shm_rootfs_dirs() - self.shm_before))
 
 
 @pytest.fixture
@@ -239,7 +243,8 @@ class Debris:
         """Record the sandbox while it runs (call once the script has
         started): its container ids and its pid namespace."""
         dirs = wait_for(self.w.run_dirs, timeout=20, what="the run directory")
-        self.ids = ["bento-run-" + os.path.basename(d)[len("bento-run-"):] for d in dirs]
+        # bento-run-XXXXXX or bento-XXXXXX: the sandbox is bento-run-XXXXXX
+        self.ids = ["bento-run-" + os.path.basename(d).rsplit("-", 1)[1] for d in dirs]
         self.run_shm |= shm_rootfs_dirs() - self.shm
         mine = harness.ns_inode("self", "pid")
         for pid, _ in processes_mentioning(self.w.dir):
@@ -338,23 +343,46 @@ def test_deep_tmpdir(world):
     assert os.listdir(deep) == []
 
 
-@pytest.mark.parametrize("grant", ["write", "read"])
-def test_run_directory_stays_out_of_the_sandboxs_reach(world, grant):
-    """A TMPDIR inside a grant is bind-mounted into the sandbox with it:
-    the program could rewrite the runtime's log and state or reach the exec
-    gate's socket.  bento puts its run directory in /tmp then (which the
-    sandbox replaces with its own), and says so."""
+def shm_is_tmpfs():
+    return any(line.split(" - ")[1].split()[0] == "tmpfs"
+               for line in open("/proc/self/mountinfo") if line.split()[4] == "/dev/shm")
+
+
+def without_shm(world):
+    """A wrapper that runs bento in a mount namespace of its own whose
+    /dev/shm is a directory on the test's (disk) file system, so that the
+    run's files go to TMPDIR."""
+    disk = os.path.join(world.dir, "not-shm")
+    os.makedirs(disk, exist_ok=True)
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+            'mount --bind "$0" /dev/shm && exec "$@"', disk]
+
+
+def tmpdir_inside_a_grant(world, grant):
+    """A manifest granting (grant: read or write) a directory that holds
+    TMPDIR, whose script says any run directory it can see."""
     # short enough for the exec gate's socket address (see test_deep_tmpdir)
     granted = os.path.join(world.tmp, "g")
     inside = os.path.join(granted, "t")
     os.makedirs(inside)
-    script = ('for d in "%s"/* /tmp/bento-run-*; do [ -e "$d" ] && echo "SEEN $d"; done\n'
+    script = ('for d in "%s"/* /tmp/bento-run-* /dev/shm/bento-*; do [ -e "$d" ] && echo "SEEN $d"; done\n'
               'exit 0\n') % inside
     m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\n%s: [\"%s\"]\n" % (grant, granted),
                        script=script)
     world.approve(m)
+    return m, granted, inside
+
+
+@pytest.mark.parametrize("grant", ["write", "read"])
+def test_run_directory_stays_out_of_the_sandboxs_reach(world, grant):
+    """A TMPDIR inside a grant is bind-mounted into the sandbox with it:
+    the program could rewrite the runtime's log and state or reach the exec
+    gate's socket.  When the run's files cannot go on /dev/shm, bento puts
+    its run directory in /tmp then (which the sandbox replaces with its
+    own), and says so."""
+    m, granted, inside = tmpdir_inside_a_grant(world, grant)
     before = set(glob.glob("/tmp/bento-run-*"))
-    res = world.run(m, env={"TMPDIR": inside})
+    res = world.bento("run", m, env={"TMPDIR": inside}, wrap=without_shm(world))
     assert res.rc == 0, res
     assert "SEEN" not in res.out, res
     assert os.listdir(inside) == []
@@ -362,6 +390,25 @@ def test_run_directory_stays_out_of_the_sandboxs_reach(world, grant):
     assert 'TMPDIR "%s" lies inside the grant "%s"' % (inside, granted) in text, res
     assert "goes in /tmp instead" in text, res
     assert set(glob.glob("/tmp/bento-run-*")) == before, "the run directory in /tmp was left"
+
+
+@pytest.mark.skipif(not shm_is_tmpfs(), reason="/dev/shm is not a tmpfs on this host")
+@pytest.mark.parametrize("grant", ["write", "read"])
+def test_run_with_its_files_on_shm_makes_nothing_in_tmpdir(world, grant):
+    """With /dev/shm a tmpfs, the run's files all live there: nothing is
+    made in TMPDIR (a disk directory would cost a journaled mkdir and an
+    rmdir with a discard every run), so a TMPDIR inside a grant needs no
+    detour and no note, and the sandbox sees no run directory anywhere."""
+    m, granted, inside = tmpdir_inside_a_grant(world, grant)
+    before = set(glob.glob("/tmp/bento-run-*"))
+    debris = Debris(world)
+    res = world.run(m, env={"TMPDIR": inside})
+    assert res.rc == 0, res
+    assert "SEEN" not in res.out, res
+    assert os.listdir(inside) == []
+    assert "TMPDIR" not in res.err, res
+    assert set(glob.glob("/tmp/bento-run-*")) == before
+    debris.assert_clean()
 
 
 def test_run_directory_outside_the_grants_is_used_as_it_is(world):
@@ -380,8 +427,7 @@ def test_root_filesystem_lives_on_tmpfs_and_goes_away(world):
     writes; it is bento's alone
     (0700, its owner) while the run lasts, holds the mount points the
     runtime made, and is gone afterwards - also after a cancelled run."""
-    shm_tmpfs = any(line.split(" - ")[1].split()[0] == "tmpfs"
-                    for line in open("/proc/self/mountinfo") if line.split()[4] == "/dev/shm")
+    shm_tmpfs = shm_is_tmpfs()
     m = world.manifest("entrypoint: ./s.sh\ninterpreter: sh\nread: [.]\nexec: all\n",
                        script="echo started\nsleep 30\n")
     world.approve(m)

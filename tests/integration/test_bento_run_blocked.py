@@ -19,7 +19,6 @@ command.
 """
 
 import difflib
-import glob
 import json
 import os
 import re
@@ -126,9 +125,11 @@ class World:
 @pytest.fixture
 def world(test_dir):
     w = World(test_dir)
+    run_dirs_before = harness.bento_run_dirs(w.tmp)
     yield w
     assert not harness.mounts_under(w.tmp), harness.mounts_under(w.tmp)
-    assert not glob.glob(os.path.join(w.tmp, "bento-run-*")), "a run directory was left behind"
+    left = harness.bento_run_dirs(w.tmp) - run_dirs_before
+    assert not left, "a run directory was left behind: %s" % sorted(left)
     shutil.rmtree(w.tmp, ignore_errors=True)
 
 

@@ -132,9 +132,11 @@ class World:
 @pytest.fixture
 def world(test_dir):
     w = World(test_dir)
+    run_dirs_before = harness.bento_run_dirs(w.tmp)
     yield w
     assert not harness.mounts_under(w.tmp), harness.mounts_under(w.tmp)
-    assert not glob.glob(os.path.join(w.tmp, "bento-run-*")), "a run directory was left behind"
+    left = harness.bento_run_dirs(w.tmp) - run_dirs_before
+    assert not left, "a run directory was left behind: %s" % sorted(left)
     assert not glob.glob("/dev/shm/bento-*/exec-record.jsonl"), "a record was left behind"
     shutil.rmtree(w.tmp, ignore_errors=True)
 

@@ -217,7 +217,7 @@ static int sandbox(struct round_ctx *c, struct bento_err *err)
         sigaddset(&set, SIGINT);
         sigaddset(&set, SIGTERM);
         sigprocmask(SIG_BLOCK, &set, NULL);
-        r = run_dir_make(&c->d, c->p, err);
+        r = run_dir_make(&c->d, c->p, false, err);
         if (r >= 0)
                 r = write_bundle(c, &pr, err);
         if (r >= 0 && pipe2(c->report_pipe, O_CLOEXEC) < 0)

@@ -2,15 +2,17 @@
 /*
  * The run directory and the host paths a run creates (docs/cli/bento-run.md, "FILES",
  * docs/manifest.md, "CREDENTIAL SHIELDS").  The directory is private (0700) and holds the bundle,
- * the runtime's state and the hooks' reports; it goes away after the run, also after Ctrl-C. Shield
+ * the runtime's state and the hooks' reports; it goes away after the run, also after Ctrl-C.  It is
+ * /dev/shm/bento-XXXXXX when /dev/shm is a tmpfs, else $TMPDIR/bento-run-XXXXXX (the Landlock-only
+ * tier makes the second one too, for the target's scratch directory). Shield
  * mount points on the host (a shielded path inside a write grant that did not exist yet) are made
  * by bento before the run and removed after it, the very objects it made and only while they are
  * empty, by the last run using their directory (policy/mount-points.h, policy/point-locks.h).
  * Removal of the run directory never follows a symlink and never leaves the run directory's file
- * system.  Both directories are claimed before they are made (claim.h): a bento killed with SIGKILL
+ * system.  Its directories are claimed before they are made (claim.h): a bento killed with SIGKILL
  * leaves them to the next run, which removes them once nothing holds the claim any more.
  *
- * The directory must be out of the sandbox's reach: a TMPDIR inside a
+ * The directories must be out of the sandbox's reach: a TMPDIR inside a
  * grant is bind-mounted into the sandbox with it, and the program could
  * then rewrite the runtime's log, bento's report or the runtime's state
  * (its copy of config.json, whose hooks the runtime runs on the host when
@@ -124,19 +126,31 @@ static char *tmpfs_dir(struct run_dir *d, const struct policy *p)
         return dir;
 }
 
-int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err)
+/* The directory in TMPDIR (or /tmp): made only when the files of the run
+ * cannot go on /dev/shm, or when the caller needs room on disk (the
+ * Landlock-only tier's scratch).  On a disk file system its mkdir is a
+ * journaled block and its rmdir a discard (1-2 ms each on the CI machine's
+ * ext4 under load), so a run that keeps everything on /dev/shm skips it. */
+static int disk_dir(struct run_dir *d, const struct policy *p, struct bento_err *err)
 {
-        const char *tmp = run_dir_parent(p, err), *files;
+        const char *tmp = run_dir_parent(p, err);
 
         if (!tmp)
                 return -err->code;
+        return run_claim_mkdir(&d->claim, tmp, "bento-run-", &d->path, err) < 0 ? -err->code : 0;
+}
+
+int run_dir_make(struct run_dir *d, const struct policy *p, bool on_disk, struct bento_err *err)
+{
+        const char *files;
+
         /* claimed before they exist, so that a kill at any moment leaves
          * them to the next run's sweep (claim.h) */
         if (!d->claim.held && run_claim_take(&d->claim, err) < 0)
                 return -err->code;
-        if (run_claim_mkdir(&d->claim, tmp, "bento-run-", &d->path, err) < 0)
-                return -err->code;
         d->shm = tmpfs_dir(d, p);
+        if ((!d->shm || on_disk) && disk_dir(d, p, err) < 0)
+                return -err->code;
         if (d->shm) {
                 d->rootfs = path_join(d->shm, "rootfs");
                 if (!d->rootfs || mkdir(d->rootfs, 0755) < 0)
@@ -159,6 +173,13 @@ int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *er
             !d->runtime_log || !d->hooks_log)
                 return bento_err_set(err, ENOMEM, "run directory");
         return 0;
+}
+
+const char *run_dir_suffix(const struct run_dir *d)
+{
+        const char *dir = d->shm ? d->shm : d->path;
+
+        return dir ? strrchr(dir, '-') + 1 : "";
 }
 
 int run_dir_make_mount_points(struct run_dir *d, const struct policy *p, struct bento_err *err)

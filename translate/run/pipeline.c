@@ -497,7 +497,7 @@ static int sandbox(struct run_ctx *c, struct bento_err *err)
         io.out_fd = c->std[1];
         io.err_fd = c->std[2];
         hold_stop_signals();
-        r = run_dir_make(&c->d, c->p, err);
+        r = run_dir_make(&c->d, c->p, false, err);
         /* Missing write grants are made (and the policy resolved again)
          * before anything looks at them. */
         if (r >= 0)
@@ -587,7 +587,7 @@ static int sandbox_degraded(struct run_ctx *c, struct bento_err *err)
         int r;
 
         hold_stop_signals();
-        r = run_dir_make(&c->d, c->p, err);
+        r = run_dir_make(&c->d, c->p, true, err);
         if (r >= 0 && c->l.m->exec != MANIFEST_EXEC_ALL && !c->o.no_exec_gate)
                 r = run_gate_spawn(&c->gate, c->d.gate_socket, NULL, err);
         if (r >= 0)

@@ -66,7 +66,7 @@ struct run_opts {
 
 /* The run directory: <TMPDIR or /tmp>/bento-run-XXXXXX, mode 0700. */
 struct run_dir {
-        char *path;
+        char *path;        /* $TMPDIR/bento-run-XXXXXX (dir.c), or NULL */
         char *shm;         /* /dev/shm/bento-XXXXXX (dir.c), or NULL */
         char *bundle;      /* <shm or path>/bundle */
         char *rootfs;      /* <shm>/rootfs, or NULL: <bundle>/rootfs */
@@ -89,7 +89,11 @@ struct run_dir {
         struct run_claim claim;
 };
 
-int run_dir_make(struct run_dir *d, const struct policy *p, struct bento_err *err);
+/* Make the run's directories: on /dev/shm when that is a tmpfs out of the
+ * sandbox's reach, else (or also, with on_disk) in TMPDIR or /tmp. */
+int run_dir_make(struct run_dir *d, const struct policy *p, bool on_disk, struct bento_err *err);
+/* The random part of the run's directory name: the sandbox's name. */
+const char *run_dir_suffix(const struct run_dir *d);
 /* Create the shield mount points p needs in its write grants (after the
  * write grants exist, before the sandbox starts), so that the runtime
  * finds them and bento knows exactly what it made. */

@@ -612,7 +612,7 @@ void run_sandbox_id(const struct run_opts *o, const struct run_dir *d, char *buf
         if (o->run_id)
                 snprintf(buf, size, "bento-run-%s", o->run_id);
         else
-                snprintf(buf, size, "bento-run-%s", strrchr(d->path, '-') + 1);
+                snprintf(buf, size, "bento-run-%s", run_dir_suffix(d));
 }
 
 char *run_sandbox_cgroups_path(const struct run_opts *o, const struct run_dir *d)
