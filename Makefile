@@ -27,12 +27,15 @@ PYTHON ?= /usr/bin/python3
 
 # Dependencies come from pkg-config.  Missing ones are reported by `make`
 # itself: run contrib/install-deps.sh (root) first.
-PKGS_BUNDLE := yajl
+# libseccomp for the exec gate's serving code (bundle/exec-gate-*.c: the
+# names of the calls it sees), which `bento` runs in-process and
+# bento-exec-gate as a program.
+PKGS_BUNDLE := yajl libseccomp
 PKGS_RUNTIME := yajl libseccomp libcap libsystemd
 # libsystemd only for its headers: cgroup-systemd.c dlopen()s it for
 # --systemd-cgroup (glibc 2.34+ has dlopen in libc, no -ldl).
 PKGS_RUNTIME_LIBS := yajl libseccomp libcap
-PKGS_TRANSLATE := yajl yaml-0.1 libcrypto
+PKGS_TRANSLATE := yajl yaml-0.1 libcrypto libseccomp
 PKGS_HOOKS := yajl libseccomp
 
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
@@ -81,7 +84,7 @@ static_lib = $(or $(filter /%,$(wildcard $(shell $(CC) -print-file-name=$(1) 2>/
 # $(call link_libs,ARCHIVES,PKGS): what a program links, in the mode chosen.
 link_libs = $(if $(filter 1,$(STATIC)),$(foreach a,$(1),$(call static_lib,$(a))),$(call pkg_libs,$(2)))
 RUNTIME_LINK = $(call link_libs,libyajl_s.a libseccomp.a libcap.a,$(PKGS_RUNTIME_LIBS))
-TRANSLATE_LINK = $(call link_libs,libyajl_s.a libyaml.a libcrypto.a,$(PKGS_TRANSLATE))
+TRANSLATE_LINK = $(call link_libs,libyajl_s.a libyaml.a libcrypto.a libseccomp.a,$(PKGS_TRANSLATE))
 HOOK_LINK = $(call link_libs,libyajl_s.a libseccomp.a,$(PKGS_HOOKS))
 LINK_MODE_FILE := $(BUILDDIR)/link-mode
 # ---- end of link mode ------------------------------------------------------
@@ -365,14 +368,6 @@ $(INIT_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
 
-# Unit tests of the exec gate link its message parser (hooks/exec-gate/message.c).
-GATE_TESTS := $(filter $(BUILDDIR)/tests/test-exec-gate%,$(UNIT_BINS))
-$(BUILDDIR)/obj/tests/unit/test-exec-gate%: TEST_CFLAGS = -iquote hooks/exec-gate
-
-$(GATE_TESTS): $(BUILDDIR)/tests/test-%: $(BUILDDIR)/obj/tests/unit/test-%.o \
-    $(call obj,hooks/exec-gate/message.c) $(LIBBENTO)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_BUNDLE))
 
 # Unit tests of runtime/process/lsm.c link that one object (it uses nothing else of
 # the runtime).

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "argv.h"
-#include "gate.h"
+#include "exec-gate.h"
 
 #define PROG "bento-exec-gate"
 
@@ -162,7 +162,7 @@ static char **wrapped_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-        struct gate_opts o = {.ready_fd = -1, .timeout_s = GATE_TIMEOUT_DEFAULT};
+        struct gate_opts o = {.ready_fd = -1, .timeout_s = GATE_TIMEOUT_DEFAULT, .stop_fd = -1};
         struct bento_argv a = {.argc = argc, .argv = argv, .i = 1};
         struct bento_argv_hit h;
         struct bento_err err = {0};

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for hooks/exec-gate/message.c: the container process state a
+ * Unit tests for bundle/exec-gate-message.c: the container process state a
  * runtime sends to the exec gate is checked as hostile input (schema, the
  * fds list, size and descriptor caps), and a message is complete at EOF or
  * as soon as it is one whole JSON document (runc keeps the socket open).
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "message.h"
+#include "exec-gate-message.h"
 #include "tap.h"
 
 static struct bento_err err;

@@ -95,6 +95,30 @@ static void find_helper(const struct helper *h, const char *override, struct hos
                  h->env);
 }
 
+/* bento serves the exec gate itself (run/gate.c) unless $BENTO_EXEC_GATE
+ * names a program, as an absolute path, to run instead. */
+static bool gate_program(void)
+{
+        const char *env = getenv("BENTO_EXEC_GATE");
+
+        return env && env[0] == '/';
+}
+
+static void gate_built_in(const struct helper *h, struct host_facts *f)
+{
+        const char *env = getenv(h->env);
+
+        *h->found = true;
+        host_fmt(h->path, PATH_MAX, "built into bento");
+        if (env && env[0]) {
+                size_t n = strlen(f->helpers_note);
+
+                host_fmt(f->helpers_note + n, sizeof(f->helpers_note) - n,
+                         "%s$%s=\"%s\" is ignored: it is not an absolute path.", n ? " " : "",
+                         h->env, env);
+        }
+}
+
 void host_probe_runtime(const struct host_probe_opts *opts, struct host_facts *ret)
 {
         const char *env = getenv("BENTO_RUNTIME");
@@ -108,8 +132,13 @@ void host_probe_runtime(const struct host_probe_opts *opts, struct host_facts *r
         };
 
         ret->runtime_from_env = (opts && opts->runtime) || (env && env[0] == '/');
-        for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
+        for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+                if (helpers[i].found == &ret->gate_found && !gate_program()) {
+                        gate_built_in(&helpers[i], ret);
+                        continue;
+                }
                 find_helper(&helpers[i], i == 0 && opts ? opts->runtime : NULL, ret);
+        }
 }
 
 /* ---- namespaces ---- */

@@ -147,9 +147,11 @@ struct host_facts {
         /* The programs a run starts, found the way `bento run` finds them
          * (compile_helper_path(): the absolute path in the variable, else
          * next to this bento): bento-runtime ($BENTO_RUNTIME), the exec
-         * gate bento-exec-gate ($BENTO_EXEC_GATE, for exec: none and
-         * none-strict), the egress proxy hook bento-egress ($BENTO_EGRESS,
-         * for network: rules).  *_why says what is wrong when not found. */
+         * gate ($BENTO_EXEC_GATE, for exec: none and none-strict: bento
+         * serves it itself unless that names a program, so gate_path says
+         * "built into bento" then), the egress proxy hook bento-egress
+         * ($BENTO_EGRESS, for network: rules).  *_why says what is wrong
+         * when not found. */
         bool runtime_found;
         bool runtime_from_env;
         char runtime_path[PATH_MAX];

@@ -451,14 +451,14 @@ int run_degraded(struct run_degraded *dg, const struct policy *p, struct run_gat
         r = build_argv(a, dg, p, dg->gate_socket, self, err);
         if (r >= 0)
                 r = sigfd = run_block_signals(&old, err);
-        if (r >= 0 && gate->pid > 0)
+        if (r >= 0 && gate->on)
                 r = run_gate_ready(gate, err);
         if (r >= 0)
                 r = run_escapees_adopt(err);
         l.adopted = r >= 0;
         if (r >= 0)
                 r = spawn_launcher(&l, a, hold, io, env, err);
-        gate->in_use = r >= 0 && gate->pid > 0;
+        gate->in_use = r >= 0 && gate->on;
         if (r >= 0)
                 r = wait_launched(&l, io, sigfd, out, &status);
         if (r >= 0)

@@ -21,7 +21,7 @@
 #include "report/text.h"
 #include "utf8.h"
 
-/* The gate stops writing at 8 MiB (hooks/exec-gate/record.h); one more
+/* The gate stops writing at 8 MiB (bundle/exec-gate-record.h); one more
  * line's worth of slack. */
 #define RECORD_FILE_MAX (9u << 20)
 #define RECORD_LINE_MAX (1u << 20)

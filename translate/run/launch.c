@@ -156,7 +156,7 @@ static int connect_gate(const char *path, struct bento_err *err)
 }
 
 /* The listener to the gate, with the container process state it expects
- * (hooks/exec-gate/message.c): this process is the "init" whose one exec
+ * (bundle/exec-gate-message.c): this process is the "init" whose one exec
  * goes through. */
 static int hand_over(int sock, int listener, struct bento_err *err)
 {

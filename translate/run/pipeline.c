@@ -748,7 +748,7 @@ static int run_admitted(struct run_ctx *c)
 
 int run_pipeline(struct run_opts *o)
 {
-        struct run_ctx c = {.o = *o, .gate = {.ready_fd = -1}, .launch = RUN_LAUNCH_INIT};
+        struct run_ctx c = {.o = *o, .gate = RUN_GATE_INIT, .launch = RUN_LAUNCH_INIT};
         struct bento_err err = {0};
         int r;
 

@@ -15,6 +15,7 @@
 #ifndef BENTO_RUN_H
 #define BENTO_RUN_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -24,6 +25,7 @@
 #include "host/admission.h"
 #include "policy/alias-scan.h"
 #include "err.h"
+#include "exec-gate.h"
 #include "policy/mount-points.h"
 #include "policy/policy.h"
 
@@ -191,14 +193,26 @@ int run_network_gate_check(struct run_opts *o, const struct policy *p, struct be
  * NULL (dir.c). */
 const struct policy_path *run_visible_through(const struct policy *p, const char *dir);
 
-/* The exec gate's process for one run (gate.c): spawned as soon as
+/* The exec gate of one run (gate.c): a thread of bento's running the
+ * gate's code, or the program $BENTO_EXEC_GATE names; started as soon as
  * the run directory exists, ready by the time the sandbox is created. */
 struct run_gate {
-        pid_t pid; /* 0: no gate (exec is not blocked, or not enforceable) */
+        bool on;       /* false: no gate (exec is not blocked, or not enforceable) */
+        pid_t pid;     /* the program's; 0 when bento serves the gate itself */
+        bool threaded; /* bento serves it on `thread` */
+        pthread_t thread;
+        struct gate_opts opts; /* what the thread serves */
         int ready_fd;
-        bool in_use; /* a sandbox was created with it: it may be serving */
-        char *path;
+        int stop_rd, stop_wr; /* the thread's stop (gate_opts.stop_fd) */
+        bool in_use;          /* a sandbox was created with it: it may be serving */
+        char *path;           /* for messages: the program, or bento's own */
+        char *socket, *record;
 };
+
+#define RUN_GATE_INIT                                                                              \
+        {                                                                                          \
+                .ready_fd = -1, .stop_rd = -1, .stop_wr = -1                                       \
+        }
 
 /* record: the gate's --record file (exec-record.h), or NULL for the
  * exec block. */

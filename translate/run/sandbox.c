@@ -777,7 +777,7 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, const struct run_ah
         out->oom_kills = -1;
         sigfd = run_block_signals(&old, err);
         r = sigfd < 0 ? sigfd : 0;
-        if (r >= 0 && gate->pid > 0)
+        if (r >= 0 && gate->on)
                 r = run_gate_ready(gate, err);
         /* A launched runtime is the sandbox's from here on: a failure before
          * its go ends it (destroy() kills and reaps it). */
@@ -804,7 +804,7 @@ int run_sandbox(const struct run_opts *o, struct run_dir *d, const struct run_ah
         }
         /* The init connects to the gate when it installs its filter, after
          * create: a gate of a sandbox never created had nobody to wait for. */
-        gate->in_use = rep.created && gate->pid > 0;
+        gate->in_use = rep.created && gate->on;
         destroy(&sb, &rep);
         if (sigfd >= 0 && !out->cancelled)
                 sigprocmask(SIG_SETMASK, &old, NULL);

@@ -3,7 +3,7 @@
  * Record mode: reading an exec's arguments from the caller's memory and
  * writing them to the record file (see record.h for the bounds and why).
  */
-#include "record.h"
+#include "exec-gate-record.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * bento-exec-gate: the seccomp agent of a bento bundle's exec block
- * (docs/exec-gate.md).  main.c reads the command line into a struct
- * gate_opts; serve.c runs the gate.
+ * The exec gate: the seccomp agent of a bento bundle's exec block
+ * (docs/exec-gate.md).  bento-exec-gate (hooks/exec-gate/main.c) reads its
+ * command line into a struct gate_opts and runs it; `bento run` runs the
+ * same gate on a thread of its own (translate/run/gate.c).  The serving
+ * code is exec-gate-serve.c and the exec-gate-*.c it calls.
  */
 #ifndef BENTO_GATE_H
 #define BENTO_GATE_H
@@ -27,6 +29,11 @@ struct gate_opts {
         bool verbose;            /* log every decision to stderr */
         const char *record_path; /* record mode (record.h): let all through, write here */
         char **command;          /* wrapper mode: the command to run; NULL otherwise */
+        /* -1 in the program, which takes its signals on a signalfd.  In a
+         * thread of another program (bento run serves its own exec gate):
+         * a descriptor that becomes readable when the gate must stop; no
+         * signal disposition or mask of the process is touched. */
+        int stop_fd;
 };
 
 /* Run the gate: listen, (start the command,) take one runtime connection,

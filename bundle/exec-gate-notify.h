@@ -42,7 +42,7 @@
 #include <sys/types.h>
 
 #include "err.h"
-#include "record.h"
+#include "exec-gate-record.h"
 
 struct gate_notify {
         int fd; /* the listener, -1 when closed */

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The gate's life, one poll loop over at most four descriptors: the signal
- * fd, then the listening socket (until one runtime has connected), the
- * runtime's connection (until its message is complete) and the seccomp
- * listener (until no task uses the filter any more, POLLHUP).  Waiting for
- * a connection and for the message is bounded by --timeout; serving is
- * bounded by the container's life.
+ * fd (in a thread of bento run: its stop descriptor), then the listening socket (until one runtime
+ * has connected), the runtime's connection (until its message is complete) and the seccomp listener
+ * (until no task uses the filter any more, POLLHUP).  Waiting for a connection and for the message
+ * is bounded by --timeout; serving is bounded by the container's life.
  *
  * In wrapper mode the gate also starts the command, forwards the signals
  * sent to the gate itself (not those the terminal sent to the whole
@@ -13,7 +12,7 @@
  * so that a detached container init is reaped by it rather than lingering
  * as a zombie that keeps the filter alive.
  */
-#include "gate.h"
+#include "exec-gate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,10 +29,10 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "listener.h"
-#include "message.h"
-#include "notify.h"
-#include "record.h"
+#include "exec-gate-listener.h"
+#include "exec-gate-message.h"
+#include "exec-gate-notify.h"
+#include "exec-gate-record.h"
 
 #define PROG "bento-exec-gate"
 
@@ -54,6 +53,8 @@ struct gate {
         bool failed;         /* could not serve: the container cannot exec */
         int exec_errno;      /* wrapper mode: why the command could not run */
         int stop_signal;     /* daemon mode: stopped by this signal */
+        bool stopped;        /* in-process: asked to stop (stop_fd) */
+        bool ready_said;     /* --ready-fd written and closed */
 };
 
 /* One line in one write(): stderr is shared with the runtime and the
@@ -316,7 +317,7 @@ static void on_timeout(struct gate *g)
 
 static bool finished(struct gate *g)
 {
-        if (g->stop_signal)
+        if (g->stop_signal || g->stopped)
                 return true;
         if (g->o->command && g->child == 0 && g->listener.fd >= 0) {
                 /* the command is gone: take a connection it made before it
@@ -334,7 +335,8 @@ static bool finished(struct gate *g)
 
 static int poll_once(struct gate *g)
 {
-        struct pollfd p[4] = {{.fd = g->sig_fd, .events = POLLIN},
+        /* the first: the signals of the program, or the stop of a thread */
+        struct pollfd p[4] = {{.fd = g->sig_fd >= 0 ? g->sig_fd : g->o->stop_fd, .events = POLLIN},
                               {.fd = g->listener.fd, .events = POLLIN},
                               {.fd = g->conn, .events = POLLIN},
                               {.fd = g->notify.fd, .events = POLLIN}};
@@ -348,8 +350,10 @@ static int poll_once(struct gate *g)
         r = poll(p, 4, timeout);
         if (r < 0)
                 return errno == EINTR ? 0 : -errno;
-        if (p[0].revents)
+        if (p[0].revents && g->sig_fd >= 0)
                 on_signals(g);
+        else if (p[0].revents)
+                g->stopped = true;
         if (p[1].revents && g->listener.fd >= 0)
                 on_listener(g);
         if (p[2].revents && g->conn >= 0)
@@ -363,7 +367,7 @@ static int poll_once(struct gate *g)
         return 0;
 }
 
-static int signal_ready(const struct gate *g, struct bento_err *err)
+static int signal_ready(struct gate *g, struct bento_err *err)
 {
         ssize_t n;
 
@@ -375,12 +379,13 @@ static int signal_ready(const struct gate *g, struct bento_err *err)
         if (n != 1)
                 return bento_err_set(err, n < 0 ? errno : EIO, "--ready-fd %d", g->o->ready_fd);
         close(g->o->ready_fd);
+        g->ready_said = true;
         return 0;
 }
 
 static int start(struct gate *g, struct bento_err *err)
 {
-        int r = setup_signals(g, err);
+        int r = g->o->stop_fd < 0 ? setup_signals(g, err) : 0;
 
         if (r >= 0 && g->o->command && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
                 r = bento_err_set(err, errno, "PR_SET_CHILD_SUBREAPER");
@@ -406,6 +411,8 @@ static int exit_status(const struct gate *g, int r)
                 return g->o->command ? GATE_EXIT_WRAPPER_FAILED : GATE_EXIT_FAILED;
         if (g->stop_signal)
                 return 128 + g->stop_signal;
+        if (g->stopped)
+                return GATE_EXIT_FAILED;
         if (g->o->command)
                 return g->failed && g->child_status == 0 ? GATE_EXIT_WRAPPER_FAILED
                                                          : g->child_status;
@@ -438,5 +445,10 @@ int gate_run(const struct gate_opts *o)
         gate_record_close(&g.record, g.served && !g.failed && r >= 0);
         if (g.sig_fd >= 0)
                 close(g.sig_fd);
+        /* A gate that never got ready closes --ready-fd too, so that whoever
+         * waits on it sees end-of-file at once: in a thread nothing else
+         * would close it. */
+        if (o->ready_fd >= 0 && !g.ready_said)
+                close(o->ready_fd);
         return exit_status(&g, r);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The gate's listening socket (see listener.h). */
-#include "listener.h"
+#include "exec-gate-listener.h"
 
 #include <errno.h>
 #include <string.h>

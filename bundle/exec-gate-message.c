@@ -3,7 +3,7 @@
  * Receiving and checking the container process state a runtime sends with
  * the seccomp listener (see message.h).
  */
-#include "message.h"
+#include "exec-gate-message.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Answering exec notifications: one let through, the rest EPERM (see notify.h). */
-#include "notify.h"
+#include "exec-gate-notify.h"
 
 #include <errno.h>
 #include <seccomp.h>
