@@ -31,10 +31,11 @@ PYTHON ?= /usr/bin/python3
 # names of the calls it sees), which `bento` runs in-process and
 # bento-exec-gate as a program.
 PKGS_BUNDLE := yajl libseccomp
-PKGS_RUNTIME := yajl libseccomp libcap libsystemd
-# libsystemd only for its headers: cgroup-systemd.c dlopen()s it for
-# --systemd-cgroup (glibc 2.34+ has dlopen in libc, no -ldl).
+PKGS_RUNTIME := yajl libseccomp libcap
 PKGS_RUNTIME_LIBS := yajl libseccomp libcap
+# bento-systemd-scope (runtime/cgroup/systemd-scope/) alone links libsystemd,
+# shared in every mode: bento-runtime runs it for --systemd-cgroup.
+PKGS_SCOPE := libsystemd
 PKGS_TRANSLATE := yajl yaml-0.1 libcrypto libseccomp
 PKGS_HOOKS := yajl libseccomp
 
@@ -63,9 +64,10 @@ endif
 # maps no library at all: on the CI VM a dynamic start of `bento` costs 3 ms
 # of CPU and 6.6 ms wall against 1.8 and 3.7 linked so (docs/performance.md),
 # and a run starts up to three of them (bento-init, which every run starts
-# too, has no libc at all: its rule is below).  bento-runtime keeps
-# libc shared: it dlopen()s libsystemd for --cgroup-manager systemd, which
-# a static libc cannot do.  The sanitizers need the dynamic loader, so a
+# too, has no libc at all: its rule is below).  bento-runtime too: what
+# needs libsystemd (--systemd-cgroup) is bento-systemd-scope, a program of
+# its own that the runtime runs, which stays dynamic (a static libc cannot
+# load libsystemd) and is the only one.  The sanitizers need the dynamic loader, so a
 # SANITIZE=1 build keeps libc shared everywhere.  (The link-mode file
 # below records STATIC alone: a make in a sanitizer build's directory
 # without SANITIZE=1, as the install tests run it, must not relink there.)
@@ -138,6 +140,9 @@ STANDALONE_LDFLAGS := $(if $(LIBC_STATIC),-static-pie,-pie) -Wl,-z,relro,-z,now,
 
 BUNDLE_SRC := $(wildcard bundle/*.c)
 RUNTIME_SRC := $(wildcard runtime/*/*.c)
+# bento-systemd-scope: a program of its own below the cgroup stage it serves
+# (runtime/*/*.c does not reach it).
+SCOPE_SRC := $(wildcard runtime/cgroup/systemd-scope/*.c)
 TRANSLATE_SRC := $(wildcard translate/*/*.c)
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
 # libbento-embed (docs/embedding.md): embed/ and the bundle helpers it uses,
@@ -158,7 +163,7 @@ LIBTRANSLATE := $(BUILDDIR)/lib/libbento-translate.a
 HELP_C := $(BUILDDIR)/gen/help-text.c
 HELP_OBJ := $(BUILDDIR)/obj/gen/help-text.o
 TEST_CFLAGS :=
-BINS := $(BUILDDIR)/bin/bento-runtime
+BINS := $(BUILDDIR)/bin/bento-runtime $(BUILDDIR)/bin/bento-systemd-scope
 ifneq ($(TRANSLATE_SRC),)
 BINS += $(BUILDDIR)/bin/bento
 endif
@@ -259,7 +264,14 @@ $(LIBBENTO): $(call obj,$(BUNDLE_SRC))
 
 $(BUILDDIR)/bin/bento-runtime: $(call obj,$(RUNTIME_SRC)) $(LIBBENTO) $(LINK_MODE_FILE)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(LINK_MODE_FILE),$^) $(RUNTIME_LINK)
+	$(CC) $(STANDALONE_LDFLAGS) -o $@ $(filter-out $(LINK_MODE_FILE),$^) $(RUNTIME_LINK)
+
+# Found by the runtime in its own directory (runtime/base/beside.h).
+$(call obj,$(SCOPE_SRC)): PKGS_RUNTIME = $(PKGS_SCOPE)
+
+$(BUILDDIR)/bin/bento-systemd-scope: $(call obj,$(SCOPE_SRC)) $(LIBBENTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(call pkg_libs,$(PKGS_SCOPE))
 
 $(BUILDDIR)/bin/bento: $(call obj,$(TRANSLATE_SRC)) $(HELP_OBJ) $(LIBBENTO) $(LINK_MODE_FILE)
 	@mkdir -p $(dir $@)

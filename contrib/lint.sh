@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # The C files to format-check, as "$@" (folders without sources are skipped).
 set --
-for f in bundle/*.c bundle/*.h runtime/*/*.c runtime/*/*.h translate/*/*.c translate/*/*.h hooks/*/*.c hooks/*/*.h \
+for f in bundle/*.c bundle/*.h runtime/*/*.c runtime/*/*.h runtime/*/*/*.c runtime/*/*/*.h translate/*/*.c translate/*/*.h hooks/*/*.c hooks/*/*.h \
          embed/*.c embed/*.h include/bento/*.h tests/unit/*.c tests/unit/*.h tests/probe/*.c tests/fuzz/*.c \
          contrib/audit/*.c; do
         if [ -e "$f" ]; then
@@ -45,7 +45,7 @@ checks="$checks,-bugprone-sizeof-expression"
 config='{CheckOptions: [{key: readability-function-size.LineThreshold, value: 120}, {key: readability-function-size.NestingThreshold, value: 4}, {key: readability-function-size.ParameterThreshold, value: 7}]}'
 # The flags the Makefile compiles with (pkg-config, -D_GNU_SOURCE, the version macros).
 deps_cflags=$(pkg-config --cflags yajl libseccomp libcap libsystemd yaml-0.1 libcrypto)
-for f in bundle/*.c runtime/*/*.c translate/*/*.c hooks/*/*.c embed/*.c; do
+for f in bundle/*.c runtime/*/*.c runtime/*/*/*.c translate/*/*.c hooks/*/*.c embed/*.c; do
         [ -e "$f" ] || continue
         # the program's root, where its stage folders are (the Makefile's -iquote)
         root=${f%%/*}

@@ -166,3 +166,14 @@ uint64_t rt_proc_ns_inode(pid_t pid, const char *name)
                 return 0;
         return (uint64_t) st.st_ino;
 }
+
+bool rt_chld_default(struct sigaction *saved)
+{
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+        if (sigaction(SIGCHLD, NULL, saved) < 0)
+                return false;
+        if (saved->sa_handler != SIG_IGN && !(saved->sa_flags & SA_NOCLDWAIT))
+                return false;
+        return sigaction(SIGCHLD, &dfl, NULL) == 0;
+}

@@ -8,6 +8,7 @@
 #define RT_PROC_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -52,5 +53,11 @@ int rt_pidfd_wait_dead(int pidfd, pid_t pid, int timeout_ms);
 
 /* Inode number of /proc/<pid>/ns/<name>, or 0 when unknown. */
 uint64_t rt_proc_ns_inode(pid_t pid, const char *name);
+
+/* A caller that ignores SIGCHLD (or set SA_NOCLDWAIT) would have the
+ * kernel reap the runtime's children (hooks, helpers) before their status
+ * is read: the default disposition while one is waited for.  True when it
+ * was changed: put *saved back with sigaction() afterwards. */
+bool rt_chld_default(struct sigaction *saved);
 
 #endif

@@ -258,4 +258,10 @@ int cg_systemd_paths_of_pid(struct cg_layout *l, pid_t pid, struct bento_err *er
 /* Stop the scope (a unit that is already gone is not an error). */
 int cg_systemd_stop(const char *unit, struct bento_err *err);
 
+/* ---- scope-helper.c ---- */
+
+/* bento-systemd-scope beside this runtime run with argv (argv[0] is set
+ * here) and waited for; its line of error, or how it ended, as err. */
+int cg_scope_helper_run(char **argv, struct bento_err *err);
+
 #endif

@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/beside.h"
 #include "base/log.h"
 #include "cleanup.h"
 #include "exec-gate-socket.h"
@@ -53,23 +54,11 @@
 /* bento-exec-gate beside this very bento-runtime; heap, or NULL. */
 static char *gate_beside_self(struct bento_err *err)
 {
-        char self[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        char *slash, *gate = NULL;
+        char *gate = rt_program_beside_self(GATE_PROGRAM, err);
         struct stat st;
 
-        if (n <= 0) {
-                bento_err_set(err, n < 0 ? errno : EIO, "cannot find bento-runtime's directory");
+        if (!gate)
                 return NULL;
-        }
-        self[n] = '\0';
-        slash = strrchr(self, '/');
-        if (slash)
-                *slash = '\0';
-        if (asprintf(&gate, "%s/" GATE_PROGRAM, self) < 0) {
-                bento_err_set(err, ENOMEM, GATE_PROGRAM);
-                return NULL;
-        }
         if (stat(gate, &st) < 0 || !S_ISREG(st.st_mode) || access(gate, X_OK) < 0) {
                 bento_err_set(err, errno ? errno : EACCES,
                               "linux.seccomp: the bundle names " GATE_PROGRAM

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "cleanup.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -355,20 +356,6 @@ static void add_warning(char *warn, size_t warn_size, const char *msg)
                 snprintf(warn + used, warn_size - used, "%s\n", msg);
 }
 
-/* A caller that ignores SIGCHLD (or set SA_NOCLDWAIT) would have the kernel
- * reap our hooks before we read their status: wait with the default
- * disposition, and put the caller's back afterwards. */
-static bool chld_default(struct sigaction *saved)
-{
-        struct sigaction dfl = {.sa_handler = SIG_DFL};
-
-        if (sigaction(SIGCHLD, NULL, saved) < 0)
-                return false;
-        if (saved->sa_handler != SIG_IGN && !(saved->sa_flags & SA_NOCLDWAIT))
-                return false;
-        return sigaction(SIGCHLD, &dfl, NULL) == 0;
-}
-
 static int run_all(const struct oci_config *cfg, enum oci_hook_kind kind, const char *bundle,
                    const char *state_json, char *warn, size_t warn_size, struct bento_err *err)
 {
@@ -409,7 +396,7 @@ int rt_hooks_run(const struct oci_config *cfg, enum oci_hook_kind kind, const ch
 
         if (cfg->n_hooks[kind] == 0)
                 return 0;
-        restore = chld_default(&saved);
+        restore = rt_chld_default(&saved);
         r = run_all(cfg, kind, bundle, state_json, warn, warn_size, err);
         if (restore)
                 (void) sigaction(SIGCHLD, &saved, NULL);
