@@ -150,7 +150,7 @@ UNIT_SRC := $(wildcard tests/unit/test-*.c)
 EMBED_SRC := $(wildcard embed/*.c)
 # Manual page sources (docs/gen-docs.py): every page, and the verb pages the
 # --help texts come from.
-DOC_SRC := $(wildcard docs/cli/*.md) $(wildcard docs/hooks/*.md) docs/manifest.md
+DOC_SRC := $(wildcard docs/cli/*.md) $(wildcard docs/hooks/*.md) $(wildcard docs/runtime/*.md) docs/manifest.md
 HELP_SRC := $(wildcard docs/cli/bento-*.md)
 # Each folder hooks/<name>/ builds one program, bento-<name> (hook programs and
 # seccomp agents a bundle names; docs/architecture.md, "The tree").

@@ -12,7 +12,9 @@ docs/architecture.md ("The tree") explains the order; this script is what
   * translate/ and runtime/ are made of stage folders in a fixed order.  A
     file includes its own folder by bare name ("policy.h"), an earlier
     stage by folder ("manifest/manifest.h"), and bundle/ by bare name;
-    never a later stage, never the other program.
+    never a later stage, never the other program.  A program built apart
+    in a folder beneath a stage (runtime/cgroup/systemd-scope/) includes
+    its own folder and bundle/ only.
 
 A folder that is not in the order below is an error too: a new stage must
 say where it sits.
@@ -87,7 +89,12 @@ def main():
             if stage not in order:
                 continue
             here = set(os.listdir(os.path.dirname(path)))
+            apart = path.count("/") > 2  # a program of its own beneath the stage
             for line, inc in includes(path):
+                if apart and "/" in inc:
+                    bad(path, line, '"%s": a program beneath a stage folder includes its own '
+                        'folder and bundle/ only' % inc)
+                    continue
                 if "/" not in inc:
                     if inc not in here and inc not in bundle:
                         bad(path, line, '"%s" is neither in %s/%s/ nor in bundle/'

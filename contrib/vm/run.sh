@@ -18,7 +18,7 @@ vm=$build/vm
 timeout_s=${BENTO_VM_TIMEOUT:-1800}
 budget=${BENTO_VM_GROUP_BUDGET:-480}
 
-for f in bin/bento-runtime tests/bento-probe; do
+for f in bin/bento-runtime bin/bento-systemd-scope tests/bento-probe; do
         if [ ! -x "$build/$f" ]; then
                 echo "vm: $build/$f is missing; build it first (make all)" >&2
                 exit 1

@@ -3,10 +3,13 @@
 
   * the binaries of $BENTO_BUILD are linked as its link-mode file says:
     with STATIC=1 none of them needs the shared yajl, libseccomp, libcap,
-    libyaml or libcrypto, and every program but bento-runtime (which
-    dlopen()s libsystemd) has libc in it too and needs no library at all
-    (a SANITIZE=1 build, whose programs need the sanitizer runtimes, keeps
-    libc shared); with STATIC=0 each needs the ones it uses;
+    libyaml or libcrypto, and every program has libc in it too and needs
+    no library at all (a SANITIZE=1 build, whose programs need the
+    sanitizer runtimes, keeps libc shared); with STATIC=0 each needs the
+    ones it uses;
+  * bento-systemd-scope, which bento-runtime runs for --systemd-cgroup,
+    is the exception: linked shared in every mode, and the only program
+    that needs libsystemd;
   * STATIC=1 with an archive missing stops before linking, naming the
     archive and the Debian package that ships it, and STATIC=0 does not
     need it; any other value of STATIC is refused.
@@ -69,7 +72,7 @@ def test_binaries_are_linked_as_the_mode_says(program):
     path = os.path.join(BUILD, "bin", program)
     assert os.path.exists(path), "not built: %s" % path
     libs = needed(path)
-    if libc_inside(mode) and program != "bento-runtime":
+    if libc_inside(mode):
         assert libs == [], "%s is linked with libc in it yet needs %s" % (program, libs)
         return
     assert "libc.so.6" in libs, libs
@@ -80,6 +83,21 @@ def test_binaries_are_linked_as_the_mode_says(program):
         for want in USES[program]:
             assert any(lib.startswith(want) for lib in linked), \
                 "%s is linked shared yet does not need %s: %s" % (program, want, libs)
+
+
+def test_only_the_scope_helper_links_libsystemd():
+    """bento-systemd-scope needs libsystemd and libc, shared in either mode
+    (a static libc cannot load libsystemd); no other program needs
+    libsystemd, so none but it pays for loading it."""
+    bindir = os.path.join(BUILD, "bin")
+    helper = needed(os.path.join(bindir, "bento-systemd-scope"))
+    assert any(lib.startswith("libsystemd.so") for lib in helper), helper
+    assert "libc.so.6" in helper, helper
+    others = {p: needed(os.path.join(bindir, p)) for p in sorted(os.listdir(bindir))
+              if p != "bento-systemd-scope"}
+    assert "bento-runtime" in others, sorted(others)
+    linking = [p for p, libs in others.items() if any(lib.startswith("libsystemd") for lib in libs)]
+    assert linking == [], linking
 
 
 def test_the_observer_needs_only_libc():
@@ -164,16 +182,19 @@ def _link_line(tmp_path, program, *args):
 
 
 def test_libc_goes_in_where_nothing_is_loaded_at_run_time(tmp_path):
-    """STATIC=1 links bento and the hook programs with -static-pie, but not
-    bento-runtime (it dlopen()s libsystemd), nor anything under the
-    sanitizers (which need the dynamic loader), nor with STATIC=0."""
+    """STATIC=1 links bento, bento-runtime and the hook programs with
+    -static-pie, but not bento-systemd-scope (it links libsystemd), nor
+    anything under the sanitizers (which need the dynamic loader), nor with
+    STATIC=0."""
     assert "-static-pie" in _link_line(tmp_path, "bento")
     assert "-static-pie" in _link_line(tmp_path, "bento-exec-gate")
-    runtime = _link_line(tmp_path, "bento-runtime")
-    assert "-static-pie" not in runtime and "-pie" in runtime
+    assert "-static-pie" in _link_line(tmp_path, "bento-runtime")
+    helper = _link_line(tmp_path, "bento-systemd-scope")
+    assert "-static-pie" not in helper and "-pie" in helper and "-lsystemd" in helper, helper
     for args in (("STATIC=0",), ("SANITIZE=1",)):
-        line = _link_line(tmp_path, "bento", *args)
-        assert "-static-pie" not in line and "-pie" in line, (args, line)
+        for program in ("bento", "bento-runtime"):
+            line = _link_line(tmp_path, program, *args)
+            assert "-static-pie" not in line and "-pie" in line, (args, line)
 
 
 def test_init_needs_nothing_not_even_a_loader():

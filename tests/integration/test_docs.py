@@ -15,7 +15,8 @@ made"): one source per page, docs/cli/*.md and docs/manifest.md.
     a manifest is pointed at bento-manifest(5);
   * `make install` puts the section 1 and 5 pages in place, and every program
     it installs has a page (bento-egress(1) and bento-exec-gate(1) come from
-    docs/hooks/*.md, like the verb pages but without a --help of `bento`);
+    docs/hooks/*.md, bento-systemd-scope(1) from docs/runtime/, like the
+    verb pages but without a --help of `bento`);
   * nothing cites a specification outside the repository, and every cited
     docs section exists.
 
@@ -39,8 +40,10 @@ GEN = os.path.join(ROOT, "docs", "gen-docs.py")
 CLI = os.path.join(ROOT, "docs", "cli")
 MANDIR = os.path.join(ROOT, "docs", "man")
 HOOKS_DOC = os.path.join(ROOT, "docs", "hooks")
+RUNTIME_DOC = os.path.join(ROOT, "docs", "runtime")
 SOURCES = sorted(os.path.join(CLI, f) for f in os.listdir(CLI) if f.endswith(".md")) + \
     sorted(os.path.join(HOOKS_DOC, f) for f in os.listdir(HOOKS_DOC) if f.endswith(".md")) + \
+    sorted(os.path.join(RUNTIME_DOC, f) for f in os.listdir(RUNTIME_DOC) if f.endswith(".md")) + \
     [os.path.join(ROOT, "docs", "manifest.md")]
 
 
