@@ -67,8 +67,8 @@ endif
 # too, has no libc at all: its rule is below).  bento-runtime too: what
 # needs libsystemd (--systemd-cgroup) is bento-systemd-scope, a program of
 # its own that the runtime runs, which stays dynamic (a static libc cannot
-# load libsystemd) and is the only one.  The sanitizers need the dynamic loader, so a
-# SANITIZE=1 build keeps libc shared everywhere.  (The link-mode file
+# load libsystemd) and is the only one.  The sanitizers need the dynamic
+# loader, so a SANITIZE=1 build keeps libc shared everywhere.  (The link-mode file
 # below records STATIC alone: a make in a sanitizer build's directory
 # without SANITIZE=1, as the install tests run it, must not relink there.)
 LIBC_STATIC := $(if $(filter 1,$(STATIC)),$(if $(filter 1,$(SANITIZE)),,1))
