@@ -177,3 +177,14 @@ bool rt_chld_default(struct sigaction *saved)
                 return false;
         return sigaction(SIGCHLD, &dfl, NULL) == 0;
 }
+
+int rt_fd_above_stdio(int fd)
+{
+        int moved;
+
+        if (fd < 0 || fd > 2)
+                return fd;
+        moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        return moved < 0 ? -errno : moved;
+}

@@ -60,4 +60,9 @@ uint64_t rt_proc_ns_inode(pid_t pid, const char *name);
  * was changed: put *saved back with sigaction() afterwards. */
 bool rt_chld_default(struct sigaction *saved);
 
+/* The runtime may run with fds 0-2 closed: fd moved above them (close-on-
+ * exec; the old one closed) so that a child's dup2() onto 0-2 can never
+ * clobber a source.  Returns the fd, or a negative errno. */
+int rt_fd_above_stdio(int fd);
+
 #endif

@@ -208,8 +208,10 @@ int cg_scope_helper_run(char **argv, struct bento_err *err)
                 return -err->code;
         if (pipe2(p, O_CLOEXEC) < 0)
                 return bento_err_set(err, errno, "--systemd-cgroup: pipe");
-        rd = p[0];
-        wr = p[1];
+        rd = rt_fd_above_stdio(p[0]);
+        wr = rt_fd_above_stdio(p[1]);
+        if (rd < 0 || wr < 0)
+                return bento_err_set(err, -(rd < 0 ? rd : wr), "--systemd-cgroup: pipe");
         argv[0] = (char *) SCOPE_PROGRAM;
         restore = rt_chld_default(&saved);
         r = spawn_helper(path, argv, wr, &pid, err);

@@ -60,19 +60,6 @@ struct hook_outcome {
         siginfo_t si;
 };
 
-/* The runtime may run with fds 0-2 closed; keep our own fds above them so
- * the child's dup2() onto 0-2 can never clobber a source. */
-static int fd_above_stdio(int fd)
-{
-        int moved;
-
-        if (fd < 0 || fd > 2)
-                return fd;
-        moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        close(fd);
-        return moved < 0 ? -errno : moved;
-}
-
 static int open_output(const struct oci_config *cfg, const char *key, struct bento_err *err)
 {
         const char *file = oci_config_annotation(cfg, key);
@@ -85,7 +72,7 @@ static int open_output(const struct oci_config *cfg, const char *key, struct ben
         if (fd < 0)
                 return bento_err_set(err, errno, "hook output: cannot open '%s'",
                                      file && file[0] ? file : "/dev/null");
-        fd = fd_above_stdio(fd);
+        fd = rt_fd_above_stdio(fd);
         if (fd < 0)
                 return bento_err_set(err, -fd, "hook output");
         return fd;
@@ -258,12 +245,12 @@ static int start_hook(struct hook_child *c, pid_t *ret_pid, int *ret_pidfd, int 
 
         if (pipe2(p, O_CLOEXEC) < 0)
                 return -errno;
-        in_r = fd_above_stdio(p[0]);
-        in_w = fd_above_stdio(p[1]);
+        in_r = rt_fd_above_stdio(p[0]);
+        in_w = rt_fd_above_stdio(p[1]);
         if (pipe2(p, O_CLOEXEC) < 0)
                 return -errno;
-        rep_r = fd_above_stdio(p[0]);
-        rep_w = fd_above_stdio(p[1]);
+        rep_r = rt_fd_above_stdio(p[0]);
+        rep_w = rt_fd_above_stdio(p[1]);
         if (in_r < 0 || in_w < 0 || rep_r < 0 || rep_w < 0)
                 return -EMFILE;
         c->in_fd = in_r;
