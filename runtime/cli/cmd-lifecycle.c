@@ -66,6 +66,7 @@ int cmd_create(const struct rt_global *g, int argc, char **argv)
         o.systemd_cgroup = g->systemd_cgroup;
         o.no_cgroup = g->no_cgroup;
         o.rootless = g->rootless;
+        o.seccomp_cache = g->seccomp_cache;
         return with_store(g, do_create, &o);
 }
 

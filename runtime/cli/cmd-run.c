@@ -322,6 +322,7 @@ int cmd_run(const struct rt_global *g, int argc, char **argv)
         o.systemd_cgroup = g->systemd_cgroup;
         o.no_cgroup = g->no_cgroup;
         o.rootless = g->rootless;
+        o.seccomp_cache = g->seccomp_cache;
         if (ro.report)
                 rt_log_file_only();
         r = rt_store_open(g->root, &store, &err);

@@ -13,10 +13,11 @@ struct rt_global {
         const char *root;     /* --root, NULL for the default */
         const char *log_path; /* --log */
         bool json_log;
-        int log_level;       /* enum rt_log_level */
-        bool systemd_cgroup; /* --systemd-cgroup, --cgroup-manager systemd */
-        bool no_cgroup;      /* --cgroup-manager disabled */
-        int rootless;        /* --rootless: enum rt_rootless_mode */
+        int log_level;             /* enum rt_log_level */
+        bool systemd_cgroup;       /* --systemd-cgroup, --cgroup-manager systemd */
+        bool no_cgroup;            /* --cgroup-manager disabled */
+        int rootless;              /* --rootless: enum rt_rootless_mode */
+        const char *seccomp_cache; /* --seccomp-cache, NULL for the default */
 };
 
 typedef int (*rt_command_fn)(const struct rt_global *g, int argc, char **argv);

@@ -74,6 +74,7 @@ enum {
         OPT_SYSTEMD_CGROUP,
         OPT_CGROUP_MANAGER,
         OPT_ROOTLESS,
+        OPT_SECCOMP_CACHE,
         OPT_VERSION,
         OPT_HELP,
 };
@@ -96,6 +97,10 @@ static const struct bento_opt global_opts[] = {
     {"rootless", 0, BENTO_OPT_VALUE, OPT_ROOTLESS, "BOOL",
      "true, false or auto (default): whether a cgroup that cannot be made is forgiven when "
      "no limit needs it; auto: when not root in the initial user namespace, as runc"},
+    {"seccomp-cache", 0, BENTO_OPT_VALUE, OPT_SECCOMP_CACHE, "DIR",
+     "where compiled seccomp programs are kept between containers (default .cache/seccomp "
+     "in the default state root, whatever --root says; absolute; used only when owned by this "
+     "user and writable by nobody else)"},
     {"version", 'v', BENTO_OPT_FLAG, OPT_VERSION, NULL, "print the version and the feature line"},
     {"help", 'h', BENTO_OPT_FLAG, OPT_HELP, NULL, "print this help"},
     {NULL, 0, BENTO_OPT_FLAG, 0, NULL, NULL},
@@ -276,6 +281,14 @@ static int apply_global(struct rt_global *g, int id, const char *value, bool *re
                 if (rt_args_parse_bool(value, "--rootless", &on, err) < 0)
                         return bento_err_prefix(err, "(or auto)");
                 g->rootless = on ? RT_ROOTLESS_TRUE : RT_ROOTLESS_FALSE;
+                return 0;
+        case OPT_SECCOMP_CACHE:
+                if (value[0] != '/')
+                        return bento_err_setx(err, EINVAL,
+                                              "--seccomp-cache: expected an absolute path, "
+                                              "got '%s'",
+                                              value);
+                g->seccomp_cache = value;
                 return 0;
         case OPT_VERSION:
                 print_version();

@@ -28,6 +28,8 @@ struct rt_create_opts {
         bool no_cgroup;
         /* --rootless: enum rt_rootless_mode */
         int rootless;
+        /* --seccomp-cache: NULL for the default state root's .cache/seccomp */
+        const char *seccomp_cache;
         /* --no-subreaper (foreground `run`) */
         bool no_subreaper;
         /* foreground `run`: process.terminal without --console-socket is

@@ -270,17 +270,33 @@ static int spawn_and_record(struct create_job *job, struct rt_context *ctx, stru
         return 0;
 }
 
-/* Compiled once here, before the clone: the init only installs it.  The
- * program is cached in the state root (<root>/.cache/seccomp). */
-static int compile_seccomp(struct create_job *job, const struct rt_store *store,
-                           struct bento_err *err)
+/* Where compiled programs are kept: --seccomp-cache, else the default
+ * state root's, whatever --root is, so that runs that each get a new
+ * --root (bento run) still find the program an earlier one compiled. */
+static int open_seccomp_cache(const struct rt_create_opts *opts)
+{
+        cleanup_free char *root = NULL;
+        cleanup_free char *dir = NULL;
+
+        if (opts->seccomp_cache)
+                return rt_seccomp_cache_open(opts->seccomp_cache);
+        root = rt_store_default_root();
+        if (!root || asprintf(&dir, "%s/.cache/seccomp", root) < 0) {
+                dir = NULL;
+                return -1;
+        }
+        return rt_seccomp_cache_open(dir);
+}
+
+/* Compiled once here, before the clone: the init only installs it. */
+static int compile_seccomp(struct create_job *job, struct bento_err *err)
 {
         char warnings[2048] = "";
         cleanup_close int cache_fd = -1;
         int r;
 
         if (job->cfg->linux_.seccomp)
-                cache_fd = rt_seccomp_cache_open(store->root_fd);
+                cache_fd = open_seccomp_cache(job->opts);
         r = rt_seccomp_compile_cached(job->cfg, job->bundle, cache_fd, &job->seccomp, warnings,
                                       sizeof(warnings), err);
         for (char *save = NULL, *w = strtok_r(warnings, "\n", &save); w;
@@ -336,7 +352,7 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
         if (r >= 0)
                 r = rt_mounts_check_ns(&ctx, err);
         if (r >= 0)
-                r = compile_seccomp(&job, store, err);
+                r = compile_seccomp(&job, err);
         if (r >= 0)
                 r = rt_agent_start(job.seccomp, job.cfg, job.bundle, err);
         if (r < 0)

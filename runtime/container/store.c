@@ -40,7 +40,7 @@ static int mkdir_parents(char *path, mode_t mode)
         return 0;
 }
 
-static char *default_root(void)
+char *rt_store_default_root(void)
 {
         const char *xdg = getenv("XDG_RUNTIME_DIR");
         char *r = NULL;
@@ -58,7 +58,7 @@ int rt_store_open(const char *root_option, struct rt_store *ret, struct bento_er
         cleanup_free char *root = NULL;
         cleanup_free char *abs = NULL;
 
-        root = root_option ? strdup(root_option) : default_root();
+        root = root_option ? strdup(root_option) : rt_store_default_root();
         if (!root)
                 return bento_err_set(err, ENOMEM, "state root");
         if (root[0] != '/') {

@@ -32,6 +32,9 @@ struct rt_container_dir {
         int fd;     /* O_DIRECTORY, holds the flock */
 };
 
+/* The state root without --root (malloc'd; NULL without memory). */
+char *rt_store_default_root(void);
+
 /* Resolve and open the state root; creates it (0700) when missing. */
 int rt_store_open(const char *root_option, struct rt_store *ret, struct bento_err *err);
 void rt_store_close(struct rt_store *store);

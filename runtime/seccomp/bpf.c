@@ -2,7 +2,8 @@
 /*
  * The model of a seccomp profile -> the BPF program, through libseccomp
  * (seccomp_export_bpf() into a memfd, read back into a plain buffer), and
- * a cache of such programs in <root>/.cache/seccomp.
+ * a cache of such programs in a directory of the runtime's own
+ * (cache-dir.c).
  *
  * libseccomp needs about 15 ms for podman's default profile, more than the
  * whole rest of `create`.  A cache entry is named by a 64-bit FNV-1a hash
@@ -27,7 +28,6 @@
 
 #include "cleanup.h"
 
-#define CACHE_DIR   ".cache/seccomp"
 #define CACHE_MAGIC "BNTSCMP2" /* 2: foreign architectures kill the process */
 #define CACHE_MAX   64
 #define KEY_MAX     ((size_t) 4 * 1024 * 1024)
@@ -137,38 +137,20 @@ struct entry_head {
         uint32_t n_insns;
 };
 
-int rt_seccomp_cache_open(int root_fd)
-{
-        int fd;
-        struct stat st;
-
-        if (root_fd < 0)
-                return -1;
-        (void) mkdirat(root_fd, ".cache", 0700);
-        (void) mkdirat(root_fd, CACHE_DIR, 0700);
-        fd = openat(root_fd, CACHE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return -1;
-        /* anyone else who can write here could plant a program */
-        if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 0022)) {
-                close(fd);
-                return -1;
-        }
-        return fd;
-}
-
 /* Read the entry for k; true with s->prog filled on an exact hit. */
 static bool cache_load(int dir, const char *name, const struct key *k, struct rt_seccomp *s)
 {
-        cleanup_close int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        /* O_NONBLOCK: a fifo there must not hang create */
+        cleanup_close int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         struct entry_head h;
         struct sock_filter *insns;
         unsigned char *key;
         struct stat st;
         size_t size;
 
-        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-            pread(fd, &h, sizeof(h), 0) != (ssize_t) sizeof(h))
+        /* only an entry this user wrote and nobody else can change */
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+            (st.st_mode & 0022) || pread(fd, &h, sizeof(h), 0) != (ssize_t) sizeof(h))
                 return false;
         size = sizeof(h) + (size_t) h.key_len + (size_t) h.n_insns * sizeof(struct sock_filter);
         if (memcmp(h.magic, CACHE_MAGIC, 8) != 0 || h.key_len != k->len || h.n_insns == 0 ||

@@ -47,9 +47,11 @@ int rt_seccomp_compile_cached(const struct oci_config *cfg, const char *bundle, 
                               struct rt_seccomp **ret, char *warn, size_t warn_size,
                               struct bento_err *err);
 
-/* Open (making it, 0700) <root>/.cache/seccomp under the state root's fd;
- * -1 when that is impossible or the directory is not ours alone. */
-int rt_seccomp_cache_open(int root_fd);
+/* Open the cache directory dir (absolute; its missing components made
+ * 0700), reached without a symlink; -1 when that is impossible or the
+ * directory is not ours alone (owned by another user, or writable by
+ * group or others).  See cache-dir.c. */
+int rt_seccomp_cache_open(const char *dir);
 
 struct rt_seccomp *rt_seccomp_free(struct rt_seccomp *s);
 

@@ -105,7 +105,8 @@ def test_state_reports_the_compiled_filter(rt, bundle):
                                                       {"index": 0, "value": 9, "op": "SCMP_CMP_EQ"}]),
     ], flags=["SECCOMP_FILTER_FLAG_LOG"]))
     b.probe("exit", "0")
-    cid, pid = rt.create_ok(b)
+    cache = os.path.join(rt.root, ".cache", "seccomp")
+    cid, pid = rt.create_ok(b, global_opts=("--seccomp-cache", cache))
     sc = rt.state_json(cid)["bento"]["seccomp"]
     assert sc["defaultAction"] == "SCMP_ACT_ALLOW"
     assert sc["architectures"] == ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"]
@@ -114,7 +115,7 @@ def test_state_reports_the_compiled_filter(rt, bundle):
     assert sc["rules"] == 3
     assert sc["skipped"] == ["bento_no_such_call"]
     assert sc["bpfInstructions"] > 0
-    assert sc["cached"] is False  # a fresh --root has an empty cache
+    assert sc["cached"] is False  # a fresh cache directory is empty
     assert "listenerPath" not in sc
     # the init has not installed it yet: that happens after start (NNP)
     with open("/proc/%d/status" % pid) as f:
@@ -124,7 +125,7 @@ def test_state_reports_the_compiled_filter(rt, bundle):
 
 
 def test_compiled_programs_are_cached_exactly(rt, bundle):
-    """<root>/.cache/seccomp: a second create with the same profile takes the
+    """--seccomp-cache DIR: a second create with the same profile takes the
     program from the cache; a different errno, a damaged entry or a cache
     directory others can write to never give a wrong program."""
     cache = os.path.join(rt.root, ".cache", "seccomp")
@@ -132,7 +133,7 @@ def test_compiled_programs_are_cached_exactly(rt, bundle):
     def create_and_run(errno_ret):
         b = seccomp_bundle(bundle, profile(syscalls=[rule(["mkdir"], "SCMP_ACT_ERRNO", errno_ret)]))
         b.probe("syscall", "mkdir", "s:/dev/shm/a", "0755")
-        cid, pid = rt.create_ok(b)
+        cid, pid = rt.create_ok(b, global_opts=("--seccomp-cache", cache))
         cached = rt.state_json(cid)["bento"]["seccomp"]["cached"]
         rt.start_ok(cid)
         assert REAPER.exit_code(pid) == 1
@@ -161,6 +162,38 @@ def test_compiled_programs_are_cached_exactly(rt, bundle):
     # a cache directory others could write to is not used
     os.chmod(cache, 0o777)
     assert create_and_run(errno.EXDEV) == (False, "EXDEV")
+
+
+def test_the_default_cache_outlives_a_fresh_root(rt, bundle, test_dir):
+    """Without --seccomp-cache the programs are kept in the default state
+    root, whatever --root says: a container in another, new root (as each
+    `bento run` makes) finds the program an earlier one compiled."""
+    if os.geteuid() != 0:
+        pytest.skip("the default state root is /run/bento-runtime for root")
+    default = "/run/bento-runtime/.cache/seccomp"
+    # an argument value no other test uses: a key never compiled before
+    arg = int.from_bytes(os.urandom(6), "little")
+    prof = profile(syscalls=[rule(["mkdir"], "SCMP_ACT_ERRNO", errno.EXDEV,
+                                  args=[{"index": 1, "value": arg, "op": "SCMP_CMP_EQ"}])])
+    other = os.path.join(test_dir, "other-root")
+
+    def cached(root_opts):
+        b = seccomp_bundle(bundle, prof)
+        b.probe("exit", "0")
+        cid = rt.new_id()
+        res = rt.create(b, cid, global_opts=root_opts)
+        assert res.rc == 0, "create failed:\n%s" % res
+        state = json.loads(rt.cmd("state", cid, global_opts=root_opts).out)
+        rt.cmd("start", cid, global_opts=root_opts)
+        REAPER.exit_code(res.pid)
+        assert rt.cmd("delete", "-f", cid, global_opts=root_opts).rc == 0
+        return state["bento"]["seccomp"]["cached"]
+
+    assert cached(()) is False
+    assert not os.path.exists(os.path.join(rt.root, ".cache"))
+    st = os.stat(default)
+    assert st.st_uid == 0 and st.st_mode & 0o777 == 0o700
+    assert cached(("--root", other)) is True
 
 
 # -- actions -----------------------------------------------------------------
