@@ -268,6 +268,7 @@ struct bind_req {
         const struct rt_mount_opts *o;
         const struct bento_mount_identity *id;
         int src;
+        struct rt_dest_dir *kept;
 };
 
 static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
@@ -289,7 +290,7 @@ static int mount_bind(const struct rt_context *ctx, const struct rt_root *root,
         if (r >= 0)
                 r = rt_resolve_verified_dest(root, m->destination,
                                              S_ISDIR(st.st_mode) ? RT_SP_MKDIR : RT_SP_MKFILE, id,
-                                             t, err);
+                                             q->kept, t, err);
         if (r < 0)
                 return r;
         /* an idmapped source is a detached clone that only needs attaching */
@@ -436,10 +437,25 @@ static int mount_tmpfs_copyup(const struct rt_context *ctx, const struct rt_root
         return 0;
 }
 
+/* What the config mounts leave for the next one and for /dev. */
+struct mounts_state {
+        enum dev_state dev;
+        /* the directory of the last recorded mount point (verify.h),
+         * forgotten once a mount covers it */
+        struct rt_dest_dir kept;
+};
+
+static void mounts_state_done(struct mounts_state *ms)
+{
+        rt_dest_dir_done(&ms->kept);
+}
+
 static int mount_entry(const struct rt_context *ctx, const struct rt_root *root, size_t i,
-                       const struct bento_mount_identity *id, int src, enum dev_state *dev,
+                       const struct bento_mount_identity *id, int src, struct mounts_state *ms,
                        struct bento_err *err)
 {
+        enum dev_state *dev = &ms->dev;
+        struct rt_dest_dir *kept = &ms->kept;
         const struct oci_mount *m = &ctx->cfg->mounts[i];
         cleanup_rt_mount_opts struct rt_mount_opts o = {0};
         cleanup_rt_target struct rt_target t = {.fd = -1};
@@ -449,14 +465,15 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
         if (r < 0)
                 return r;
         if (rt_mount_is_bind(m, &o)) {
-                struct bind_req q = {.i = i, .o = &o, .id = id, .src = src};
+                struct bind_req q = {.i = i, .o = &o, .id = id, .src = src, .kept = kept};
 
                 r = mount_bind(ctx, root, &q, &t, err);
+                rt_dest_dir_mounted(kept, t.path);
                 if (r == 0 && strcmp(t.path, "/dev") == 0)
                         *dev = DEV_OTHER;
                 return r;
         }
-        r = rt_resolve_verified_dest(root, m->destination, RT_SP_MKDIR, id, &t, err);
+        r = rt_resolve_verified_dest(root, m->destination, RT_SP_MKDIR, id, kept, &t, err);
         if (r < 0)
                 return r;
         if (strcmp(m->type, "cgroup") == 0)
@@ -465,6 +482,7 @@ static int mount_entry(const struct rt_context *ctx, const struct rt_root *root,
                 r = mount_tmpfs_copyup(ctx, root, m, &o, &t, err);
         else
                 r = mount_new_fs(ctx, root, m, &o, &t, err);
+        rt_dest_dir_mounted(kept, t.path);
         if (r < 0)
                 return r;
         if (strcmp(t.path, "/dev") == 0)
@@ -477,7 +495,8 @@ int rt_mounts_prepare(const struct rt_context *ctx, struct rt_bind_sources *srcs
 {
         cleanup_rt_root struct rt_root root = {.fd = -1};
         cleanup_free struct bento_mount_identity *ids = NULL;
-        enum dev_state dev = DEV_UNCONFIGURED;
+        __attribute__((cleanup(mounts_state_done))) struct mounts_state ms = {
+            .dev = DEV_UNCONFIGURED, .kept = {.dir = {.fd = -1}}};
         int r;
 
         /* (create validated the config before the clone: see mounts.h) */
@@ -499,12 +518,12 @@ int rt_mounts_prepare(const struct rt_context *ctx, struct rt_bind_sources *srcs
 
                 r = rt_bind_sources_get(srcs, i, &src, err);
                 if (r >= 0)
-                        r = mount_entry(ctx, &root, i, ids ? &ids[i] : NULL, src, &dev, err);
+                        r = mount_entry(ctx, &root, i, ids ? &ids[i] : NULL, src, &ms, err);
                 if (r < 0)
                         return bento_err_prefix(err, "mounts[%zu] (%s)", i,
                                                 ctx->cfg->mounts[i].destination);
         }
-        return rt_devices_create(ctx, &root, dev == DEV_OTHER ? 0 : RT_DEV_DEFAULTS, err);
+        return rt_devices_create(ctx, &root, ms.dev == DEV_OTHER ? 0 : RT_DEV_DEFAULTS, err);
 }
 
 /* ---- pivot ---- */

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,13 +121,66 @@ static bool on_host(const struct rt_root *root, const struct rt_target *dir, con
         return !(dir->mnt_noted && root_id == dir->mnt_id);
 }
 
-int rt_resolve_verified_dest(const struct rt_root *root, const char *dest, unsigned int flags,
-                             const struct bento_mount_identity *id, struct rt_target *t,
-                             struct bento_err *err)
+void rt_dest_dir_mounted(struct rt_dest_dir *d, const char *path)
 {
-        cleanup_rt_target struct rt_target parent = {.fd = -1};
+        if (d && d->dir.fd >= 0 && rt_path_within(d->dir.path, path))
+                rt_dest_dir_done(d);
+}
+
+void rt_dest_dir_done(struct rt_dest_dir *d)
+{
+        rt_target_close(&d->dir);
+        d->stat_ok = false;
+}
+
+/* The directory dir of a recorded mount point into d: the one d holds when
+ * it was resolved from this very path, else looked up (no symlink on the
+ * way) and looked at anew. */
+static int dest_dir(const struct rt_root *root, const char *dir, struct rt_dest_dir *d)
+{
+        int r;
+
+        if (d->dir.fd >= 0 && strcmp(d->dir.path, dir) == 0)
+                return 0;
+        rt_dest_dir_done(d);
+        r = rt_safe_resolve(root, dir, RT_SP_MKDIR | RT_SP_NOSYMLINKS, 0, &d->dir);
+        /* one statx answers both: where the directory is, and what */
+        if (r == 0)
+                d->stat_ok = rt_target_stat(&d->dir, &d->st) == 0;
+        return r;
+}
+
+/* The mount point in a directory on the host object's file system, where
+ * the record has its say. */
+static int resolve_recorded(const char *dest, const char *name, unsigned int flags,
+                            const struct bento_mount_identity *id, struct rt_dest_dir *d,
+                            struct rt_target *t, struct bento_err *err)
+{
+        struct stat st = d->st;
+        int r;
+
+        if (id->kind == BENTO_MOUNT_ID_PARENT) {
+                if (!is_recorded(&st, id))
+                        return changed("the directory of mount point", dest, id, &st, err);
+                return create_child(&d->dir, name, flags, t, err);
+        }
+        /* Recorded as existing, on the host: found, never created. */
+        r = rt_target_child(&d->dir, name, 0, t);
+        if (r < 0)
+                return bento_err_set(
+                    err, -r, "mount point %s, which existed when the bundle was made", dest);
+        if (!same_object(t, id, &st))
+                return changed("mount point", dest, id, &st, err);
+        return 0;
+}
+
+int rt_resolve_verified_dest(const struct rt_root *root, const char *dest, unsigned int flags,
+                             const struct bento_mount_identity *id, struct rt_dest_dir *kept,
+                             struct rt_target *t, struct bento_err *err)
+{
+        cleanup_rt_dest_dir struct rt_dest_dir own = {.dir = {.fd = -1}};
+        struct rt_dest_dir *d = kept ? kept : &own;
         char dir[PATH_MAX], name[NAME_MAX + 1];
-        struct stat st = {0};
         int r;
 
         if (!id || id->kind == BENTO_MOUNT_ID_NONE) {
@@ -136,7 +190,7 @@ int rt_resolve_verified_dest(const struct rt_root *root, const char *dest, unsig
         /* bento records real paths: a symlink on the way is a change. */
         r = rt_path_split(dest, dir, name);
         if (r == 0)
-                r = rt_safe_resolve(root, dir, RT_SP_MKDIR | RT_SP_NOSYMLINKS, 0, &parent);
+                r = dest_dir(root, dir, d);
         if (r == -ELOOP)
                 return bento_err_setx(err, ELOOP,
                                       "the way to mount point %s now passes through a symlink, "
@@ -146,20 +200,7 @@ int rt_resolve_verified_dest(const struct rt_root *root, const char *dest, unsig
                                       dest);
         if (r < 0)
                 return bento_err_set(err, -r, "the directory of mount point %s", dest);
-        /* one statx answers both: where the directory is, and what */
-        if (rt_target_stat(&parent, &st) < 0 || !on_host(root, &parent, &st, id))
-                return create_child(&parent, name, flags, t, err);
-        if (id->kind == BENTO_MOUNT_ID_PARENT) {
-                if (!is_recorded(&st, id))
-                        return changed("the directory of mount point", dest, id, &st, err);
-                return create_child(&parent, name, flags, t, err);
-        }
-        /* Recorded as existing, on the host: found, never created. */
-        r = rt_target_child(&parent, name, 0, t);
-        if (r < 0)
-                return bento_err_set(
-                    err, -r, "mount point %s, which existed when the bundle was made", dest);
-        if (!same_object(t, id, &st))
-                return changed("mount point", dest, id, &st, err);
-        return 0;
+        if (!d->stat_ok || !on_host(root, &d->dir, &d->st, id))
+                return create_child(&d->dir, name, flags, t, err);
+        return resolve_recorded(dest, name, flags, id, d, t, err);
 }
