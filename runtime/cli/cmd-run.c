@@ -211,6 +211,7 @@ static int run_foreground(struct rt_store *store, struct rt_create_opts *o, stru
                 (void) prctl(PR_SET_CHILD_SUBREAPER, 1);
         /* process.terminal without --console-socket: we proxy it ourselves */
         o->keep_console = true;
+        o->keep_config = true;
         r = rt_container_create(store, o, &c, err);
         if (r < 0)
                 return r;

@@ -32,6 +32,9 @@ struct rt_create_opts {
         const char *seccomp_cache;
         /* --no-subreaper (foreground `run`) */
         bool no_subreaper;
+        /* foreground `run`: the parsed config stays in the store for the
+         * hooks of start and delete (rt_store_keep_config) */
+        bool keep_config;
         /* foreground `run`: process.terminal without --console-socket is
          * fine, the pty master comes back in rt_created.console_fd */
         bool keep_console;

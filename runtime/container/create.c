@@ -379,6 +379,8 @@ int rt_container_create(struct rt_store *store, const struct rt_create_opts *opt
         }
         if (r >= 0)
                 r = spawn_and_record(&job, &ctx, ret, err);
+        if (r >= 0 && opts->keep_config)
+                rt_store_keep_config(store, opts->id, TAKE_PTR(job.cfg));
         if (r < 0) {
                 struct bento_err ignored;
                 (void) rt_notify_remove(job.dir.fd, NULL, &ignored);

@@ -63,13 +63,15 @@ static int open_container(struct rt_store *store, const char *id, struct opened 
 static int teardown(struct rt_store *store, const char *id, struct opened *o, long *ret_oom,
                     struct bento_err *err);
 
-static int run_poststart(const char *id, const struct opened *o, struct bento_err *err)
+static int run_poststart(const struct rt_store *store, const char *id, const struct opened *o,
+                         struct bento_err *err)
 {
-        cleanup_oci_config struct oci_config *cfg = NULL;
+        cleanup_oci_config struct oci_config *owned = NULL;
+        const struct oci_config *cfg = NULL;
         cleanup_free char *state = NULL;
         int r;
 
-        r = rt_container_hooks_config_load(&o->dir, &cfg, err);
+        r = rt_container_hooks_config(store, id, &o->dir, &cfg, &owned, err);
         if (r < 0 || !cfg || cfg->n_hooks[OCI_HOOK_POSTSTART] == 0)
                 return r;
         r = rt_hooks_state(cfg, id, o->rec->bundle, BENTO_STATUS_RUNNING, o->rec->pid, &state, err);
@@ -153,7 +155,7 @@ int rt_container_start_facts(struct rt_store *store, const char *id,
         released = r >= 0 || r == -ECANCELED;
         if (r >= 0) {
                 o.status = BENTO_STATUS_RUNNING;
-                r = run_poststart(id, &o, err);
+                r = run_poststart(store, id, &o, err);
         }
         if (r < 0 && released) {
                 /* runtime-spec: a failed startContainer or poststart hook
@@ -391,7 +393,8 @@ static int destroy(const struct bento_record *rec, struct bento_err *err)
 static int teardown(struct rt_store *store, const char *id, struct opened *o, long *ret_oom,
                     struct bento_err *err)
 {
-        cleanup_oci_config struct oci_config *cfg = NULL;
+        cleanup_oci_config struct oci_config *owned = NULL;
+        const struct oci_config *cfg = NULL;
         struct bento_err herr = {0};
         int r = 0;
 
@@ -405,8 +408,8 @@ static int teardown(struct rt_store *store, const char *id, struct opened *o, lo
                 r = rt_cgroup_remove(o->rec, ret_oom, err);
         if (r < 0)
                 return r;
-        if (o->rec && rt_container_hooks_config_load(&o->dir, &cfg, &herr) >= 0 && cfg &&
-            cfg->n_hooks[OCI_HOOK_POSTSTOP] > 0) {
+        if (o->rec && rt_container_hooks_config(store, id, &o->dir, &cfg, &owned, &herr) >= 0 &&
+            cfg && cfg->n_hooks[OCI_HOOK_POSTSTOP] > 0) {
                 cleanup_free char *state = NULL;
                 char warnings[2048] = "";
 

@@ -90,6 +90,22 @@ void rt_store_close(struct rt_store *store)
         if (store->root_fd >= 0)
                 close(store->root_fd);
         store->root_fd = -1;
+        oci_config_free(store->kept_cfg);
+        store->kept_cfg = NULL;
+        free(store->kept_id);
+        store->kept_id = NULL;
+}
+
+void rt_store_keep_config(struct rt_store *store, const char *id, struct oci_config *cfg)
+{
+        char *copy = strdup(id);
+
+        oci_config_free(store->kept_cfg);
+        free(store->kept_id);
+        store->kept_cfg = copy ? cfg : NULL;
+        store->kept_id = copy;
+        if (!copy)
+                oci_config_free(cfg); /* the saved copy is read then */
 }
 
 int rt_id_validate(const char *id, struct bento_err *err)
@@ -390,6 +406,22 @@ int rt_container_hooks_config_load(const struct rt_container_dir *dir, struct oc
         if (r < 0)
                 return bento_err_prefix(err, "%s/%s", dir->path, CONFIG_NAME);
         return 0;
+}
+
+int rt_container_hooks_config(const struct rt_store *store, const char *id,
+                              const struct rt_container_dir *dir, const struct oci_config **ret,
+                              struct oci_config **owned, struct bento_err *err)
+{
+        int r;
+
+        *owned = NULL;
+        if (store->kept_cfg && strcmp(store->kept_id, id) == 0) {
+                *ret = store->kept_cfg;
+                return 0;
+        }
+        r = rt_container_hooks_config_load(dir, owned, err);
+        *ret = *owned;
+        return r;
 }
 
 int rt_container_config_save(const struct rt_container_dir *dir, const char *data, size_t len,

@@ -25,6 +25,11 @@
 struct rt_store {
         char *root;  /* absolute */
         int root_fd; /* O_PATH|O_DIRECTORY */
+        /* `run`: the config create parsed, for the hooks of start and
+         * delete in the same process, instead of reading and parsing the
+         * copy create saved (the same bytes) twice more */
+        struct oci_config *kept_cfg;
+        char *kept_id;
 };
 
 struct rt_container_dir {
@@ -38,6 +43,17 @@ char *rt_store_default_root(void);
 /* Resolve and open the state root; creates it (0700) when missing. */
 int rt_store_open(const char *root_option, struct rt_store *ret, struct bento_err *err);
 void rt_store_close(struct rt_store *store);
+
+/* Keep cfg (taken) as container id's config for this process's later
+ * start and delete. */
+void rt_store_keep_config(struct rt_store *store, const char *id, struct oci_config *cfg);
+
+/* Container id's config for its hooks: the kept one, else the copy in its
+ * state directory dir, then put in *owned for the caller to free.  *ret is
+ * NULL when that copy names no hooks at all. */
+int rt_container_hooks_config(const struct rt_store *store, const char *id,
+                              const struct rt_container_dir *dir, const struct oci_config **ret,
+                              struct oci_config **owned, struct bento_err *err);
 
 /* The ids of the containers in the state root (its subdirectories not
  * starting with '.'), sorted; free with rt_store_ids_free. */

@@ -404,6 +404,21 @@ def test_run_goes_through_every_hook_kind(rt, rig):
     assert json.loads(rig.record("poststop")["stdin"])["status"] == "stopped"
 
 
+def test_run_keeps_the_hooks_it_was_given(rt, rig):
+    """`run` takes the hooks of start and delete from the config its create
+    read, not from the copy in the state directory: a copy changed while the
+    container runs (here by the poststart hook, to a config without hooks)
+    does not take its poststop hook away."""
+    rig.b.set_args("/bin/sh", "-c", "echo target >> /hooklog/events")
+    rig.script("poststart", 'for f in %s/*/config.json; do echo \'{"ociVersion": "1.0.2"}\' > "$f"; done; '
+               "echo poststart >> %s/events" % (rt.root, rig.log))
+    rig.recorder("poststop")
+    res = rt.run(rig.b)
+    assert res.rc == 0, res
+    ev = rig.events()
+    assert "poststart" in ev and ev[-1] == "poststop", ev
+
+
 @pytest.mark.rootless
 def test_hooks_run_for_a_rootless_container(rrt, rbundle, test_dir):
     rig = Rig(lambda *args: rbundle(*args), test_dir)
