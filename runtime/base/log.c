@@ -5,6 +5,7 @@
 #include "cleanup.h"
 #include "json.h"
 #include "jsonw.h"
+#include "utc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -79,16 +80,14 @@ static char *json_record(const char *level, const char *msg, const char *when, s
 static void write_log_file(const char *level, const char *msg)
 {
         char line[4096];
-        char stamp[64];
+        char stamp[BENTO_UTC_MAX];
         struct timespec ts;
-        struct tm tm;
         int n;
 
         if (log_fd < 0)
                 return;
         clock_gettime(CLOCK_REALTIME, &ts);
-        gmtime_r(&ts.tv_sec, &tm);
-        strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+        bento_utc_format(ts.tv_sec, stamp);
         if (log_format == RT_LOG_JSON) {
                 cleanup_free char *rec = NULL;
                 struct iovec iov[2];

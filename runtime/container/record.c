@@ -12,6 +12,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "passwd.h"
+#include "utc.h"
 #include "process/landlock.h"
 #include "notify.h"
 #include "mount/shared-root.h"
@@ -21,13 +22,11 @@
 static char *now_rfc3339(void)
 {
         struct timespec ts;
-        struct tm tm;
-        char buf[64];
+        char buf[BENTO_UTC_MAX];
         char *out = NULL;
 
         clock_gettime(CLOCK_REALTIME, &ts);
-        gmtime_r(&ts.tv_sec, &tm);
-        strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+        bento_utc_format(ts.tv_sec, buf);
         if (asprintf(&out, "%s.%09ldZ", buf, ts.tv_nsec) < 0)
                 return NULL;
         return out;
