@@ -95,6 +95,17 @@ def test_same_checks_pass_without_landlock(rt, bundle):
     assert j[("read", "/etc/hostname")]["size"] > 0, got
 
 
+def test_a_rule_on_a_file_keeps_only_the_file_rights(rt, bundle, abi):
+    """Directory rights (read_dir, make_*) on a file path are dropped for
+    that rule, which the kernel would refuse, and the file is granted the
+    rest: it reads, while its directory still does not list."""
+    ll = sandbox()
+    ll["rules"]["pathBeneath"].append({"allowedAccess": FS_READ_EXEC + FS_WRITE, "paths": ["/etc/hostname"]})
+    read, listing = rt.run_script(landlock_bundle(bundle, ll), ("read", "/etc/hostname"), ("ls", "/etc"))
+    assert read.rc == 0 and read.json()["size"] > 0, read
+    assert listing.rc == 1 and "EACCES" in listing.text, listing
+
+
 def test_network_port_rules(rt, bundle, abi):
     if abi < 4:
         pytest.fail("network rules need Landlock ABI 4; this kernel has %d" % abi)
