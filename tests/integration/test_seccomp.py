@@ -196,6 +196,13 @@ def test_the_default_cache_outlives_a_fresh_root(rt, bundle, test_dir):
     assert cached(("--root", other)) is True
 
 
+def test_a_relative_cache_directory_is_refused(rt):
+    res = rt.cmd("list", global_opts=("--seccomp-cache", "relative/cache"))
+    assert res.rc != 0, res
+    assert "--seccomp-cache: expected an absolute path, got 'relative/cache'" in res.err, res
+    assert rt.cmd("list", global_opts=("--seccomp-cache", "/nonexistent/but/absolute")).rc == 0
+
+
 # -- actions -----------------------------------------------------------------
 
 
