@@ -22,6 +22,7 @@
 #include "journal-internal.h"
 #include "sha256.h"
 #include "shields/shields.h"
+#include "self.h"
 
 #define KEY_DIR  ".local/state/bento"
 #define KEY_NAME "journal.key"
@@ -41,14 +42,14 @@ static int key_home(char **ret, struct bento_err *err)
                 *ret = strdup(test_home);
                 return *ret ? 0 : bento_err_set(err, ENOMEM, "journal key");
         }
-        r = shields_passwd_home(NULL, geteuid(), ret, err);
+        r = shields_passwd_home(NULL, bento_euid(), ret, err);
         if (r < 0)
                 return r;
         if (!*ret || (*ret)[0] != '/')
                 return bento_err_setx(err, ENOENT,
                                       "the approval journal key has no home: the passwd "
                                       "database gives no absolute home for uid %ju",
-                                      (uintmax_t) geteuid());
+                                      (uintmax_t) bento_euid());
         return 0;
 }
 

@@ -26,6 +26,7 @@
 #include "manifest/path.h"
 #include "sha256.h"
 #include "manifest/trust.h"
+#include "self.h"
 
 #define JOURNAL_ENTRY_MAX (8u << 20) /* a 1 MiB manifest quoted and escaped fits */
 #define DIFF_CELLS_MAX    (4u << 20) /* LCS table cells before the diff gives up on detail */
@@ -108,7 +109,7 @@ int journal_entry_path(const char *real, char **ret, struct bento_err *err)
 
 bool journal_private_node(int fd, const struct stat *st)
 {
-        uid_t euid = geteuid();
+        uid_t euid = bento_euid();
         char who[64];
 
         if (st->st_uid != euid && st->st_uid != 0)

@@ -29,6 +29,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "mountinfo.h"
+#include "self.h"
 
 #define MAX_HIER 16
 
@@ -248,7 +249,7 @@ static void mkdir_failed(const struct hier *h, bool own, char *why, size_t size)
                 host_fmt(why, size,
                          "uid %u cannot create a cgroup below %s (%s: %s): no cgroup is "
                          "delegated to this caller there%s",
-                         (unsigned) geteuid(), h->dir, what, strerror(h->mkdir_err), every);
+                         (unsigned) bento_euid(), h->dir, what, strerror(h->mkdir_err), every);
         else
                 host_fmt(why, size, "a cgroup cannot be created below %s (%s: %s)%s", h->dir, what,
                          strerror(h->mkdir_err), every);
@@ -315,7 +316,7 @@ static void common_failure(struct layout *l, struct host_facts *f)
  * delegates (Delegate= of user@.service).  0, or -1 with why set. */
 static int manager_cgroup(const struct hier *h, char *dir, size_t size, char *why, size_t wsize)
 {
-        uid_t uid = geteuid();
+        uid_t uid = bento_euid();
         struct stat st;
 
         if (uid == 0) {
@@ -340,7 +341,7 @@ static void probe_systemd(struct layout *l, struct host_facts *f)
 {
         struct hier *h = find_hier(l, "memory");
         char dir[PATH_MAX], avail[512];
-        const char *who = geteuid() == 0 ? "systemd" : "the user's systemd";
+        const char *who = bento_euid() == 0 ? "systemd" : "the user's systemd";
 
         if (!h)
                 return;

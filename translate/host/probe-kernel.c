@@ -21,6 +21,7 @@
 
 #include "cleanup.h"
 #include "landlock-abi.h"
+#include "self.h"
 
 /* The erratum that fixes signal scoping (ABI 6) across threads. */
 #define LL_ERRATUM_SIGNAL_SCOPE 0x2
@@ -118,7 +119,7 @@ static const char *find_bus(char *buf, size_t size)
         const char *addr = getenv("DBUS_SESSION_BUS_ADDRESS");
         const char *xdg = getenv("XDG_RUNTIME_DIR");
 
-        if (geteuid() == 0) {
+        if (bento_euid() == 0) {
                 if (is_socket("/run/systemd/private"))
                         return "/run/systemd/private";
                 return is_socket("/run/dbus/system_bus_socket") ? "/run/dbus/system_bus_socket"
@@ -160,7 +161,7 @@ void host_probe_systemd(struct host_facts *ret)
                 host_fmt(ret->systemd_detail, sizeof(ret->systemd_detail),
                          "running, but no %s bus socket was found; limits use bento-runtime's "
                          "cgroupfs driver",
-                         geteuid() == 0 ? "system" : "user");
+                         bento_euid() == 0 ? "system" : "user");
         else
                 host_fmt(ret->systemd_detail, sizeof(ret->systemd_detail),
                          "running, bus at %s; on a pure cgroup v2 host limits go in a transient "

@@ -6,6 +6,7 @@
  * layers"), translated from the original's bwrap + systemd-run design to bento-runtime.
  */
 #include "probe.h"
+#include "self.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -372,7 +373,7 @@ void host_probe_facts(const struct host_probe_opts *opts, struct host_facts *ret
 #else
         ret->arch = "unknown";
 #endif
-        ret->euid = geteuid();
+        ret->euid = bento_euid();
         host_probe_runtime(opts, ret);
         host_probe_seccomp(ret);
         host_probe_landlock(ret);

@@ -24,6 +24,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "path.h"
+#include "self.h"
 
 #define ID_FILE_MAX (8u << 20) /* passwd/group files larger than this are not believed */
 
@@ -34,21 +35,13 @@
 #define ACL_TAG_MASK   0x10
 #define ACL_PERM_WRITE 0x02
 
-/* bento never changes its user: asked of the kernel once, not once per
- * directory of every path it inspects (28 calls a run).  Only the thread
- * that loads the manifest and its approval inspects files. */
+/* bento never changes its user: asked of the kernel once (self.h), not
+ * once per directory of every path it inspects. */
 static uid_t host_euid(const struct trust_host *h)
 {
-        static uid_t euid;
-        static bool known;
-
         if (h && h->euid_set)
                 return h->euid;
-        if (!known) {
-                euid = geteuid();
-                known = true;
-        }
-        return euid;
+        return bento_euid();
 }
 
 static bool is_foreign(const struct trust_host *h, uid_t owner)

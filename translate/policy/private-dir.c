@@ -12,6 +12,7 @@
 
 #include "beneath.h"
 #include "cleanup.h"
+#include "self.h"
 
 /* name beneath parent: made 0700 if missing, then it must be a directory
  * of this user's with no access for anyone else. */
@@ -26,7 +27,7 @@ static int private_component(int parent, const char *name, const char *what, str
         fd = bento_beneath_open(parent, name, 0);
         if (fd < 0)
                 return bento_err_set(err, -fd, "cannot open bento's directory \"%s\"", name);
-        if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        if (fstat(fd, &st) < 0 || st.st_uid != bento_euid() || (st.st_mode & 077)) {
                 close(fd);
                 return bento_err_setx(err, EPERM,
                                       "\"%s\" is not bento's own private directory, so runs "
@@ -39,7 +40,7 @@ static int private_component(int parent, const char *name, const char *what, str
 int bento_private_dir(const char *sub, const char *what, struct bento_err *err)
 {
         const char *xdg = getenv("XDG_RUNTIME_DIR");
-        const char *base = geteuid() == 0 ? "/run" : xdg && xdg[0] == '/' ? xdg : "/tmp";
+        const char *base = bento_euid() == 0 ? "/run" : xdg && xdg[0] == '/' ? xdg : "/tmp";
         char own[32] = "bento";
         cleanup_close int top = bento_beneath_open_abs(base, 0);
         cleanup_close int mid = -1, dir = -1;
@@ -47,7 +48,7 @@ int bento_private_dir(const char *sub, const char *what, struct bento_err *err)
 
         /* /tmp is everyone's: the name is this user's, and checked so. */
         if (strcmp(base, "/tmp") == 0)
-                snprintf(own, sizeof(own), "bento-%u", (unsigned) geteuid());
+                snprintf(own, sizeof(own), "bento-%u", (unsigned) bento_euid());
         if (top < 0)
                 return bento_err_set(err, -top, "cannot open \"%s\" without a symlink", base);
         mid = private_component(top, own, what, err);

@@ -24,6 +24,7 @@
 #include "fileio.h"
 #include "manifest/write.h"
 #include "manifest/netrule.h"
+#include "self.h"
 
 /* "host:port" (IPv6 bracketed) when d may be recorded, else NULL. */
 static char *entry_for(const struct manifest *m, const struct run_dest *d)
@@ -104,7 +105,7 @@ static const char *unsafe(const struct trust_loaded *l, struct stat *ret_st)
         fd = open(l->trust.real_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0 || fstat(fd, ret_st) < 0 || !S_ISREG(ret_st->st_mode))
                 return "it was moved or replaced during the run";
-        if (ret_st->st_uid != geteuid())
+        if (ret_st->st_uid != bento_euid())
                 return "it belongs to another user, and a run does not rewrite someone "
                        "else's "
                        "file";

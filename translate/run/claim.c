@@ -23,6 +23,7 @@
 #include "policy/point-locks.h"
 #include "policy/private-dir.h"
 #include "run.h"
+#include "self.h"
 
 #define CLAIM_HEADER "bento-run-claim 1\n"
 #define CLAIM_SUFFIX ".claim"
@@ -113,7 +114,7 @@ static void remove_claimed(const struct run_claimed *c)
                 return;
         pfd = bento_beneath_open_abs(parent[0] ? parent : "/", 0);
         if (pfd < 0 || fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
-            st.st_uid != geteuid())
+            st.st_uid != bento_euid())
                 return;
         if (c->has_id) {
                 cleanup_close int fd =
@@ -137,7 +138,7 @@ static void sweep_claim(int dirfd, const char *name)
         ssize_t len;
         size_t n;
 
-        if (fd < 0 || fstat(fd, &a) < 0 || !S_ISREG(a.st_mode) || a.st_uid != geteuid() ||
+        if (fd < 0 || fstat(fd, &a) < 0 || !S_ISREG(a.st_mode) || a.st_uid != bento_euid() ||
             flock(fd, LOCK_EX | LOCK_NB) < 0)
                 return;
         /* still the file at the name: another sweeper may have removed it */

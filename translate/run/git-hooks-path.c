@@ -11,6 +11,7 @@
 
 #include "cleanup.h"
 #include "git-read.h"
+#include "self.h"
 
 #define FILES_MAX       256
 #define BYTES_MAX       (8u << 20)
@@ -22,7 +23,7 @@ struct git_hooks_env git_hooks_env_of_process(void)
                                       .xdg_config_home = getenv("XDG_CONFIG_HOME"),
                                       .sudo_uid = getenv("SUDO_UID"),
                                       .system_config = "/etc/gitconfig",
-                                      .euid = geteuid()};
+                                      .euid = bento_euid()};
 }
 
 struct hooks_setting {
