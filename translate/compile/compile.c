@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +28,32 @@
 /* The path given in env_name when it is absolute, else rel under the directory
  * `up` levels above bento's own (0: bento's directory), or under /usr/local/bin's
  * when bento cannot name itself. */
+static char self_exe[4096] = "/usr/local/bin/bento";
+static pthread_once_t self_exe_once = PTHREAD_ONCE_INIT;
+
+static void read_self_exe(void)
+{
+        char buf[sizeof(self_exe)];
+        ssize_t len = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+        if (len <= 0)
+                return; /* no /proc: the default stands */
+        buf[len] = '\0';
+        memcpy(self_exe, buf, (size_t) len + 1);
+}
+
 static char *installed_path(const char *env_name, int up, const char *rel)
 {
         const char *given = getenv(env_name);
-        char self[4096] = "/usr/local/bin/bento";
-        ssize_t len;
+        char self[sizeof(self_exe)];
 
         if (given && given[0] == '/')
                 return strdup(given);
-        len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        if (len > 0)
-                self[len] = '\0';
+        /* bento's own program is asked of the kernel once, not once per
+         * helper named (six times a run); the host probe asks from its own
+         * thread */
+        pthread_once(&self_exe_once, read_self_exe);
+        memcpy(self, self_exe, sizeof(self));
         for (int i = 0; i <= up; i++) {
                 char *slash = strrchr(self, '/');
 
