@@ -170,6 +170,20 @@ void host_probe_systemd(struct host_facts *ret)
                          where);
 }
 
+/* Does the ':'-separated list hold entry[0..n) before entry (a PATH that
+ * names a directory twice: its answer was had the first time)? */
+static bool named_before(const char *list, const char *entry, size_t n)
+{
+        for (const char *p = list; p < entry;) {
+                size_t k = strcspn(p, ":");
+
+                if (k == n && !memcmp(p, entry, n))
+                        return true;
+                p += k + (p[k] == ':');
+        }
+        return false;
+}
+
 void host_probe_git(struct host_facts *ret)
 {
         const char *path = getenv("PATH");
@@ -179,7 +193,7 @@ void host_probe_git(struct host_facts *ret)
         for (const char *p = path; *p;) {
                 size_t n = strcspn(p, ":");
 
-                if (n > 0 && p[0] == '/') {
+                if (n > 0 && p[0] == '/' && !named_before(path, p, n)) {
                         host_fmt(ret->git_path, sizeof(ret->git_path), "%.*s/git", (int) n, p);
                         if (access(ret->git_path, X_OK) == 0) {
                                 ret->git = true;

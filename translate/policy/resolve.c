@@ -131,8 +131,11 @@ static char *path_lookup(const char *name, const char *search)
                  * which a sandbox has no business depending on. */
                 if (dir[0] != '/')
                         continue;
+                /* through the memo (manifest/path.h): a PATH that names a
+                 * directory twice is not searched twice */
                 cand = path_join(dir, name);
-                if (cand && stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+                if (cand && path_stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
+                    path_access(cand, X_OK) == 0)
                         return TAKE_PTR(cand);
         }
         return NULL;
