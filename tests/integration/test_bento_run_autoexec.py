@@ -480,6 +480,33 @@ def test_dot_git_the_script_fills_is_scratch_and_git_is_not_asked(world):
     assert verdict(res)["unresolved_hooks"] == [ws], res
 
 
+def test_a_bare_repository_the_run_makes_in_the_grant_stays_unresolved_once(world):
+    """A grant outside any repository, where the script lays out a bare
+    repository in the grant itself (HEAD, objects/, refs/ and a hook: no
+    .git, so no shield stands in its way).  Where git found no hooks
+    directory before the run, the report cannot vouch for hooks after it:
+    the grant is unresolved, listed once, and nothing is called
+    redirected, in both output modes."""
+    script = ("mkdir -p ws/objects ws/refs/heads ws/hooks\n"
+              "printf 'ref: refs/heads/main\\n' > ws/HEAD\n"
+              "printf '#!/bin/sh\\n' > ws/hooks/pre-commit\n")
+    m, ws = grant_world(world, script)
+
+    res = world.run(m)
+    assert res.rc == 0, res
+    assert os.path.isfile(os.path.join(ws, "HEAD")), os.listdir(ws)  # the layout is on the host
+    assert note_paths(res.err, UNRESOLVED) == [ws], res.err
+    assert note_paths(res.err, REDIRECTED) is None, res.err
+
+    for rel in ("HEAD", "hooks/pre-commit"):
+        os.unlink(os.path.join(ws, rel))
+    res = world.run(m, "--json")
+    assert res.rc == 0, res
+    v = verdict(res)
+    assert v["unresolved_hooks"] == [ws], v
+    assert "redirected_hooks" not in v, v
+
+
 # ---------------------------------------------------------------------------
 # 4. a run that could not be finished
 

@@ -261,12 +261,17 @@ static bool changed(const struct run_autoexec_entry *e)
         return !same_facts(&self, &e->self) || !same_facts(&target, &e->target);
 }
 
+static bool listed(char *const *v, size_t n, const char *s)
+{
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(v[i], s) == 0)
+                        return true;
+        return false;
+}
+
 static int push_unique(char ***v, size_t *n, const char *s)
 {
-        for (size_t i = 0; i < *n; i++)
-                if (strcmp((*v)[i], s) == 0)
-                        return 0;
-        return push_str(v, n, s);
+        return listed(*v, *n, s) ? 0 : push_str(v, n, s);
 }
 
 /* The hooks directory of write grant g now, against the one before: a
@@ -280,6 +285,12 @@ static int compare_hooks(const struct policy *p, struct run_autoexec *a, size_t 
         bool unknown = false;
 
         if (!p->writes[g].exists && !a->hooks[g])
+                return 0;
+        /* With no hooks directory before, all that asking again can add is
+         * the grant to the unresolved, where the snapshot put it already:
+         * git's discovery (a walk up to "/") is not made again for
+         * nothing. */
+        if (!a->hooks[g] && listed(a->unresolved, a->n_unresolved, root))
                 return 0;
         now = hooks_of(a, root, &unknown);
         if (now && a->hooks[g] && strcmp(now, a->hooks[g]) != 0)
