@@ -228,6 +228,28 @@ TEST(foreign_symlink_in_an_open_directory_is_fatal)
         ASSERT_CONTAINS(rep.flaws[0].reason, "symbolic link");
 }
 
+/* The directories judged are the real path's; the walk of the name as
+ * given steps through a link to one of them.  One inspection asks each
+ * name once (the path memo), yet what changes between two inspections is
+ * seen by the second. */
+TEST(a_directory_reached_through_a_link_is_judged_where_it_is)
+{
+        cleanup_trust_report struct trust_report open_dir = {0}, closed = {0};
+
+        setup();
+        ASSERT_OK(mkdir(at("wreal"), 0700));
+        ASSERT_OK(put(at("wreal/m.yaml"), manifest, 0644));
+        ASSERT_OK(symlink("wreal", at("wlink")));
+        ASSERT_OK(chmod(at("wreal"), 0777));
+        ASSERT_EQ(inspect(at("wlink/m.yaml"), &open_dir), 1);
+        ASSERT_STREQ(open_dir.real_path, at("wreal/m.yaml"));
+        ASSERT_EQ(open_dir.flaws[0].kind, TRUST_DIR_WORLD_WRITABLE);
+        ASSERT_CONTAINS(open_dir.flaws[0].reason, at("wreal"));
+        ASSERT_OK(chmod(at("wreal"), 0700));
+        ASSERT_EQ(inspect(at("wlink/m.yaml"), &closed), 0);
+        ASSERT_STREQ(closed.real_path, at("wreal/m.yaml"));
+}
+
 TEST(non_regular_files_are_refused)
 {
         cleanup_trust_report struct trust_report rep = {0};
