@@ -664,6 +664,45 @@ TEST(access_is_replayed_inside_a_scope)
         ASSERT_OK(path_access(at("n", "present"), X_OK));
 }
 
+/* A link's text: read once inside a scope (a link replaced there is
+ * still the first one's text, as every answer of a scope is the host as
+ * it was), the host's own outside one and in the next scope; a file is no
+ * link (EINVAL) and a missing name is missing (ENOENT), in and out; a
+ * short buffer gets the first bytes, as readlink(2) gives them. */
+TEST(readlink_is_replayed_inside_a_scope)
+{
+        char link[512], buf[64];
+        ssize_t n;
+
+        make_sub("rl");
+        snprintf(link, sizeof(link), "%s/rl/link", dir);
+        ASSERT_OK(symlink("first-target", link));
+        path_cache_begin();
+        n = path_readlink(link, buf, sizeof(buf));
+        ASSERT_EQ(n, 12);
+        ASSERT_TRUE(memcmp(buf, "first-target", 12) == 0);
+        ASSERT_OK(unlink(link));
+        ASSERT_OK(symlink("second", link));
+        n = path_readlink(link, buf, sizeof(buf));
+        ASSERT_EQ(n, 12);
+        ASSERT_TRUE(memcmp(buf, "first-target", 12) == 0);
+        ASSERT_EQ(path_readlink(link, buf, 5), 5);
+        ASSERT_TRUE(memcmp(buf, "first", 5) == 0);
+        ASSERT_TRUE(path_readlink(at("rl", "present"), buf, sizeof(buf)) < 0 && errno == EINVAL);
+        ASSERT_TRUE(path_readlink(at("rl", "absent"), buf, sizeof(buf)) < 0 && errno == ENOENT);
+        path_cache_end();
+        n = path_readlink(link, buf, sizeof(buf));
+        ASSERT_EQ(n, 6);
+        ASSERT_TRUE(memcmp(buf, "second", 6) == 0);
+        ASSERT_TRUE(path_readlink(at("rl", "present"), buf, sizeof(buf)) < 0 && errno == EINVAL);
+        ASSERT_TRUE(path_readlink(at("rl", "absent"), buf, sizeof(buf)) < 0 && errno == ENOENT);
+        path_cache_begin();
+        n = path_readlink(link, buf, sizeof(buf));
+        path_cache_end();
+        ASSERT_EQ(n, 6);
+        ASSERT_TRUE(memcmp(buf, "second", 6) == 0);
+}
+
 /* A directory replaced by a symlink between two scopes: the second scope
  * must see the link (and follow it), never the directory the first one
  * memoised; inside one scope a name resolved beneath a link lands where

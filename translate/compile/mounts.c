@@ -198,7 +198,7 @@ static bool link_inside(const char *path, char *const *bound, size_t n, char **r
 
         if (path_lstat(path, &st) < 0 || !S_ISLNK(st.st_mode))
                 return false;
-        len = readlink(path, text, sizeof(text) - 1);
+        len = path_readlink(path, text, sizeof(text) - 1);
         if (len <= 0 || path_resolve(path, &real) < 0)
                 return false;
         text[len] = '\0';
@@ -266,7 +266,7 @@ static int add_whole_root(struct compile_plan *plan, struct bento_err *err)
                 qsort(names, n, sizeof(char *), cmp_str);
         for (size_t i = 0; i < n; i++) {
                 char text[4096];
-                ssize_t len = r < 0 ? -1 : readlink(names[i], text, sizeof(text) - 1);
+                ssize_t len = r < 0 ? -1 : path_readlink(names[i], text, sizeof(text) - 1);
 
                 if (r >= 0 && len > 0) {
                         text[len] = '\0';
@@ -364,7 +364,7 @@ static int add_grant_link(const struct policy_path *g, struct compile_plan *plan
         for (size_t i = 0; i < plan->n_symlinks; i++)
                 if (strcmp(plan->symlinks[i].name, name) == 0)
                         return 0;
-        len = readlink(name, text, sizeof(text) - 1);
+        len = path_readlink(name, text, sizeof(text) - 1);
         if (len <= 0)
                 return 0;
         text[len] = '\0';

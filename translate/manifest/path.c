@@ -1346,6 +1346,27 @@ static enum step_kind step_lookup_e(struct memo *e, const char **target, char **
         return rare->link ? STEP_LINK : STEP_MISSING;
 }
 
+ssize_t path_readlink(const char *path, char *buf, size_t size)
+{
+        size_t n = strlen(path);
+        struct memo *e = memo_entry(path, n, path_hash(path, n));
+        cleanup_free char *own = NULL;
+        const char *target = NULL;
+
+        if (!e)
+                return readlink(path, buf, size);
+        if (step_lookup_e(e, &target, &own) != STEP_LINK) {
+                /* missing, or there and no link: what readlink(2) says */
+                int missing = memo_type_e(e, &(mode_t){0});
+
+                errno = missing ? missing : EINVAL;
+                return -1;
+        }
+        n = strlen(target);
+        memcpy(buf, target, n < size ? n : size);
+        return (ssize_t) (n < size ? n : size);
+}
+
 static enum step_kind step_lookup(const char *next, size_t n, uint64_t h, const char **target,
                                   char **own)
 {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /* Lexical clean (as Go's path.Clean): collapse "//", ".", "..", drop a
  * trailing slash.  Heap string, NULL only when out of memory. */
@@ -88,6 +89,11 @@ int path_type(const char *path, mode_t *type);
 int path_follow_type(const char *path, mode_t *type);
 int path_stat(const char *path, struct stat *st);
 int path_access(const char *path, int mode);
+/* readlink(2), memoised like the above: inside a scope a link's text is
+ * read once, whoever asks (path_resolve() reads it too).  Copies at most
+ * size bytes (no NUL) and returns their number, or -1 with errno (EINVAL:
+ * not a link). */
+ssize_t path_readlink(const char *path, char *buf, size_t size);
 
 /* fn(name, type, userdata) for each name in the directory dir but "." and
  * "..", in the order readdir(3) gives them; type is the S_IF* type the
