@@ -156,23 +156,30 @@ TEST(parse_refuses_anything_else)
         }
 }
 
-/* What bento run does: make, then remove the very objects. */
-static void listed(struct mount_points *mp, const char *const *rel, const bool *is_dir, size_t n)
+/* What bento run does: make, then remove the very objects.  Point i is
+ * rel[i] in the grant in[i] names (NULL: all in grant/). */
+static void listed_in(struct mount_points *mp, const char *const *in, const char *const *rel,
+                      const bool *is_dir, size_t n)
 {
-        struct stat st;
-
-        stat(grant, &st);
         mp->v = calloc(n, sizeof(*mp->v));
         mp->n = n;
         for (size_t i = 0; i < n; i++) {
+                const char *g = in ? at(in[i]) : grant;
                 char path[256];
+                struct stat st;
 
-                snprintf(path, sizeof(path), "%s/%s", grant, rel[i]);
+                stat(g, &st);
+                snprintf(path, sizeof(path), "%s/%s", g, rel[i]);
                 mp->v[i] = (struct mount_point){.path = strdup(path),
-                                                .grant = strdup(grant),
+                                                .grant = strdup(g),
                                                 .dir = is_dir[i],
                                                 .grant_id = {st.st_dev, st.st_ino}};
         }
+}
+
+static void listed(struct mount_points *mp, const char *const *rel, const bool *is_dir, size_t n)
+{
+        listed_in(mp, NULL, rel, is_dir, n);
 }
 
 static const char *const points[] = {".cargo/config.toml", ".cargo/hooks", ".cargo"};
@@ -244,6 +251,57 @@ TEST(a_swapped_in_symlink_saves_the_victim)
         ASSERT_TRUE(exists("victim/config.toml") && exists("victim/hooks"));
         ASSERT_TRUE(exists("grant/moved/config.toml"));
         mount_points_done(&mp);
+}
+
+/* A grant's root is opened once for all of its points: one replaced
+ * after the listing is refused before any point is made, in it or in the
+ * directory it was. */
+TEST(a_grant_replaced_since_the_listing_gets_no_point)
+{
+        struct mount_points mp = {0};
+        struct point_locks l = locks();
+        struct bento_err err = {0};
+
+        ASSERT_OK(fresh());
+        listed(&mp, points, dirs, 3);
+        ASSERT_OK(rename(at("grant"), at("grant-was")));
+        ASSERT_OK(mkdir(at("grant"), 0755));
+        ASSERT_TRUE(mount_points_make(&mp, &l, &err) < 0);
+        ASSERT_EQ(err.code, ESTALE);
+        ASSERT_CONTAINS(err.msg, "cannot create the shield mount point");
+        ASSERT_EQ(entries("grant"), 0);
+        ASSERT_EQ(entries("grant-was"), 0);
+        for (size_t i = 0; i < mp.n; i++)
+                ASSERT_EQ(mp.v[i].state, MOUNT_POINT_LISTED);
+        point_locks_release(&l);
+        mount_points_done(&mp);
+        ASSERT_OK(rmdir(at("grant-was")));
+}
+
+/* Points of two grants, sorted as mount_points_list() leaves them (by
+ * grant, deepest first): each lands in its own grant, and all go. */
+TEST(points_of_two_grants_land_in_their_own)
+{
+        static const char *const rel[] = {".cargo/config.toml", ".cargo", ".idea"};
+        static const char *const in[] = {"grant", "grant", "grant2"};
+        static const bool is_dir[] = {false, true, true};
+        struct mount_points mp = {0};
+        struct point_locks l = locks();
+        struct bento_err err = {0};
+
+        ASSERT_OK(fresh());
+        ASSERT_TRUE(mkdir(at("grant2"), 0755) == 0 || errno == EEXIST);
+        listed_in(&mp, in, rel, is_dir, 3);
+        ASSERT_OK(mount_points_make(&mp, &l, &err));
+        ASSERT_TRUE(exists("grant/.cargo/config.toml") && exists("grant2/.idea"));
+        ASSERT_TRUE(!exists("grant/.idea") && !exists("grant2/.cargo"));
+        for (size_t i = 0; i < mp.n; i++)
+                ASSERT_EQ(mp.v[i].state, MOUNT_POINT_MADE);
+        point_locks_release(&l);
+        ASSERT_EQ(entries("grant"), 0);
+        ASSERT_EQ(entries("grant2"), 0);
+        mount_points_done(&mp);
+        ASSERT_OK(rmdir(at("grant2")));
 }
 
 /* What the hook does: the names, beneath a grant that must still be it. */

@@ -233,9 +233,9 @@ static int open_held_dir(int root, const char *grant, const char *path, struct p
         return fd;
 }
 
-static int make_one(struct mount_point *m, struct point_locks *l, struct bento_err *err)
+/* m made in its grant's root (open_grant(), or its failure). */
+static int make_one(struct mount_point *m, int root, struct point_locks *l, struct bento_err *err)
 {
-        cleanup_close int root = open_grant(m);
         cleanup_close int dir = -1;
         char name[NAME_MAX + 1];
         int r = root;
@@ -261,10 +261,22 @@ static int make_one(struct mount_point *m, struct point_locks *l, struct bento_e
 
 int mount_points_make(struct mount_points *mp, struct point_locks *l, struct bento_err *err)
 {
-        /* Deepest first within a grant: backwards, a parent comes first. */
-        for (size_t i = mp->n; i-- > 0;) {
-                int r = make_one(&mp->v[i], l, err);
+        cleanup_close int root = -1;
 
+        /* Deepest first within a grant: backwards, a parent comes first.
+         * Sorted by grant, a grant's points are made one after another:
+         * its root is opened, and found to be the directory they were
+         * listed in, once for all of them (it was four system calls a
+         * point). */
+        for (size_t i = mp->n; i-- > 0;) {
+                int r;
+
+                if (i + 1 == mp->n || strcmp(mp->v[i].grant, mp->v[i + 1].grant) != 0) {
+                        if (root >= 0)
+                                close(root);
+                        root = open_grant(&mp->v[i]);
+                }
+                r = make_one(&mp->v[i], root, l, err);
                 if (r < 0)
                         return r;
         }
@@ -276,14 +288,18 @@ int mount_points_make(struct mount_points *mp, struct point_locks *l, struct ben
  * are pinned (bound onto themselves, compile/mounts.c), so a name in each
  * is a mount point of this run.  Returns the deepest one reached or
  * -errno (err filled when a lock failed); *whole: it holds path. */
-static int hold_chain(const char *grant, const char *path, struct point_locks *l, bool *whole,
-                      struct bento_err *err)
+static int hold_chain(int *root, const char *grant, const char *path, struct point_locks *l,
+                      bool *whole, struct bento_err *err)
 {
-        cleanup_free char *cur = strdup(path);
+        cleanup_free char *cur = NULL;
         size_t len = strlen(grant);
-        int fd = bento_beneath_open_abs(grant, 0);
+        int fd;
 
         *whole = false;
+        if (*root < 0 && (*root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+                return -errno;
+        cur = strdup(path);
+        fd = bento_beneath_open_abs_at(*root, grant, 0);
         while (fd >= 0) {
                 const char *next = path + len + strspn(path + len, "/");
                 size_t n = strcspn(next, "/");
@@ -315,11 +331,11 @@ static int hold_chain(const char *grant, const char *path, struct point_locks *l
 
 /* One shield mount in a write grant: its directories held; with
  * must_exist, the mount point must be there (it was, or bento made it). */
-static int hold_target(const char *grant, const char *path, struct point_locks *l, bool must_exist,
-                       struct bento_err *err)
+static int hold_target(int *root, const char *grant, const char *path, struct point_locks *l,
+                       bool must_exist, struct bento_err *err)
 {
         bool whole;
-        cleanup_close int dir = hold_chain(grant, path, l, &whole, err);
+        cleanup_close int dir = hold_chain(root, grant, path, l, &whole, err);
         struct stat st;
 
         if (dir < 0 && err->code)
@@ -339,11 +355,15 @@ static int hold_target(const char *grant, const char *path, struct point_locks *
 int mount_points_hold(const struct policy *p, struct point_locks *l, bool must_exist,
                       struct bento_err *err)
 {
+        /* "/", opened once for every target rather than once each; each
+         * grant is still reached from it afresh */
+        cleanup_close int root = -1;
+
         for (size_t i = 0; i < p->n_shield_mounts; i++) {
                 const char *path = p->shield_mounts[i].path;
                 const char *grant = policy_holding_write(p, path);
                 int r = grant && path_beneath(grant, path)
-                            ? hold_target(grant, path, l, must_exist, err)
+                            ? hold_target(&root, grant, path, l, must_exist, err)
                             : 0;
 
                 if (r < 0)
