@@ -25,35 +25,41 @@
 
 #define OCI_VERSION "1.0.2"
 
+/* bento's own program, asked of the kernel once (it was six readlink(2)
+ * calls a run, one per helper named); the host probe asks from its own
+ * thread.  A mutex rather than pthread_once(), which wakes waiters with a
+ * system call even when there are none. */
+static void self_exe(char *buf, size_t size)
+{
+        static char known[4096];
+        static bool have;
+        static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+        pthread_mutex_lock(&lock);
+        if (!have) {
+                ssize_t len = readlink("/proc/self/exe", known, sizeof(known) - 1);
+
+                if (len > 0)
+                        known[len] = '\0';
+                else /* no /proc */
+                        snprintf(known, sizeof(known), "/usr/local/bin/bento");
+                have = true;
+        }
+        snprintf(buf, size, "%s", known);
+        pthread_mutex_unlock(&lock);
+}
+
 /* The path given in env_name when it is absolute, else rel under the directory
  * `up` levels above bento's own (0: bento's directory), or under /usr/local/bin's
  * when bento cannot name itself. */
-static char self_exe[4096] = "/usr/local/bin/bento";
-static pthread_once_t self_exe_once = PTHREAD_ONCE_INIT;
-
-static void read_self_exe(void)
-{
-        char buf[sizeof(self_exe)];
-        ssize_t len = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-        if (len <= 0)
-                return; /* no /proc: the default stands */
-        buf[len] = '\0';
-        memcpy(self_exe, buf, (size_t) len + 1);
-}
-
 static char *installed_path(const char *env_name, int up, const char *rel)
 {
         const char *given = getenv(env_name);
-        char self[sizeof(self_exe)];
+        char self[4096];
 
         if (given && given[0] == '/')
                 return strdup(given);
-        /* bento's own program is asked of the kernel once, not once per
-         * helper named (six times a run); the host probe asks from its own
-         * thread */
-        pthread_once(&self_exe_once, read_self_exe);
-        memcpy(self, self_exe, sizeof(self));
+        self_exe(self, sizeof(self));
         for (int i = 0; i <= up; i++) {
                 char *slash = strrchr(self, '/');
 
