@@ -22,7 +22,7 @@
 #include "journal-internal.h"
 #include "sha256.h"
 #include "shields/shields.h"
-#include "self.h"
+#include "manifest/self.h"
 
 #define KEY_DIR  ".local/state/bento"
 #define KEY_NAME "journal.key"

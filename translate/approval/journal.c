@@ -26,7 +26,7 @@
 #include "manifest/path.h"
 #include "sha256.h"
 #include "manifest/trust.h"
-#include "self.h"
+#include "manifest/self.h"
 
 #define JOURNAL_ENTRY_MAX (8u << 20) /* a 1 MiB manifest quoted and escaped fits */
 #define DIFF_CELLS_MAX    (4u << 20) /* LCS table cells before the diff gives up on detail */

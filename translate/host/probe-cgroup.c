@@ -29,7 +29,7 @@
 #include "cleanup.h"
 #include "fileio.h"
 #include "mountinfo.h"
-#include "self.h"
+#include "manifest/self.h"
 
 #define MAX_HIER 16
 

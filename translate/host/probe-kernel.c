@@ -21,7 +21,7 @@
 
 #include "cleanup.h"
 #include "landlock-abi.h"
-#include "self.h"
+#include "manifest/self.h"
 
 /* The erratum that fixes signal scoping (ABI 6) across threads. */
 #define LL_ERRATUM_SIGNAL_SCOPE 0x2

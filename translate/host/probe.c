@@ -6,7 +6,7 @@
  * layers"), translated from the original's bwrap + systemd-run design to bento-runtime.
  */
 #include "probe.h"
-#include "self.h"
+#include "manifest/self.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
 
 #include "beneath.h"
 #include "cleanup.h"
-#include "self.h"
+#include "manifest/self.h"
 
 /* name beneath parent: made 0700 if missing, then it must be a directory
  * of this user's with no access for anyone else. */

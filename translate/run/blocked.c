@@ -24,7 +24,7 @@
 #include "fileio.h"
 #include "manifest/write.h"
 #include "manifest/netrule.h"
-#include "self.h"
+#include "manifest/self.h"
 
 /* "host:port" (IPv6 bracketed) when d may be recorded, else NULL. */
 static char *entry_for(const struct manifest *m, const struct run_dest *d)

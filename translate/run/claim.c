@@ -23,7 +23,7 @@
 #include "policy/point-locks.h"
 #include "policy/private-dir.h"
 #include "run.h"
-#include "self.h"
+#include "manifest/self.h"
 
 #define CLAIM_HEADER "bento-run-claim 1\n"
 #define CLAIM_SUFFIX ".claim"

@@ -11,7 +11,7 @@
 
 #include "cleanup.h"
 #include "git-read.h"
-#include "self.h"
+#include "manifest/self.h"
 
 #define FILES_MAX       256
 #define BYTES_MAX       (8u << 20)

@@ -11,8 +11,8 @@
 #include <sys/types.h>
 
 /* geteuid(2), asked once.  Safe from any thread (the host probe runs in
- * one of its own).  Only for a program that never changes its effective
- * user: bento-runtime and the hooks do, and keep asking the kernel. */
+ * one of its own).  bento's alone: a child that enters a user namespace
+ * (the namespace probe's) must ask the kernel itself. */
 uid_t bento_euid(void);
 
 #endif
