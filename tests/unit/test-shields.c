@@ -291,6 +291,33 @@ TEST(no_usable_home)
         write_passwd(at("home"));
 }
 
+/* A passwd file the caller names is read each time (it may change, as
+ * here); the system one's answer is kept per uid, handed out as a copy
+ * each time, and a uid it has no entry for is no entry, then the kept
+ * uid's answer again. */
+TEST(passwd_home_named_file_read_each_time_system_one_kept)
+{
+        cleanup_free char *first = NULL, *second = NULL, *sys = NULL, *again = NULL;
+        cleanup_free char *none = NULL, *back = NULL;
+        struct bento_err e = {0};
+
+        write_passwd("/first/home");
+        ASSERT_OK(shields_passwd_home(at("passwd"), UID, &first, &e));
+        write_passwd("/second/home");
+        ASSERT_OK(shields_passwd_home(at("passwd"), UID, &second, &e));
+        write_passwd(at("home")); /* as the tests after this one want it */
+        ASSERT_STREQ(first, "/first/home");
+        ASSERT_STREQ(second, "/second/home");
+        ASSERT_OK(shields_passwd_home(NULL, 0, &sys, &e));
+        ASSERT_OK(shields_passwd_home(NULL, 0, &again, &e));
+        ASSERT_TRUE(sys != NULL && again != NULL && sys != again);
+        ASSERT_STREQ(sys, again);
+        ASSERT_OK(shields_passwd_home(NULL, 4000000000u, &none, &e));
+        ASSERT_TRUE(none == NULL);
+        ASSERT_OK(shields_passwd_home(NULL, 0, &back, &e));
+        ASSERT_STREQ(back, sys);
+}
+
 TEST(relocations)
 {
         cleanup_shield_set struct shield_set *s = NULL;

@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +19,8 @@
 
 #define PASSWD_DEFAULT "/etc/passwd"
 
-int shields_passwd_home(const char *passwd_path, uid_t uid, char **ret, struct bento_err *err)
+static int read_home(const char *path, uid_t uid, char **ret, struct bento_err *err)
 {
-        const char *path = passwd_path ? passwd_path : PASSWD_DEFAULT;
         cleanup_fclose FILE *f = fopen(path, "re");
         cleanup_free char *line = NULL;
         size_t cap = 0;
@@ -43,6 +44,38 @@ int shields_passwd_home(const char *passwd_path, uid_t uid, char **ret, struct b
                 return bento_err_set(err, EIO, "read %s", path);
         *ret = NULL;
         return 0;
+}
+
+/* The system file's answer for one uid, kept: a run asks it twice (the
+ * journal key's home, then the shields' anchor) and bento never writes
+ * the file.  A file the caller names (the tests' fake one) is read each
+ * time, and a failure is never kept. */
+static struct {
+        pthread_mutex_t lock;
+        bool have;
+        uid_t uid;
+        char *home;
+} kept = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+int shields_passwd_home(const char *passwd_path, uid_t uid, char **ret, struct bento_err *err)
+{
+        int r = 0;
+
+        if (passwd_path)
+                return read_home(passwd_path, uid, ret, err);
+        pthread_mutex_lock(&kept.lock);
+        if (!kept.have || kept.uid != uid) {
+                free(kept.home);
+                kept.home = NULL;
+                r = read_home(PASSWD_DEFAULT, uid, &kept.home, err);
+                kept.have = r == 0;
+                kept.uid = uid;
+        }
+        *ret = NULL;
+        if (r == 0 && kept.home && !(*ret = strdup(kept.home)))
+                r = bento_err_set(err, ENOMEM, "read %s", PASSWD_DEFAULT);
+        pthread_mutex_unlock(&kept.lock);
+        return r;
 }
 
 /* Append a cleaned candidate when it is absolute, not "/" and new. */
