@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "manifest/path.h"
 #include "policy/mount-points.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/bento-mount-points-XXXXXX";
@@ -301,6 +303,54 @@ TEST(points_of_two_grants_land_in_their_own)
         ASSERT_EQ(entries("grant"), 0);
         ASSERT_EQ(entries("grant2"), 0);
         mount_points_done(&mp);
+        ASSERT_OK(rmdir(at("grant2")));
+}
+
+/* A hold pass over targets of two grants, interleaved, one of them two
+ * levels down: every directory on the way is held once (the grant roots,
+ * and grant/x), whichever target comes first; with must_exist, every
+ * mount point must be there, and one that went away is named. */
+TEST(a_hold_pass_holds_each_directory_once_and_finds_what_went_away)
+{
+        char a[256], b[256], t[4][256];
+        const char *keys[2] = {a, b};
+        struct shield_mount sm[4] = {0};
+        struct policy p = {0};
+        struct point_locks l = locks();
+        struct bento_err err = {0};
+        static const char *const rel[4] = {"grant/.git", "grant2/.idea", "grant/x/y",
+                                           "grant/.vscode"};
+
+        ASSERT_OK(fresh());
+        ASSERT_TRUE(mkdir(at("grant2"), 0755) == 0 || errno == EEXIST);
+        ASSERT_OK(mkdir(at("grant/x"), 0755));
+        snprintf(a, sizeof(a), "%s", at("grant"));
+        snprintf(b, sizeof(b), "%s", at("grant2"));
+        for (size_t i = 0; i < 4; i++) {
+                snprintf(t[i], sizeof(t[i]), "%s", at(rel[i]));
+                sm[i].path = t[i];
+        }
+        p.write_keys = keys;
+        ASSERT_OK(path_index_init(&p.write_index, keys, 2));
+        p.shield_mounts = sm;
+        p.n_shield_mounts = 4;
+        ASSERT_OK(mount_points_hold(&p, &l, false, &err));
+        ASSERT_EQ(l.n, 3);
+        ASSERT_OK(mkdir(t[0], 0755));
+        ASSERT_OK(mkdir(t[1], 0755));
+        ASSERT_OK(mkdir(t[2], 0755));
+        ASSERT_OK(mkdir(t[3], 0755));
+        ASSERT_OK(mount_points_hold(&p, &l, true, &err));
+        ASSERT_EQ(l.n, 3);
+        ASSERT_OK(rmdir(t[1]));
+        ASSERT_EQ(mount_points_hold(&p, &l, true, &err), -ESTALE);
+        ASSERT_CONTAINS(err.msg, t[1]);
+        ASSERT_CONTAINS(err.msg, "went away");
+        point_locks_release(&l);
+        path_index_done(&p.write_index);
+        for (size_t i = 0; i < 4; i++)
+                rmdir(t[i]);
+        ASSERT_OK(rmdir(at("grant/x")));
         ASSERT_OK(rmdir(at("grant2")));
 }
 

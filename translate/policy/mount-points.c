@@ -283,47 +283,83 @@ int mount_points_make(struct mount_points *mp, struct point_locks *l, struct ben
         return 0;
 }
 
+/* One pass over the shield targets: "/" and the root of the grant the
+ * last target was in, each opened once for the targets that share it
+ * (all of a grant's are in a row), and whether that root is held yet. */
+struct hold_pass {
+        int root;          /* "/", or -1 */
+        const char *grant; /* whose root gfd is, NULL before the first */
+        int gfd;           /* that root, or -errno */
+        bool held;         /* gfd is held (point-locks.h) */
+};
+
+static void hold_pass_done(struct hold_pass *hp)
+{
+        if (hp->root >= 0)
+                close(hp->root);
+        if (hp->gfd >= 0)
+                close(hp->gfd);
+}
+
+/* grant's root, reached from "/" without a symlink when the last target
+ * was in another grant, else the one opened for it. */
+static int pass_grant(struct hold_pass *hp, const char *grant)
+{
+        if (hp->grant && strcmp(hp->grant, grant) == 0)
+                return hp->gfd;
+        if (hp->gfd >= 0)
+                close(hp->gfd);
+        hp->grant = grant;
+        hp->held = false;
+        if (hp->root < 0 && (hp->root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+                hp->gfd = -errno;
+        else
+                hp->gfd = bento_beneath_open_abs_at(hp->root, grant, 0);
+        return hp->gfd;
+}
+
 /* Hold every directory from the grant's root down to the one holding
  * path, as far as they exist: a shield mounts on path, and those between
  * are pinned (bound onto themselves, compile/mounts.c), so a name in each
  * is a mount point of this run.  Returns the deepest one reached or
- * -errno (err filled when a lock failed); *whole: it holds path. */
-static int hold_chain(int *root, const char *grant, const char *path, struct point_locks *l,
-                      bool *whole, struct bento_err *err)
+ * -errno (err filled when a lock failed); *whole: it holds path; *owned:
+ * the caller closes it (not when it is the pass's grant root). */
+static int hold_chain(struct hold_pass *hp, const char *grant, const char *path,
+                      struct point_locks *l, bool *whole, bool *owned, struct bento_err *err)
 {
         cleanup_free char *cur = NULL;
         size_t len = strlen(grant);
-        int fd;
+        int fd = pass_grant(hp, grant);
 
-        *whole = false;
-        if (*root < 0 && (*root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-                return -errno;
+        *whole = *owned = false;
         cur = strdup(path);
-        fd = bento_beneath_open_abs_at(*root, grant, 0);
         while (fd >= 0) {
                 const char *next = path + len + strspn(path + len, "/");
                 size_t n = strcspn(next, "/");
                 char name[NAME_MAX + 1];
-                int r, sub;
+                int r = 0, sub;
 
                 if (!cur)
                         r = bento_err_set(err, ENOMEM, "mount points");
-                else {
+                else if (*owned || !hp->held) {
                         cur[len] = '\0';
                         r = point_locks_hold(l, fd, cur[0] ? cur : "/", err);
                         cur[len] = path[len];
+                        hp->held |= r >= 0 && !*owned;
                 }
                 if (r < 0 || next[n] == '\0' || n > NAME_MAX) {
                         *whole = r >= 0 && next[n] == '\0';
-                        if (r < 0 || n > NAME_MAX)
+                        if ((r < 0 || n > NAME_MAX) && *owned)
                                 close(fd);
                         return r < 0 ? r : n > NAME_MAX ? -ENAMETOOLONG : fd;
                 }
                 memcpy(name, next, n);
                 name[n] = '\0';
                 sub = bento_beneath_open(fd, name, 0);
-                close(fd);
+                if (*owned)
+                        close(fd);
                 fd = sub;
+                *owned = true;
                 len = (size_t) (next - path) + n;
         }
         return fd;
@@ -331,11 +367,12 @@ static int hold_chain(int *root, const char *grant, const char *path, struct poi
 
 /* One shield mount in a write grant: its directories held; with
  * must_exist, the mount point must be there (it was, or bento made it). */
-static int hold_target(int *root, const char *grant, const char *path, struct point_locks *l,
-                       bool must_exist, struct bento_err *err)
+static int hold_target(struct hold_pass *hp, const char *grant, const char *path,
+                       struct point_locks *l, bool must_exist, struct bento_err *err)
 {
-        bool whole;
-        cleanup_close int dir = hold_chain(root, grant, path, l, &whole, err);
+        bool whole, owned;
+        int dir = hold_chain(hp, grant, path, l, &whole, &owned, err);
+        cleanup_close int mine = owned ? dir : -1;
         struct stat st;
 
         if (dir < 0 && err->code)
@@ -355,15 +392,16 @@ static int hold_target(int *root, const char *grant, const char *path, struct po
 int mount_points_hold(const struct policy *p, struct point_locks *l, bool must_exist,
                       struct bento_err *err)
 {
-        /* "/", opened once for every target rather than once each; each
-         * grant is still reached from it afresh */
-        cleanup_close int root = -1;
+        /* "/" and each grant's root opened, and that root held, once a
+         * pass rather than once a target (the typical run's four
+         * workspace shields share one grant) */
+        __attribute__((cleanup(hold_pass_done))) struct hold_pass hp = {.root = -1, .gfd = -1};
 
         for (size_t i = 0; i < p->n_shield_mounts; i++) {
                 const char *path = p->shield_mounts[i].path;
                 const char *grant = policy_holding_write(p, path);
                 int r = grant && path_beneath(grant, path)
-                            ? hold_target(&root, grant, path, l, must_exist, err)
+                            ? hold_target(&hp, grant, path, l, must_exist, err)
                             : 0;
 
                 if (r < 0)
