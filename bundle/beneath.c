@@ -118,9 +118,8 @@ int bento_beneath_open_abs_at(int root, const char *path, unsigned flags)
         return bento_beneath_open(root, path + strspn(path, "/"), flags);
 }
 
-int bento_beneath_open_parent(int dirfd, const char *rel, unsigned flags, char name[NAME_MAX + 1])
+int bento_beneath_split(const char *rel, char parent[PATH_MAX], char name[NAME_MAX + 1])
 {
-        char parent[PATH_MAX];
         size_t len = strlen(rel);
         const char *slash, *last;
 
@@ -140,7 +139,15 @@ int bento_beneath_open_parent(int dirfd, const char *rel, unsigned flags, char n
         if (strcmp(name, ".") == 0)
                 return -EINVAL;
         parent[slash ? (size_t) (slash - parent) : 0] = '\0';
-        return bento_beneath_open(dirfd, parent, flags);
+        return 0;
+}
+
+int bento_beneath_open_parent(int dirfd, const char *rel, unsigned flags, char name[NAME_MAX + 1])
+{
+        char parent[PATH_MAX];
+        int r = bento_beneath_split(rel, parent, name);
+
+        return r < 0 ? r : bento_beneath_open(dirfd, parent, flags);
 }
 
 static int make_at(int pfd, const char *name, bool dir, mode_t mode, struct stat *st)
@@ -164,14 +171,18 @@ static int make_at(int pfd, const char *name, bool dir, mode_t mode, struct stat
 int bento_beneath_make(int dirfd, const char *rel, bool dir, mode_t mode, unsigned flags,
                        struct bento_ident *ret)
 {
-        char name[NAME_MAX + 1];
-        cleanup_close int pfd = bento_beneath_open_parent(dirfd, rel, flags, name);
+        char parent[PATH_MAX], name[NAME_MAX + 1];
+        cleanup_close int pfd = -1;
         struct stat st;
-        int r;
+        int r = bento_beneath_split(rel, parent, name);
 
-        if (pfd < 0)
+        if (r < 0)
+                return r;
+        /* A name right in dirfd is made there: opening dirfd's "." again
+         * would only give the same directory, for two system calls. */
+        if (parent[0] && (pfd = bento_beneath_open(dirfd, parent, flags)) < 0)
                 return pfd;
-        r = make_at(pfd, name, dir, mode, &st);
+        r = make_at(parent[0] ? pfd : dirfd, name, dir, mode, &st);
         if (r < 0)
                 return r;
         if (ret)

@@ -47,6 +47,11 @@ int bento_beneath_open_abs(const char *path, unsigned flags);
  * (O_PATH | O_DIRECTORY). */
 int bento_beneath_open_abs_at(int root, const char *path, unsigned flags);
 
+/* rel split into the path of its parent (parent[0] == '\0': rel is a name
+ * right in the directory it is relative to) and its last component, which
+ * must be a real name (not empty, "." or "..": EINVAL).  Nothing is opened. */
+int bento_beneath_split(const char *rel, char parent[PATH_MAX], char name[NAME_MAX + 1]);
+
 /* Open the directory holding rel beneath dirfd (O_PATH, no symlink on
  * the way); name gets rel's last component, which must be a real name
  * (not empty, "." or "..": EINVAL). */

@@ -136,6 +136,34 @@ TEST(make_is_exclusive_and_records_the_object)
         }
 }
 
+/* A name right in dirfd is made in dirfd itself (no second open of it):
+ * a trailing slash is dropped, "." refused, and a dirfd that is a
+ * symlink (O_PATH|O_NOFOLLOW) or a file makes nothing anywhere. */
+TEST(make_right_in_dirfd_makes_nothing_through_a_link_fd)
+{
+        for (size_t m = 0; m < 2; m++) {
+                cleanup_close int g = fresh();
+                cleanup_close int link = -1, file = -1;
+
+                ASSERT_TRUE(g >= 0);
+                ASSERT_OK(bento_beneath_make(g, ".idea/", true, 0755, modes[m], NULL));
+                ASSERT_TRUE(exists("grant/.idea"));
+                ASSERT_EQ(bento_beneath_make(g, ".", true, 0755, modes[m], NULL), -EINVAL);
+                ASSERT_OK(symlink(at("victim"), at("grant/link")));
+                link = open(at("grant/link"), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+                ASSERT_TRUE(link >= 0);
+                ASSERT_EQ(bento_beneath_make(link, "planted", true, 0755, modes[m], NULL),
+                          -ENOTDIR);
+                ASSERT_EQ(bento_beneath_make(link, "planted", false, 0644, modes[m], NULL),
+                          -ENOTDIR);
+                ASSERT_TRUE(!exists("victim/planted"));
+                touch("grant/file");
+                file = open(at("grant/file"), O_PATH | O_CLOEXEC);
+                ASSERT_TRUE(file >= 0);
+                ASSERT_EQ(bento_beneath_make(file, "x", true, 0755, modes[m], NULL), -ENOTDIR);
+        }
+}
+
 TEST(make_does_not_create_through_a_symlinked_parent)
 {
         for (size_t m = 0; m < 2; m++) {
