@@ -213,35 +213,38 @@ static int open_grant(const struct mount_point *m)
 
 /* The directory holding path, reached from root without a symlink and
  * held (point-locks.h) before anything in it is looked at or made.  A
- * failure to lock fills err; one to reach the directory does not. */
+ * failure to lock fills err; one to reach the directory does not.  It is
+ * root itself for a name right in root; one opened is in *own too, for the
+ * caller to close. */
 static int open_held_dir(int root, const char *grant, const char *path, struct point_locks *l,
-                         char name[NAME_MAX + 1], struct bento_err *err)
+                         char name[NAME_MAX + 1], int *own, struct bento_err *err)
 {
         const char *rel = path + strlen(grant);
         cleanup_free char *dir = strndup(path, (size_t) (strrchr(path, '/') - path));
-        int fd, r;
+        char parent[PATH_MAX];
+        int fd, r = bento_beneath_split(rel + strspn(rel, "/"), parent, name);
 
-        fd = bento_beneath_open_parent(root, rel + strspn(rel, "/"), 0, name);
+        *own = -1;
+        if (r < 0)
+                return r;
+        /* A point right in the grant's root is made in root itself:
+         * opening its "." again would only give the same directory. */
+        fd = parent[0] ? (*own = bento_beneath_open(root, parent, 0)) : root;
         if (fd < 0)
                 return fd;
         r = dir ? point_locks_hold(l, fd, dir[0] ? dir : "/", err)
                 : bento_err_set(err, ENOMEM, "mount points");
-        if (r < 0) {
-                close(fd);
-                return r;
-        }
-        return fd;
+        return r < 0 ? r : fd;
 }
 
 /* m made in its grant's root (open_grant(), or its failure). */
 static int make_one(struct mount_point *m, int root, struct point_locks *l, struct bento_err *err)
 {
-        cleanup_close int dir = -1;
+        cleanup_close int own = -1;
         char name[NAME_MAX + 1];
-        int r = root;
+        int dir = root >= 0 ? open_held_dir(root, m->grant, m->path, l, name, &own, err) : root;
+        int r = dir;
 
-        if (root >= 0)
-                r = dir = open_held_dir(root, m->grant, m->path, l, name, err);
         if (r < 0 && err->code)
                 return r; /* the lock's failure, already said */
         if (r >= 0)
@@ -415,13 +418,12 @@ int mount_points_hold(const struct policy *p, struct point_locks *l, bool must_e
 static void hand_over_one(const struct mount_point *m, struct point_locks *l)
 {
         cleanup_close int root = open_grant(m);
-        cleanup_close int dir = -1;
+        cleanup_close int own = -1;
         struct bento_err err = {0};
         char name[NAME_MAX + 1];
         struct stat st;
+        int dir = root >= 0 ? open_held_dir(root, m->grant, m->path, l, name, &own, &err) : root;
 
-        if (root >= 0)
-                dir = open_held_dir(root, m->grant, m->path, l, name, &err);
         if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
                 if (err.code)
                         fprintf(stderr, "[bento] note: \"%s\" was left in place: %s\n", m->path,
