@@ -247,8 +247,7 @@ static int sandbox(struct round_ctx *c, struct bento_err *err)
 int profile_run_round(const struct manifest *m, const struct profile_run_opts *o,
                       struct profile_round *ret, struct bento_err *err)
 {
-        struct round_ctx c = {
-            .o = o, .ret = ret, .gate = RUN_GATE_INIT, .report_pipe = {-1, -1}};
+        struct round_ctx c = {.o = o, .ret = ret, .gate = RUN_GATE_INIT, .report_pipe = {-1, -1}};
         int r;
 
         *ret = (struct profile_round){0};
