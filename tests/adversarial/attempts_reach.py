@@ -267,3 +267,38 @@ def _(r, run):
 @background_process.host
 def _(run):
     assert not run.leftover, "processes survived the run: %s" % run.leftover
+
+
+@attempt("reach", "run-files", "find bento's run directory and its exec gate's socket (the gate is a thread "
+         "of bento's now, listening in /dev/shm/bento-XXXXXX on the host), and plant a program in the "
+         "runtime's seccomp cache (/run/bento-runtime/.cache/seccomp), which every later run with the "
+         "same profile would load as its filter")
+def run_files(c):
+    import glob
+    # bento-XXXXXX and bento-run-XXXXXX, the names bento gives them (the
+    # harness's own directory carries the box's token)
+    seen = sorted(p for p in glob.glob("/dev/shm/bento-*") + glob.glob("/tmp/bento-run-*") +
+                  glob.glob(os.environ.get("TMPDIR", "/tmp") + "/bento-run-*") if c.token not in p)
+    return {"seen": seen,
+            "sockets": {p: connect_unix(p + "/exec-gate.sock") for p in seen},
+            "cache": listdir("/run/bento-runtime/.cache/seccomp"),
+            "plant": write("/run/bento-runtime/.cache/seccomp/planted-" + c.token),
+            "plant_root": write("/run/bento-runtime/planted-" + c.token),
+            "own_shm": write("/dev/shm/box-own-" + c.token)}
+
+
+@run_files.check
+def _(r, run):
+    assert r["seen"] == [], "the box sees a run directory: %r" % r["seen"]
+    assert r["sockets"] == {}, r["sockets"]
+    assert_denied(r["cache"], what="listing the runtime's seccomp cache")
+    assert_denied(r["plant"], what="writing into the runtime's seccomp cache")
+    assert_denied(r["plant_root"], what="writing into the runtime's state root")
+    assert_ok(r["own_shm"], "writing the box's own /dev/shm")
+
+
+@run_files.host
+def _(run):
+    for d in ("/run/bento-runtime/.cache/seccomp", "/run/bento-runtime"):
+        planted = [n for n in (os.listdir(d) if os.path.isdir(d) else []) if n.startswith("planted-")]
+        assert planted == [], "the box planted %s in %s" % (planted, d)
